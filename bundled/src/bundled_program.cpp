@@ -1,0 +1,210 @@
+#include "etkit/bundled/bundled_program.h"
+
+#include "bundled_program_generated.h"
+#include "etkit/core/file_data.h"
+
+namespace etkit::bundled {
+namespace fb = bundled_program_flatbuffer;
+namespace {
+
+constexpr uint64_t kMaxFlatbufferSize = (uint64_t{1} << 31) - 1;
+
+template <typename V>
+size_t length(const V* vector) {
+  return vector == nullptr ? 0 : vector->size();
+}
+
+Result<BundledValue> read_tensor(const fb::Tensor& tensor) {
+  BundledValue value;
+  value.kind = BundledValue::Kind::kTensor;
+  value.scalar_type = static_cast<ScalarType>(tensor.scalar_type());
+  if (!is_valid(value.scalar_type)) {
+    return Error::make(ErrorCode::kMalformed, "tensor has unknown scalar type %d",
+                       static_cast<int>(tensor.scalar_type()));
+  }
+  if (tensor.sizes()) {
+    value.sizes.assign(tensor.sizes()->begin(), tensor.sizes()->end());
+  }
+  if (tensor.dim_order()) {
+    value.dim_order.assign(tensor.dim_order()->begin(), tensor.dim_order()->end());
+  }
+  uint64_t count = 1;
+  for (int32_t size : value.sizes) {
+    if (size < 0) {
+      return Error::make(ErrorCode::kMalformed, "tensor has negative size %d", size);
+    }
+    if (size != 0 && count > (uint64_t{1} << 40) / static_cast<uint64_t>(size)) {
+      return Error::make(ErrorCode::kMalformed, "tensor sizes overflow");
+    }
+    count *= static_cast<uint64_t>(size);
+  }
+  if (!value.dim_order.empty() && value.dim_order.size() != value.sizes.size()) {
+    return Error::make(ErrorCode::kMalformed,
+                       "tensor dim_order has %zu entries for rank %zu",
+                       value.dim_order.size(), value.sizes.size());
+  }
+  const uint64_t expected = count * element_size(value.scalar_type);
+  const size_t actual = length(tensor.data());
+  if (actual != expected) {
+    return Error::make(ErrorCode::kMalformed,
+                       "%s tensor of %llu elements needs %llu data bytes, has "
+                       "%zu",
+                       to_string(value.scalar_type),
+                       static_cast<unsigned long long>(count),
+                       static_cast<unsigned long long>(expected), actual);
+  }
+  if (actual > 0) {
+    value.data = ByteSpan{tensor.data()->data(), actual};
+  }
+  return value;
+}
+
+Result<BundledValue> read_value(const fb::Value& value) {
+  // As with programs, a set union type with an absent table passes the
+  // Verifier; reject it here.
+  if (value.val() == nullptr) {
+    return Error::make(ErrorCode::kMalformed, "value has no content (type %d)",
+                       static_cast<int>(value.val_type()));
+  }
+  BundledValue out;
+  switch (value.val_type()) {
+    case fb::ValueUnion::Tensor:
+      return read_tensor(*value.val_as_Tensor());
+    case fb::ValueUnion::Int:
+      out.kind = BundledValue::Kind::kInt;
+      out.int_value = value.val_as_Int()->int_val();
+      return out;
+    case fb::ValueUnion::Bool:
+      out.kind = BundledValue::Kind::kBool;
+      out.bool_value = value.val_as_Bool()->bool_val();
+      return out;
+    case fb::ValueUnion::Double:
+      out.kind = BundledValue::Kind::kDouble;
+      out.double_value = value.val_as_Double()->double_val();
+      return out;
+    default:
+      break;
+  }
+  return Error::make(ErrorCode::kMalformed, "value has unknown type %d",
+                     static_cast<int>(value.val_type()));
+}
+
+Result<std::vector<BundledValue>> read_values(
+    const flatbuffers::Vector<flatbuffers::Offset<fb::Value>>* values,
+    const char* what) {
+  std::vector<BundledValue> out;
+  for (size_t i = 0; i < length(values); ++i) {
+    auto value = read_value(*values->Get(static_cast<uint32_t>(i)));
+    if (!value.ok()) {
+      return value.error().with_context("%s[%zu]", what, i);
+    }
+    out.push_back(std::move(value).value());
+  }
+  return out;
+}
+
+Result<MethodTestSuite> read_suite(const fb::BundledMethodTestSuite& suite) {
+  MethodTestSuite out;
+  if (suite.method_name() == nullptr) {
+    return Error::make(ErrorCode::kMalformed, "test suite has no method name");
+  }
+  out.method_name = suite.method_name()->str();
+  for (size_t c = 0; c < length(suite.test_cases()); ++c) {
+    const auto* test_case = suite.test_cases()->Get(static_cast<uint32_t>(c));
+    TestCase parsed;
+    auto inputs = read_values(test_case->inputs(), "inputs");
+    if (!inputs.ok()) {
+      return inputs.error().with_context("suite '%s' case %zu",
+                                         out.method_name.c_str(), c);
+    }
+    auto outputs = read_values(test_case->expected_outputs(), "expected_outputs");
+    if (!outputs.ok()) {
+      return outputs.error().with_context("suite '%s' case %zu",
+                                          out.method_name.c_str(), c);
+    }
+    parsed.inputs = std::move(inputs).value();
+    parsed.expected_outputs = std::move(outputs).value();
+    out.cases.push_back(std::move(parsed));
+  }
+  return out;
+}
+
+}  // namespace
+
+const char* to_string(BundledValue::Kind kind) {
+  switch (kind) {
+    case BundledValue::Kind::kTensor: return "tensor";
+    case BundledValue::Kind::kInt: return "int";
+    case BundledValue::Kind::kBool: return "bool";
+    case BundledValue::Kind::kDouble: return "double";
+  }
+  return "unknown";
+}
+
+Result<BundledProgram> BundledProgram::load_file(const std::string& path) {
+  ETKIT_ASSIGN_OR_RETURN(auto file, FileData::load(path));
+  return load(std::move(file), path);
+}
+
+Result<BundledProgram> BundledProgram::load(std::shared_ptr<const FileData> owner,
+                                            std::string name) {
+  const ByteSpan bytes = owner->bytes();
+  const char* label = name.c_str();
+  if (bytes.size < 8) {
+    return Error::make(ErrorCode::kTruncated,
+                       "%s: %zu bytes is too short for a bundled program",
+                       label, bytes.size);
+  }
+  if (!bytes.starts_with_at(4, "BP08", 4)) {
+    if (bytes.data[4] == 'B' && bytes.data[5] == 'P') {
+      return Error::make(ErrorCode::kUnsupported,
+                         "%s: bundled program format '%.4s' (etkit reads BP08)",
+                         label, reinterpret_cast<const char*>(bytes.data + 4));
+    }
+    return Error::make(ErrorCode::kMalformed,
+                       "%s: not a bundled program: expected identifier 'BP08' "
+                       "at byte 4",
+                       label);
+  }
+  if (bytes.size > kMaxFlatbufferSize) {
+    return Error::make(ErrorCode::kUnsupported,
+                       "%s: bundled program exceeds the format's 2 GiB limit",
+                       label);
+  }
+  flatbuffers::Verifier verifier(bytes.data, bytes.size, 64, 50'000'000);
+  if (!fb::VerifyBundledProgramBuffer(verifier)) {
+    return Error::make(ErrorCode::kMalformed,
+                       "%s: the bundled program flatbuffer is corrupt: a "
+                       "table, vector or string lies outside the file or is "
+                       "misaligned",
+                       label);
+  }
+  const fb::BundledProgram* root = fb::GetBundledProgram(bytes.data);
+  if (root->program() == nullptr || root->program()->size() == 0) {
+    return Error::make(ErrorCode::kMalformed,
+                       "%s: bundled program has no embedded program", label);
+  }
+  BundledProgram result;
+  result.version_ = root->version();
+  for (size_t s = 0; s < length(root->method_test_suites()); ++s) {
+    auto suite = read_suite(*root->method_test_suites()->Get(static_cast<uint32_t>(s)));
+    if (!suite.ok()) {
+      return suite.error().with_context("%s", label);
+    }
+    result.suites_.push_back(std::move(suite).value());
+  }
+  result.program_bytes_ = ByteSpan{root->program()->data(), root->program()->size()};
+  result.owner_ = std::move(owner);
+  result.name_ = std::move(name);
+  return result;
+}
+
+uint64_t BundledProgram::program_offset() const {
+  return static_cast<uint64_t>(program_bytes_.data - owner_->bytes().data);
+}
+
+Result<Program> BundledProgram::load_program() const {
+  return Program::load(owner_, program_bytes_, name_ + " (embedded program)");
+}
+
+}  // namespace etkit::bundled

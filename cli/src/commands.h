@@ -1,0 +1,17 @@
+#pragma once
+// Every subcommand registers itself on the CLI11 app with one function; its
+// callback stores the exit code in `exit_code`.
+
+namespace CLI {
+class App;
+}
+
+namespace etkit::cli {
+
+struct CommandContext {
+  int exit_code = 0;
+};
+
+void register_info(CLI::App& app, CommandContext& context);
+
+}  // namespace etkit::cli

@@ -1,0 +1,58 @@
+#include "diagnostics.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace etkit::cli {
+
+bool use_colour(int fd) {
+  const char* no_colour = std::getenv("NO_COLOR");
+  if (no_colour != nullptr && no_colour[0] != '\0') {
+    return false;
+  }
+  return ::isatty(fd) != 0;
+}
+
+Diagnostics::Diagnostics() : colour_(use_colour(STDERR_FILENO)) {}
+
+void Diagnostics::emit(const char* level, const char* colour,
+                       const std::string& message) {
+  // One line per diagnostic: newlines from file contents would break that.
+  std::string flat = message;
+  for (char& c : flat) {
+    if (c == '\n' || c == '\r') {
+      c = ' ';
+    }
+  }
+  if (colour_) {
+    std::fprintf(stderr, "etinspect: \033[1;%sm%s:\033[0m %s\n", colour, level,
+                 flat.c_str());
+  } else {
+    std::fprintf(stderr, "etinspect: %s: %s\n", level, flat.c_str());
+  }
+}
+
+void Diagnostics::error(const std::string& message) {
+  ++errors_;
+  emit("error", "31", message);
+}
+
+void Diagnostics::warning(const std::string& message) {
+  if (repeated_warnings_[message]++ == 0) {
+    emit("warning", "35", message);
+  }
+}
+
+void Diagnostics::flush() {
+  for (const auto& [message, count] : repeated_warnings_) {
+    if (count > 1) {
+      emit("warning", "35",
+           message + " (repeated " + std::to_string(count - 1) + " more times)");
+    }
+  }
+  repeated_warnings_.clear();
+}
+
+}  // namespace etkit::cli

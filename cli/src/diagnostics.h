@@ -1,0 +1,38 @@
+#pragma once
+// Diagnostics on stderr as "etinspect: error: <what>" / "warning:", coloured
+// only on a terminal and never when NO_COLOR is set. Repeated identical
+// warnings are folded into one with a count.
+
+#include <map>
+#include <string>
+
+namespace etkit::cli {
+
+/// Exit codes shared by all subcommands.
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitCheckFailed = 1,
+  kExitBadInput = 2,
+  kExitInternal = 3,
+};
+
+class Diagnostics {
+ public:
+  Diagnostics();
+  void error(const std::string& message);
+  void warning(const std::string& message);
+  /// Prints the folded counts of repeated warnings.
+  void flush();
+  size_t error_count() const { return errors_; }
+
+ private:
+  void emit(const char* level, const char* colour, const std::string& message);
+  bool colour_;
+  size_t errors_ = 0;
+  std::map<std::string, size_t> repeated_warnings_;
+};
+
+/// True when colour may be used on `fd`.
+bool use_colour(int fd);
+
+}  // namespace etkit::cli

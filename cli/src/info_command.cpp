@@ -1,0 +1,250 @@
+// etinspect info FILE...: a summary of any ExecuTorch artifact.
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "commands.h"
+#include "diagnostics.h"
+#include "etkit/inspector/file_description.h"
+#include "printer.h"
+
+namespace etkit::cli {
+namespace {
+
+std::vector<int64_t> widen(const std::vector<uint8_t>& values) {
+  return std::vector<int64_t>(values.begin(), values.end());
+}
+
+void print_tensor_shape(Printer& out, const TensorShape& shape) {
+  out.field("dtype", to_string(shape.scalar_type));
+  out.int_list("sizes", shape.sizes);
+  out.int_list("dim_order", widen(shape.dim_order));
+  if (shape.dynamism != "static") {
+    out.field("dynamism", shape.dynamism);
+  }
+}
+
+void print_values(Printer& out, const char* key, const std::vector<ValueSummary>& values) {
+  out.begin_list(key);
+  for (const auto& value : values) {
+    out.begin_object("");
+    out.field("index", value.index);
+    out.field("kind", value.kind);
+    if (value.kind == "tensor") {
+      print_tensor_shape(out, value.tensor);
+    } else if (!value.text.empty()) {
+      out.field("value", value.text);
+    }
+    out.end_object();
+  }
+  out.end_list();
+}
+
+void print_method(Printer& out, const MethodSummary& method) {
+  out.begin_object("");
+  out.field("name", method.name);
+  out.field("value_count", method.value_count);
+  out.field("chain_count", method.chain_count);
+  out.field("instruction_count", method.instruction_count);
+  out.field("kernel_call_count", method.kernel_call_count);
+  out.field("delegate_call_count", method.delegate_call_count);
+  print_values(out, "inputs", method.inputs);
+  print_values(out, "outputs", method.outputs);
+  out.string_list("operators", method.operators);
+  out.begin_list("delegates");
+  for (const auto& delegate : method.delegates) {
+    out.begin_object("");
+    out.field("backend_id", delegate.backend_id);
+    out.field("location", delegate.location);
+    out.field("index", delegate.index);
+    out.field("size", delegate.size);
+    out.string_list("compile_spec_keys", delegate.compile_spec_keys);
+    out.end_object();
+  }
+  out.end_list();
+  out.int_list("planned_buffer_sizes", method.planned_buffer_sizes);
+  out.field("planned_bytes", method.planned_bytes);
+  out.end_object();
+}
+
+void print_program(Printer& out, const ProgramSummary& program) {
+  out.field("version", program.version);
+  out.field("extended_header", program.has_extended_header);
+  out.field("flatbuffer_size", program.flatbuffer_size);
+  out.field("segment_base_offset", program.segment_base_offset);
+  out.begin_list("methods");
+  for (const auto& method : program.methods) {
+    print_method(out, method);
+  }
+  out.end_list();
+  out.begin_object("constants");
+  out.field("storage", program.constant_storage);
+  out.field("count", program.constant_count);
+  out.field("bytes", program.constant_bytes);
+  out.field("segment", program.constant_segment);
+  out.end_object();
+  out.begin_list("segments");
+  for (const auto& segment : program.segments) {
+    out.begin_object("");
+    out.field("offset", segment.file_offset);
+    out.field("size", segment.size);
+    out.end_object();
+  }
+  out.end_list();
+  out.begin_list("named_data");
+  for (const auto& entry : program.named_data) {
+    out.begin_object("");
+    out.field("key", entry.key);
+    out.field("segment", entry.segment_index);
+    out.field("size", entry.size);
+    out.end_object();
+  }
+  out.end_list();
+  out.begin_list("external_tensors");
+  for (const auto& tensor : program.external_tensors) {
+    out.begin_object("");
+    out.field("key", tensor.key);
+    out.field("method", tensor.method);
+    out.field("value_index", tensor.value_index);
+    print_tensor_shape(out, tensor.tensor);
+    out.end_object();
+  }
+  out.end_list();
+}
+
+void print_bundled(Printer& out, const inspector::BundledSummary& bundled) {
+  out.field("version", bundled.version);
+  out.begin_list("test_suites");
+  for (const auto& suite : bundled.suites) {
+    out.begin_object("");
+    out.field("method", suite.method);
+    out.field("case_count", suite.case_count);
+    out.field("inputs_per_case", suite.input_count);
+    out.field("outputs_per_case", suite.output_count);
+    out.end_object();
+  }
+  out.end_list();
+  out.begin_object("program");
+  out.field("offset", bundled.program_offset);
+  out.field("size", bundled.program_size);
+  print_program(out, bundled.program);
+  out.end_object();
+}
+
+void print_etdump(Printer& out, const inspector::ETDumpSummary& etdump) {
+  out.field("version", etdump.version);
+  out.begin_list("run_blocks");
+  for (const auto& block : etdump.blocks) {
+    out.begin_object("");
+    out.field("name", block.name);
+    out.field("bundled_input_index", block.bundled_input_index);
+    out.field("profile_events", block.profile_events);
+    out.field("debug_events", block.debug_events);
+    out.field("allocation_events", block.allocation_events);
+    out.string_list("allocators", block.allocators);
+    if (block.has_times) {
+      out.field("first_start", block.first_start);
+      out.field("last_end", block.last_end);
+      out.field("span", block.last_end - block.first_start);
+    }
+    out.end_object();
+  }
+  out.end_list();
+}
+
+void print_etrecord(Printer& out, const inspector::EtrecordSummary& etrecord) {
+  out.field("layout", etrecord.layout);
+  out.string_list("methods", etrecord.methods);
+  out.begin_list("entries");
+  for (const auto& entry : etrecord.entries) {
+    out.begin_object("");
+    out.field("name", entry.name);
+    out.field("size", entry.size);
+    out.field("kind", entry.kind);
+    out.end_object();
+  }
+  out.end_list();
+}
+
+void print_flat_tensor(Printer& out, const inspector::FlatTensorSummary& data) {
+  out.field("version", data.version);
+  out.field("segment_count", data.segment_count);
+  out.begin_list("entries");
+  for (const auto& entry : data.entries) {
+    out.begin_object("");
+    out.field("key", entry.key);
+    out.field("segment", entry.segment_index);
+    out.field("size", entry.size);
+    if (entry.is_tensor) {
+      print_tensor_shape(out, entry.tensor);
+    }
+    out.end_object();
+  }
+  out.end_list();
+}
+
+void print_description(Printer& out, const inspector::FileDescription& file) {
+  out.field("kind", to_string(file.kind));
+  out.field("size", file.size);
+  if (file.program) {
+    print_program(out, *file.program);
+  } else if (file.bundled) {
+    print_bundled(out, *file.bundled);
+  } else if (file.etdump) {
+    print_etdump(out, *file.etdump);
+  } else if (file.etrecord) {
+    print_etrecord(out, *file.etrecord);
+  } else if (file.flat_tensor) {
+    print_flat_tensor(out, *file.flat_tensor);
+  }
+}
+
+int run_info(const std::vector<std::string>& paths, bool json) {
+  Diagnostics diagnostics;
+  std::unique_ptr<Printer> out =
+      json ? make_json_printer(std::cout) : make_text_printer(std::cout);
+  out->begin_list("files");
+  for (const auto& path : paths) {
+    auto description = inspector::describe_file(path);
+    if (!description.ok()) {
+      diagnostics.error(description.error().message());
+      if (json) {
+        // Scripts see every input in order, failed ones with their reason.
+        out->begin_object("");
+        out->field("path", path);
+        out->field("error", description.error().message());
+        out->field("error_kind", to_string(description.error().code()));
+        out->end_object();
+      }
+      continue;
+    }
+    out->begin_object("");
+    out->field("path", path);
+    print_description(*out, *description);
+    out->end_object();
+  }
+  out->end_list();
+  out->finish();
+  diagnostics.flush();
+  return diagnostics.error_count() == 0 ? kExitOk : kExitBadInput;
+}
+
+}  // namespace
+
+void register_info(CLI::App& app, CommandContext& context) {
+  CLI::App* command = app.add_subcommand(
+      "info", "Summarize programs, bundles, traces, ETRecords and .ptd files");
+  auto paths = std::make_shared<std::vector<std::string>>();
+  auto json = std::make_shared<bool>(false);
+  command->add_option("files", *paths, "Files to describe (kind found by magic bytes)")
+      ->required();
+  command->add_flag("--json", *json, "Write a JSON array, one object per file");
+  command->callback([paths, json, &context] {
+    context.exit_code = run_info(*paths, *json);
+  });
+}
+
+}  // namespace etkit::cli

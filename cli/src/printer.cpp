@@ -1,0 +1,178 @@
+#include "printer.h"
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+namespace etkit::cli {
+namespace {
+
+class TextPrinter final : public Printer {
+ public:
+  explicit TextPrinter(std::ostream& out) : out_(out) {}
+
+  void begin_object(std::string_view key) override {
+    flush_list_header();
+    if (in_list()) {
+      // The first line of a list item carries the "- " marker.
+      pending_item_ = true;
+    } else {
+      line(std::string(key) + ":");
+    }
+    stack_.push_back(Frame{false, std::string(key), true});
+    ++depth_;
+  }
+  void end_object() override {
+    stack_.pop_back();
+    --depth_;
+    pending_item_ = false;
+  }
+  void begin_list(std::string_view key) override {
+    // The header waits for the first item so an empty list reads "(none)".
+    flush_list_header();
+    stack_.push_back(Frame{true, std::string(key), false});
+  }
+  void end_list() override {
+    if (!stack_.back().header_printed) {
+      line(stack_.back().key + ": (none)");
+    }
+    stack_.pop_back();
+  }
+  void field(std::string_view key, std::string_view value) override {
+    scalar(key, std::string(value));
+  }
+  void field(std::string_view key, int64_t value) override {
+    scalar(key, std::to_string(value));
+  }
+  void field(std::string_view key, uint64_t value) override {
+    scalar(key, std::to_string(value));
+  }
+  void field(std::string_view key, double value) override {
+    char text[32];
+    std::snprintf(text, sizeof(text), "%.6g", value);
+    scalar(key, text);
+  }
+  void field(std::string_view key, bool value) override {
+    scalar(key, value ? "yes" : "no");
+  }
+  void int_list(std::string_view key, const std::vector<int64_t>& values) override {
+    std::string text = "[";
+    for (size_t i = 0; i < values.size(); ++i) {
+      text += (i ? ", " : "") + std::to_string(values[i]);
+    }
+    scalar(key, text + "]");
+  }
+  void string_list(std::string_view key, const std::vector<std::string>& values) override {
+    if (values.empty()) {
+      scalar(key, "(none)");
+      return;
+    }
+    flush_list_header();
+    line(std::string(key) + ":");
+    ++depth_;
+    for (const auto& value : values) {
+      line(value);
+    }
+    --depth_;
+  }
+  void finish() override { out_.flush(); }
+
+ private:
+  struct Frame {
+    bool list;
+    std::string key;
+    bool header_printed;
+  };
+  void flush_list_header() {
+    if (in_list() && !stack_.back().header_printed) {
+      stack_.back().header_printed = true;
+      line(stack_.back().key + ":");
+    }
+  }
+  bool in_list() const { return !stack_.empty() && stack_.back().list; }
+  void scalar(std::string_view key, const std::string& value) {
+    flush_list_header();
+    if (in_list()) {
+      line(value);  // scalar list items have no key
+    } else {
+      line(std::string(key) + ": " + value);
+    }
+  }
+  void line(const std::string& text) {
+    std::string indent(depth_ * 2, ' ');
+    if (pending_item_ && depth_ > 0) {
+      indent.replace(indent.size() - 2, 2, "- ");
+      pending_item_ = false;
+    }
+    out_ << indent << text << '\n';
+  }
+
+  std::ostream& out_;
+  std::vector<Frame> stack_;
+  size_t depth_ = 0;
+  bool pending_item_ = false;
+};
+
+class JsonPrinter final : public Printer {
+ public:
+  explicit JsonPrinter(std::ostream& out) : out_(out) {}
+
+  void begin_object(std::string_view key) override {
+    stack_.push_back(&add(key, nlohmann::ordered_json::object()));
+  }
+  void end_object() override { stack_.pop_back(); }
+  void begin_list(std::string_view key) override {
+    stack_.push_back(&add(key, nlohmann::ordered_json::array()));
+  }
+  void end_list() override { stack_.pop_back(); }
+  void field(std::string_view key, std::string_view value) override {
+    add(key, std::string(value));
+  }
+  void field(std::string_view key, int64_t value) override { add(key, value); }
+  void field(std::string_view key, uint64_t value) override { add(key, value); }
+  void field(std::string_view key, double value) override { add(key, value); }
+  void field(std::string_view key, bool value) override { add(key, value); }
+  void int_list(std::string_view key, const std::vector<int64_t>& values) override {
+    add(key, values);
+  }
+  void string_list(std::string_view key, const std::vector<std::string>& values) override {
+    add(key, values);
+  }
+  void finish() override {
+    // Invalid UTF-8 in names read from files is replaced, not fatal.
+    out_ << root_.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace)
+         << '\n';
+    out_.flush();
+  }
+
+ private:
+  nlohmann::ordered_json& add(std::string_view key, nlohmann::ordered_json value) {
+    if (stack_.empty()) {
+      root_ = std::move(value);
+      return root_;
+    }
+    nlohmann::ordered_json& parent = *stack_.back();
+    if (parent.is_array()) {
+      parent.push_back(std::move(value));
+      return parent.back();
+    }
+    nlohmann::ordered_json& slot = parent[std::string(key)];
+    slot = std::move(value);
+    return slot;
+  }
+
+  std::ostream& out_;
+  nlohmann::ordered_json root_;
+  std::vector<nlohmann::ordered_json*> stack_;
+};
+
+}  // namespace
+
+std::unique_ptr<Printer> make_text_printer(std::ostream& out) {
+  return std::make_unique<TextPrinter>(out);
+}
+
+std::unique_ptr<Printer> make_json_printer(std::ostream& out) {
+  return std::make_unique<JsonPrinter>(out);
+}
+
+}  // namespace etkit::cli

@@ -1,0 +1,60 @@
+#pragma once
+/// @file
+/// Errors as values. Core is built without exceptions so it can run on
+/// devices; every fallible call returns an Error or a Result<T>.
+
+#include <cstddef>
+#include <cstdint>
+
+namespace etkit {
+
+/// What kind of failure happened. Grouped by who has to act: the caller
+/// (bad arguments), the file's author (malformed input), the build (missing
+/// kernels or backends), or the system (I/O, memory).
+enum class ErrorCode : uint8_t {
+  // The caller's fault.
+  kInvalidArgument = 1,
+  kNotFound,          ///< A named thing (method, key, entry) does not exist.
+  kOutOfRange,        ///< An index or size past what is allowed.
+  // The input's fault.
+  kMalformed,         ///< Bytes that do not form a valid file of the kind.
+  kTruncated,         ///< A file shorter than its own headers say.
+  kUnsupported,       ///< Valid input using a feature etkit lacks.
+  // The build's fault.
+  kMissingKernel,
+  kMissingBackend,
+  // The system's fault.
+  kIo,
+  kOutOfMemory,
+  kInternal,
+};
+
+/// Stable lowercase name of a code, e.g. "malformed".
+const char* to_string(ErrorCode code);
+
+/// An error code plus a message naming the context (file, method,
+/// instruction, offset). The message lives inline so creating an error never
+/// allocates; long messages are truncated.
+class Error {
+ public:
+  static constexpr size_t kMaxMessage = 384;
+
+  /// printf-style constructor.
+  [[gnu::format(printf, 2, 3)]] static Error make(ErrorCode code,
+                                                   const char* format, ...);
+
+  ErrorCode code() const { return code_; }
+  const char* message() const { return message_; }
+
+  /// Returns this error with "`context`: " in front of the message, so that
+  /// outer layers can add where the failure happened.
+  [[gnu::format(printf, 2, 3)]] Error with_context(const char* format,
+                                                    ...) const;
+
+ private:
+  Error() = default;
+  ErrorCode code_ = ErrorCode::kInternal;
+  char message_[kMaxMessage] = {};
+};
+
+}  // namespace etkit

@@ -1,0 +1,265 @@
+#include "etkit/etdump/etdump_reader.h"
+
+#include "etdump_generated.h"
+#include "etkit/core/file_data.h"
+
+namespace etkit::etdump {
+namespace fb = ::etdump;
+namespace {
+
+using u64 = unsigned long long;
+
+// Same bound as the program reader: the flatbuffers Verifier asserts on
+// buffers of 2 GiB or more.
+constexpr uint64_t kMaxFlatbufferSize = (uint64_t{1} << 31) - 1;
+// A trace of millions of events has millions of tables; allow 2^27.
+constexpr unsigned kMaxTables = 1u << 27;
+
+std::string_view view(const flatbuffers::String* s) {
+  return s == nullptr ? std::string_view() : std::string_view(s->data(), s->size());
+}
+
+template <typename V>
+size_t length(const V* vector) {
+  return vector == nullptr ? 0 : vector->size();
+}
+
+DebugTensorView tensor_view(const fb::Tensor& tensor) {
+  DebugTensorView view;
+  view.scalar_type = static_cast<ScalarType>(tensor.scalar_type());
+  if (tensor.sizes()) {
+    view.sizes.assign(tensor.sizes()->begin(), tensor.sizes()->end());
+  }
+  if (tensor.strides()) {
+    view.strides.assign(tensor.strides()->begin(), tensor.strides()->end());
+  }
+  view.offset = tensor.offset();
+  return view;
+}
+
+void decode_value(const fb::Value* value, DebugEventView& out) {
+  if (value == nullptr) {
+    out.value_type = "null";
+    return;
+  }
+  out.is_output = value->output() != nullptr && value->output()->bool_val();
+  switch (value->val()) {
+    case fb::ValueType::Int:
+      out.value_type = "int";
+      out.int_value = value->int_value() ? value->int_value()->int_val() : 0;
+      break;
+    case fb::ValueType::Bool:
+      out.value_type = "bool";
+      out.bool_value = value->bool_value() && value->bool_value()->bool_val();
+      break;
+    case fb::ValueType::Float:
+      out.value_type = "float";
+      out.double_value = value->float_value() ? value->float_value()->float_val() : 0;
+      break;
+    case fb::ValueType::Double:
+      out.value_type = "double";
+      out.double_value = value->double_value() ? value->double_value()->double_val() : 0;
+      break;
+    case fb::ValueType::Tensor:
+      out.value_type = "tensor";
+      if (value->tensor()) {
+        out.tensors.push_back(tensor_view(*value->tensor()));
+      }
+      break;
+    case fb::ValueType::TensorList:
+      out.value_type = "tensor_list";
+      if (value->tensor_list() && value->tensor_list()->tensors()) {
+        for (const auto* tensor : *value->tensor_list()->tensors()) {
+          out.tensors.push_back(tensor_view(*tensor));
+        }
+      }
+      break;
+    case fb::ValueType::String:
+      out.value_type = "string";
+      break;
+    default:
+      out.value_type = "null";
+      break;
+  }
+}
+
+// Checks what the Verifier cannot: each event is exactly one kind and each
+// debug value names a known scalar type.
+Status check_events(const fb::ETDump& root) {
+  for (size_t b = 0; b < length(root.run_data()); ++b) {
+    const auto* block = root.run_data()->Get(b);
+    for (size_t e = 0; e < length(block->events()); ++e) {
+      const auto* event = block->events()->Get(e);
+      const int kinds = (event->profile_event() != nullptr) +
+                        (event->allocation_event() != nullptr) +
+                        (event->debug_event() != nullptr);
+      if (kinds != 1) {
+        return Error::make(ErrorCode::kMalformed,
+                           "run_data[%zu].events[%zu] has %d event kinds set "
+                           "(expected exactly one)",
+                           b, e, kinds);
+      }
+      const auto* debug = event->debug_event();
+      if (debug == nullptr || debug->debug_entry() == nullptr) {
+        continue;
+      }
+      const auto* value = debug->debug_entry();
+      auto check_tensor = [&](const fb::Tensor* tensor) -> Status {
+        if (tensor && !is_valid(static_cast<ScalarType>(tensor->scalar_type()))) {
+          return Error::make(ErrorCode::kMalformed,
+                             "run_data[%zu].events[%zu]: debug tensor has "
+                             "unknown scalar type %d",
+                             b, e, static_cast<int>(tensor->scalar_type()));
+        }
+        return Ok{};
+      };
+      ETKIT_TRY(check_tensor(value->tensor()));
+      if (value->tensor_list() && value->tensor_list()->tensors()) {
+        for (const auto* tensor : *value->tensor_list()->tensors()) {
+          ETKIT_TRY(check_tensor(tensor));
+        }
+      }
+    }
+  }
+  return Ok{};
+}
+
+}  // namespace
+
+const char* to_string(EventKind kind) {
+  switch (kind) {
+    case EventKind::kProfile: return "profile";
+    case EventKind::kAllocation: return "allocation";
+    case EventKind::kDebug: return "debug";
+  }
+  return "unknown";
+}
+
+std::string_view RunBlock::name() const { return view(data_->name()); }
+int32_t RunBlock::bundled_input_index() const { return data_->bundled_input_index(); }
+size_t RunBlock::allocator_count() const { return length(data_->allocators()); }
+std::string_view RunBlock::allocator_name(size_t index) const {
+  return view(data_->allocators()->Get(static_cast<uint32_t>(index))->name());
+}
+size_t RunBlock::event_count() const { return length(data_->events()); }
+
+EventView RunBlock::event(size_t index) const {
+  const fb::Event* event = data_->events()->Get(static_cast<uint32_t>(index));
+  EventView out;
+  if (const auto* p = event->profile_event()) {
+    out.kind = EventKind::kProfile;
+    out.profile.name = view(p->name());
+    out.profile.chain_index = p->chain_index();
+    out.profile.instruction_id = p->instruction_id();
+    out.profile.delegate_debug_id_int = p->delegate_debug_id_int();
+    out.profile.delegate_debug_id_str = view(p->delegate_debug_id_str());
+    if (const auto* metadata = p->delegate_debug_metadata()) {
+      out.profile.delegate_debug_metadata = ByteSpan{metadata->data(), metadata->size()};
+    }
+    out.profile.start_time = p->start_time();
+    out.profile.end_time = p->end_time();
+  } else if (const auto* a = event->allocation_event()) {
+    out.kind = EventKind::kAllocation;
+    out.allocation.allocator_id = a->allocator_id();
+    out.allocation.allocation_size = a->allocation_size();
+  } else if (const auto* d = event->debug_event()) {
+    out.kind = EventKind::kDebug;
+    out.debug.name = view(d->name());
+    out.debug.chain_index = d->chain_index();
+    out.debug.instruction_id = d->instruction_id();
+    out.debug.delegate_debug_id_int = d->delegate_debug_id_int();
+    out.debug.delegate_debug_id_str = view(d->delegate_debug_id_str());
+    decode_value(d->debug_entry(), out.debug);
+  }
+  return out;
+}
+
+RunBlockStats RunBlock::stats() const {
+  RunBlockStats stats;
+  for (size_t i = 0; i < event_count(); ++i) {
+    const fb::Event* event = data_->events()->Get(static_cast<uint32_t>(i));
+    if (const auto* p = event->profile_event()) {
+      ++stats.profile_events;
+      if (!stats.has_times || p->start_time() < stats.first_start) {
+        stats.first_start = p->start_time();
+      }
+      if (!stats.has_times || p->end_time() > stats.last_end) {
+        stats.last_end = p->end_time();
+      }
+      stats.has_times = true;
+    } else if (event->allocation_event() != nullptr) {
+      ++stats.allocation_events;
+    } else {
+      ++stats.debug_events;
+    }
+  }
+  return stats;
+}
+
+Result<ETDump> ETDump::load_file(const std::string& path) {
+  ETKIT_ASSIGN_OR_RETURN(auto file, FileData::load(path));
+  return load(std::move(file), path);
+}
+
+Result<ETDump> ETDump::load(std::shared_ptr<const FileData> owner,
+                            std::string name) {
+  const ByteSpan bytes = owner->bytes();
+  const char* label = name.c_str();
+  if (bytes.size < 12) {
+    return Error::make(ErrorCode::kTruncated,
+                       "%s: %zu bytes is too short for an ETDump (needs a "
+                       "4-byte size prefix and an 8-byte flatbuffer header)",
+                       label, bytes.size);
+  }
+  if (!bytes.starts_with_at(8, "ED00", 4)) {
+    if (bytes.data[8] == 'E' && bytes.data[9] == 'D') {
+      return Error::make(ErrorCode::kUnsupported,
+                         "%s: ETDump format '%.4s' (etkit reads ED00)", label,
+                         reinterpret_cast<const char*>(bytes.data + 8));
+    }
+    return Error::make(ErrorCode::kMalformed,
+                       "%s: not an ETDump: expected identifier 'ED00' at byte "
+                       "8 of a size-prefixed flatbuffer",
+                       label);
+  }
+  const uint64_t prefix = load_u32_le(bytes.data);
+  if (prefix + 4 > bytes.size) {
+    return Error::make(ErrorCode::kTruncated,
+                       "%s: size prefix says %llu bytes follow, the file has "
+                       "%zu after it",
+                       label, static_cast<u64>(prefix), bytes.size - 4);
+  }
+  if (prefix + 4 > kMaxFlatbufferSize) {
+    return Error::make(ErrorCode::kUnsupported,
+                       "%s: ETDump exceeds the format's 2 GiB limit", label);
+  }
+  // Trailing bytes past the prefixed size (padding some writers add) are
+  // outside the trace and ignored.
+  flatbuffers::Verifier verifier(bytes.data, prefix + 4, 64, kMaxTables);
+  if (!fb::VerifySizePrefixedETDumpBuffer(verifier)) {
+    return Error::make(ErrorCode::kMalformed,
+                       "%s: the ETDump flatbuffer (bytes 4..%llu) is corrupt: "
+                       "a table, vector or string lies outside it or is "
+                       "misaligned",
+                       label, static_cast<u64>(prefix + 4));
+  }
+  const fb::ETDump* root = fb::GetSizePrefixedETDump(bytes.data);
+  Status events = check_events(*root);
+  if (!events.ok()) {
+    return events.error().with_context("%s", label);
+  }
+  ETDump trace;
+  trace.owner_ = std::move(owner);
+  trace.name_ = std::move(name);
+  trace.size_ = prefix + 4;
+  trace.root_ = root;
+  return trace;
+}
+
+uint32_t ETDump::version() const { return root_->version(); }
+size_t ETDump::block_count() const { return length(root_->run_data()); }
+RunBlock ETDump::block(size_t index) const {
+  return RunBlock(root_->run_data()->Get(static_cast<uint32_t>(index)));
+}
+
+}  // namespace etkit::etdump
