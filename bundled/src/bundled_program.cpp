@@ -204,7 +204,7 @@ uint64_t BundledProgram::program_offset() const {
 }
 
 Result<Program> BundledProgram::load_program() const {
-  return Program::load(owner_, program_bytes_, name_ + " (embedded program)");
+  return Program::load(owner_, program_bytes_, name_ + ": embedded program");
 }
 
 }  // namespace etkit::bundled

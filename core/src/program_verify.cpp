@@ -3,6 +3,7 @@
 #include <cinttypes>
 
 #include "etkit/core/scalar_type.h"
+#include "flatbuffer_alignment.h"
 #include "program_generated.h"
 
 namespace etkit::detail {
@@ -204,6 +205,16 @@ Status MethodChecker::check_value(size_t index, const fb::EValue& value) const {
                        "method '%s': values[%zu]: %s value without its table",
                        name, index, fb::EnumNameKernelTypes(value.val_type()));
   }
+  const bool misaligned =
+      (value.val_type() == fb::KernelTypes::IntList &&
+       !elements_aligned(value.val_as_IntList()->items())) ||
+      (value.val_type() == fb::KernelTypes::DoubleList &&
+       !elements_aligned(value.val_as_DoubleList()->items()));
+  if (misaligned) {
+    return Error::make(ErrorCode::kMalformed,
+                       "method '%s': values[%zu]: %s items are not 8-byte aligned",
+                       name, index, fb::EnumNameKernelTypes(value.val_type()));
+  }
   switch (value.val_type()) {
     case fb::KernelTypes::NONE:
     case fb::KernelTypes::Null:
@@ -357,6 +368,21 @@ Status MethodChecker::check_delegates() const {
 }
 
 Status MethodChecker::check() {
+  // Arena sizes first: tensor checks index into them.
+  if (!elements_aligned(plan.non_const_buffer_sizes())) {
+    return Error::make(ErrorCode::kMalformed,
+                       "method '%s': non_const_buffer_sizes is not 8-byte aligned",
+                       name);
+  }
+  if (plan.non_const_buffer_sizes() != nullptr) {
+    for (size_t i = 0; i < plan.non_const_buffer_sizes()->size(); ++i) {
+      if (plan.non_const_buffer_sizes()->Get(i) < 0) {
+        return Error::make(ErrorCode::kMalformed,
+                           "method '%s': memory arena %zu has negative size",
+                           name, i);
+      }
+    }
+  }
   for (size_t i = 0; i < value_count; ++i) {
     ETKIT_TRY(check_value(i, *plan.values()->Get(i)));
   }
@@ -375,15 +401,6 @@ Status MethodChecker::check() {
       if (plan.operators()->Get(i)->name() == nullptr) {
         return Error::make(ErrorCode::kMalformed,
                            "method '%s': operator %zu has no name", name, i);
-      }
-    }
-  }
-  if (plan.non_const_buffer_sizes() != nullptr) {
-    for (size_t i = 0; i < plan.non_const_buffer_sizes()->size(); ++i) {
-      if (plan.non_const_buffer_sizes()->Get(i) < 0) {
-        return Error::make(ErrorCode::kMalformed,
-                           "method '%s': memory arena %zu has negative size",
-                           name, i);
       }
     }
   }
@@ -447,6 +464,10 @@ Status check_segments(const fb::Program& program, ByteSpan file,
     return Ok{};
   };
   if (const auto* constants = program.constant_segment()) {
+    if (!elements_aligned(constants->offsets())) {
+      return Error::make(ErrorCode::kMalformed,
+                         "constant_segment offsets are not 8-byte aligned");
+    }
     if (length(constants->offsets()) > 1) {
       ETKIT_TRY(check_index(constants->segment_index(), "constant_segment"));
       const uint64_t size = program.segments()->Get(constants->segment_index())->size();
@@ -463,6 +484,10 @@ Status check_segments(const fb::Program& program, ByteSpan file,
   }
   if (const auto* mutables = program.mutable_data_segments()) {
     for (const auto* sub : *mutables) {
+      if (!elements_aligned(sub->offsets())) {
+        return Error::make(ErrorCode::kMalformed,
+                           "mutable_data_segments offsets are not 8-byte aligned");
+      }
       ETKIT_TRY(check_index(sub->segment_index(), "mutable_data_segments"));
     }
   }

@@ -105,6 +105,16 @@ Status check_events(const fb::ETDump& root) {
       }
       const auto* value = debug->debug_entry();
       auto check_tensor = [&](const fb::Tensor* tensor) -> Status {
+        // The Verifier does not check element alignment of int64 vectors.
+        const auto aligned = [](const flatbuffers::Vector<int64_t>* v) {
+          return v == nullptr || reinterpret_cast<uintptr_t>(v->Data()) % 8 == 0;
+        };
+        if (tensor && (!aligned(tensor->sizes()) || !aligned(tensor->strides()))) {
+          return Error::make(ErrorCode::kMalformed,
+                             "run_data[%zu].events[%zu]: debug tensor sizes or "
+                             "strides are not 8-byte aligned",
+                             b, e);
+        }
         if (tensor && !is_valid(static_cast<ScalarType>(tensor->scalar_type()))) {
           return Error::make(ErrorCode::kMalformed,
                              "run_data[%zu].events[%zu]: debug tensor has "

@@ -1,0 +1,119 @@
+#!/usr/bin/python3
+"""Writes the tiny hand-described samples in this folder.
+
+Each program is described here as JSON in etkit's schema and compiled to a
+binary by Debian's flatc (no PyTorch needed), which also exercises our
+schemas through a second writer. The real-model samples (CNN, MobileNetV2,
+ResNet-18, a small transformer) come from samples/export/.
+
+    samples/tiny/make_tiny_samples.py [--flatc PATH]
+"""
+import argparse
+import json
+import os
+import struct
+import subprocess
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+SCHEMAS = {
+    "program": os.path.join(ROOT, "core", "schema", "program.fbs"),
+    "bundled": os.path.join(ROOT, "bundled", "schema", "bundled_program.fbs"),
+}
+
+
+def f32_bytes(values):
+    return list(struct.pack("<%df" % len(values), *values))
+
+
+def tensor(sizes, dtype="FLOAT", buffer=0, memory_offset=None):
+    t = {"scalar_type": dtype, "sizes": sizes, "dim_order": list(range(len(sizes)))}
+    if buffer:
+        t["data_buffer_idx"] = buffer
+    if memory_offset is not None:
+        t["allocation_info"] = {"memory_id": 1, "memory_offset_low": memory_offset}
+    return {"val_type": "Tensor", "val": t}
+
+
+def affine_program():
+    """forward(x) = a * x + b with a = 3, b = 2 as inline constants, f32[2, 2]."""
+    values = [
+        tensor([2, 2], memory_offset=0),   # 0: x (input)
+        tensor([2, 2], buffer=1),          # 1: a
+        tensor([2, 2], buffer=2),          # 2: b
+        tensor([2, 2], memory_offset=16),  # 3: a * x
+        {"val_type": "Int", "val": {"int_val": 1}},  # 4: alpha
+        tensor([2, 2], memory_offset=32),  # 5: y (output)
+    ]
+    call = lambda op, args: {"instr_args_type": "KernelCall",
+                             "instr_args": {"op_index": op, "args": args}}
+    plan = {
+        "name": "forward",
+        "values": values,
+        "inputs": [0],
+        "outputs": [5],
+        "chains": [{"inputs": [0], "outputs": [5],
+                    "instructions": [call(0, [1, 0, 3, 3]), call(1, [3, 2, 4, 5, 5])]}],
+        "operators": [{"name": "aten::mul", "overload": "out"},
+                      {"name": "aten::add", "overload": "out"}],
+        "non_const_buffer_sizes": [0, 48],
+    }
+    return {
+        "version": 0,
+        "execution_plan": [plan],
+        "constant_buffer": [{"storage": []},
+                            {"storage": f32_bytes([3.0] * 4)},
+                            {"storage": f32_bytes([2.0] * 4)}],
+        "segments": [],
+    }
+
+
+def compile_json(flatc, schema, document, out_path):
+    with tempfile.TemporaryDirectory() as tmp:
+        stem = os.path.splitext(os.path.basename(out_path))[0]
+        source = os.path.join(tmp, stem + ".json")
+        with open(source, "w") as f:
+            json.dump(document, f)
+        subprocess.run([flatc, "--binary", "-I", os.path.dirname(SCHEMAS["program"]),
+                        "-o", tmp, schema, source], check=True)
+        # flatc names the output after the schema's file_extension.
+        [binary] = [os.path.join(tmp, n) for n in os.listdir(tmp) if not n.endswith(".json")]
+        with open(binary, "rb") as f:
+            data = f.read()
+    with open(out_path, "wb") as f:
+        f.write(data)
+    return data
+
+
+def affine_bundle(program_bytes):
+    """Three cases; expected outputs from the formula y = 3x + 2."""
+    cases = []
+    for inputs in ([1, 2, 3, 4], [0, 0, 0, 0], [-1.5, 0.25, 10, -7]):
+        expected = [3.0 * x + 2.0 for x in inputs]
+        cases.append({
+            "inputs": [{"val_type": "Tensor", "val": {
+                "scalar_type": "FLOAT", "sizes": [2, 2], "dim_order": [0, 1],
+                "data": f32_bytes(inputs)}}],
+            "expected_outputs": [{"val_type": "Tensor", "val": {
+                "scalar_type": "FLOAT", "sizes": [2, 2], "dim_order": [0, 1],
+                "data": f32_bytes(expected)}}],
+        })
+    return {"version": 2,
+            "method_test_suites": [{"method_name": "forward", "test_cases": cases}],
+            "program": list(program_bytes)}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--flatc", default="flatc")
+    args = parser.parse_args()
+    program = compile_json(args.flatc, SCHEMAS["program"], affine_program(),
+                           os.path.join(HERE, "affine.pte"))
+    compile_json(args.flatc, SCHEMAS["bundled"], affine_bundle(program),
+                 os.path.join(HERE, "affine.bpte"))
+    print("wrote affine.pte, affine.bpte")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,35 @@
+#pragma once
+// Helpers shared by the tests: where the upstream corpus is, reading and
+// mutating files, running commands.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace etkit::test {
+
+/// Absolute path of a corpus file, e.g. corpus("upstream/pte/add.pte").
+std::string corpus(const std::string& relative);
+
+/// Every corpus artifact (programs, bundles, traces, ETRecords, .ptd).
+std::vector<std::string> all_corpus_files();
+
+std::vector<uint8_t> read_file(const std::string& path);
+/// Writes `bytes` to a fresh file under the test temp dir; returns its path.
+std::string write_temp(const std::string& name, const std::vector<uint8_t>& bytes);
+
+struct CommandResult {
+  int exit_code = -1;  ///< -1 when killed by a signal
+  int signal = 0;
+  std::string out;
+  std::string err;
+};
+/// Runs `argv` without a shell, capturing stdout and stderr.
+CommandResult run_command(const std::vector<std::string>& argv);
+
+/// Runs Debian's flatc to convert a binary to JSON with one of our schemas.
+/// Returns the JSON text.
+std::string flatc_json(const std::string& schema, const std::string& binary,
+                       bool size_prefixed);
+
+}  // namespace etkit::test
