@@ -35,7 +35,7 @@ struct MethodChecker {
   }
 
   Status check_value_index(int64_t index, const char* where) const {
-    if (index < 0 || static_cast<uint64_t>(index) >= value_count) {
+    if (index < 0 || index > INT32_MAX || static_cast<uint64_t>(index) >= value_count) {
       return Error::make(ErrorCode::kMalformed,
                          "method '%s': %s refers to value %" PRId64
                          ", outside the %zu values",
@@ -216,13 +216,30 @@ Status MethodChecker::check_value(size_t index, const fb::EValue& value) const {
                        name, index, fb::EnumNameKernelTypes(value.val_type()));
   }
   switch (value.val_type()) {
+    case fb::KernelTypes::IntList: {
+      // Items are indices of Int values (boxed so symbolic sizes can change
+      // at run time), not the ints themselves.
+      const auto* items = value.val_as_IntList()->items();
+      for (size_t k = 0; k < length(items); ++k) {
+        char where[64];
+        std::snprintf(where, sizeof(where), "int list values[%zu]", index);
+        ETKIT_TRY(check_value_index(items->Get(k), where));
+        const auto type = type_of(static_cast<int32_t>(items->Get(k)));
+        if (type != fb::KernelTypes::Int) {
+          return Error::make(ErrorCode::kMalformed,
+                             "method '%s': values[%zu]: int list item %zu refers to a %s, "
+                             "not an int",
+                             name, index, k, fb::EnumNameKernelTypes(type));
+        }
+      }
+      return Ok{};
+    }
     case fb::KernelTypes::NONE:
     case fb::KernelTypes::Null:
     case fb::KernelTypes::Int:
     case fb::KernelTypes::Bool:
     case fb::KernelTypes::Double:
     case fb::KernelTypes::String:
-    case fb::KernelTypes::IntList:
     case fb::KernelTypes::DoubleList:
     case fb::KernelTypes::BoolList:
       return Ok{};

@@ -15,6 +15,7 @@ template <typename T>
 class [[nodiscard]] Result {
  public:
   Result(T&& value) : has_value_(true) { new (&value_) T(std::move(value)); }
+  Result(const T& value) : has_value_(true) { new (&value_) T(value); }
   template <typename U,
             typename = std::enable_if_t<std::is_constructible_v<T, U&&> &&
                                         !std::is_same_v<std::decay_t<U>, T> &&

@@ -9,6 +9,7 @@
 namespace etkit {
 
 enum class ScalarType : int8_t {
+  kUndefined = -1,  ///< No type (e.g. the identity of type promotion).
   kByte = 0,
   kChar = 1,
   kShort = 2,

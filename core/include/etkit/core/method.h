@@ -1,0 +1,81 @@
+#pragma once
+/// @file
+/// A loaded, ready-to-run method of a program. Everything is prepared at
+/// load: values, planned memory, constants, kernels and delegates, so
+/// execute() allocates nothing, throws nothing and does no I/O.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "etkit/core/result.h"
+#include "etkit/core/span.h"
+#include "etkit/core/value.h"
+
+namespace etkit {
+
+class BackendRegistry;
+class EventTracer;
+class FlatTensor;
+class KernelRegistry;
+class Program;
+
+struct MethodOptions {
+  /// Kernels to resolve operators with; the default registry when null.
+  const KernelRegistry* kernels = nullptr;
+  /// Delegate backends; a program with delegates fails to load without one.
+  const BackendRegistry* backends = nullptr;
+  /// Receives events; null for no tracing (a predictable branch per step).
+  EventTracer* tracer = nullptr;
+  /// External constant files searched by fully qualified name, in order.
+  std::vector<const FlatTensor*> data_files;
+  /// Caller-supplied planned memory by memory id (index 0 unused). When
+  /// empty, the method allocates its arenas itself.
+  std::vector<Span<uint8_t>> arenas;
+};
+
+namespace detail {
+struct MethodState;
+}
+
+class Method {
+ public:
+  /// Loads method `name`. On failure the error lists every missing kernel,
+  /// or names the missing backend, the bad argument or the missing
+  /// external constant key.
+  static Result<std::unique_ptr<Method>> load(const Program& program, const std::string& name,
+                                              const MethodOptions& options = {});
+  ~Method();
+  Method(const Method&) = delete;
+  Method& operator=(const Method&) = delete;
+
+  const std::string& name() const;
+  size_t input_count() const;
+  size_t output_count() const;
+  size_t instruction_count() const;
+
+  /// The value an input or output index refers to.
+  const Value& input(size_t index) const;
+  const Value& output(size_t index) const;
+
+  /// Sets tensor input `index`: copies into its planned memory, or borrows
+  /// `tensor`'s data when the input has none (it must outlive execute()).
+  /// Dtype must match; sizes must match, or fit the bound of a dynamic
+  /// input.
+  Status set_input(size_t index, const Tensor& tensor);
+  /// Sets a scalar input (Int, Double or Bool) of a method.
+  Status set_input(size_t index, const Value& scalar);
+
+  /// Runs every instruction. Errors name the instruction and operator.
+  Status execute();
+
+  /// Sets the tracer for later executions (e.g. a fresh trace per run).
+  void set_tracer(EventTracer* tracer);
+
+ private:
+  Method();
+  std::unique_ptr<detail::MethodState> state_;
+};
+
+}  // namespace etkit

@@ -1,0 +1,36 @@
+#include "etkit/core/kernel_registry.h"
+
+#include <algorithm>
+
+namespace etkit {
+
+void KernelRegistry::add(const std::string& name, KernelFunction function,
+                         std::string signature) {
+  kernels_[name] = KernelEntry{function, std::move(signature)};
+}
+
+const KernelEntry* KernelRegistry::find(const std::string& name) const {
+  auto it = kernels_.find(name);
+  return it == kernels_.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> KernelRegistry::names() const {
+  std::vector<std::string> out;
+  for (const auto& [name, entry] : kernels_) {
+    out.push_back(name);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+KernelRegistry& default_kernel_registry() {
+  // Built once, on first use; thread-safe by the C++ static rules.
+  static KernelRegistry* registry = [] {
+    auto* r = new KernelRegistry();
+    register_portable_kernels(*r);
+    return r;
+  }();
+  return *registry;
+}
+
+}  // namespace etkit

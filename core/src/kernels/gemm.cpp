@@ -1,0 +1,140 @@
+#include "gemm.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace etkit::kernels {
+namespace {
+
+// Blocking: a KC x NC panel of B stays in L2, an MC x KC panel of A in L1/L2;
+// the MR x NR tile of C lives in registers (6 x 16 floats = 12 AVX vectors).
+constexpr int64_t kMR = 6;
+constexpr int64_t kNR = 16;
+constexpr int64_t kKC = 256;
+constexpr int64_t kMC = 72;
+constexpr int64_t kNC = 512;
+
+template <typename T>
+size_t packed_bytes() {
+  return sizeof(T) * static_cast<size_t>(kMC * kKC + kKC * kNC) + 128;
+}
+
+// Packs rows [i0, i0+mc) x cols [p0, p0+kc) of A into MR-row micro-panels:
+// panel-major, then k, then row. Rows past the edge are zero.
+template <typename T>
+void pack_a(const MatrixView<const T>& a, int64_t i0, int64_t mc, int64_t p0, int64_t kc, T* out) {
+  for (int64_t ir = 0; ir < mc; ir += kMR) {
+    const int64_t mr = std::min(kMR, mc - ir);
+    for (int64_t p = 0; p < kc; ++p) {
+      const T* src = a.data + (i0 + ir) * a.row_stride + (p0 + p) * a.col_stride;
+      for (int64_t r = 0; r < mr; ++r) out[r] = src[r * a.row_stride];
+      for (int64_t r = mr; r < kMR; ++r) out[r] = T(0);
+      out += kMR;
+    }
+  }
+}
+
+// Packs rows [p0, p0+kc) x cols [j0, j0+nc) of B into NR-column panels.
+template <typename T>
+void pack_b(const MatrixView<const T>& b, int64_t p0, int64_t kc, int64_t j0, int64_t nc, T* out) {
+  for (int64_t jr = 0; jr < nc; jr += kNR) {
+    const int64_t nr = std::min(kNR, nc - jr);
+    for (int64_t p = 0; p < kc; ++p) {
+      const T* src = b.data + (p0 + p) * b.row_stride + (j0 + jr) * b.col_stride;
+      if (b.col_stride == 1 && nr == kNR) {
+        std::memcpy(out, src, sizeof(T) * kNR);
+      } else {
+        for (int64_t c = 0; c < nr; ++c) out[c] = src[c * b.col_stride];
+        for (int64_t c = nr; c < kNR; ++c) out[c] = T(0);
+      }
+      out += kNR;
+    }
+  }
+}
+
+// The register tile: acc = sum_p a[p][0..MR) (x) b[p][0..NR), then
+// C[0..mr)[0..nr) += alpha * acc. Built for AVX2+FMA when the CPU has it.
+template <typename T>
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+__attribute__((target_clones("arch=haswell", "default")))
+#endif
+void micro_kernel(int64_t kc, const T* __restrict a, const T* __restrict b, T* c,
+                  int64_t row_stride, int64_t col_stride, int64_t mr, int64_t nr, T alpha) {
+  T acc[kMR][kNR] = {};
+  for (int64_t p = 0; p < kc; ++p) {
+    for (int64_t r = 0; r < kMR; ++r) {
+      const T av = a[r];
+      for (int64_t j = 0; j < kNR; ++j) acc[r][j] += av * b[j];
+    }
+    a += kMR;
+    b += kNR;
+  }
+  for (int64_t r = 0; r < mr; ++r) {
+    T* row = c + r * row_stride;
+    if (col_stride == 1) {
+      for (int64_t j = 0; j < nr; ++j) row[j] += alpha * acc[r][j];
+    } else {
+      for (int64_t j = 0; j < nr; ++j) row[j * col_stride] += alpha * acc[r][j];
+    }
+  }
+}
+
+template <typename T>
+void scale_c(MatrixView<T> c, T beta) {
+  for (int64_t i = 0; i < c.rows; ++i) {
+    for (int64_t j = 0; j < c.cols; ++j) {
+      T& v = c.data[i * c.row_stride + j * c.col_stride];
+      v = beta == T(0) ? T(0) : v * beta;
+    }
+  }
+}
+
+template <typename T>
+void gemm_impl(MatrixView<const T> a, MatrixView<const T> b, MatrixView<T> c, T alpha, T beta,
+               Span<uint8_t> scratch) {
+  if (beta != T(1)) scale_c(c, beta);
+  const int64_t m = c.rows, n = c.cols, k = a.cols;
+  if (m == 0 || n == 0 || k == 0 || alpha == T(0)) return;
+  // Align the packed panels to 64 bytes inside the scratch.
+  auto base = reinterpret_cast<uintptr_t>(scratch.data());
+  base = (base + 63) & ~uintptr_t{63};
+  T* packed_a = reinterpret_cast<T*>(base);
+  T* packed_b = packed_a + kMC * kKC;
+  for (int64_t j0 = 0; j0 < n; j0 += kNC) {
+    const int64_t nc = std::min(kNC, n - j0);
+    for (int64_t p0 = 0; p0 < k; p0 += kKC) {
+      const int64_t kc = std::min(kKC, k - p0);
+      pack_b(b, p0, kc, j0, nc, packed_b);
+      for (int64_t i0 = 0; i0 < m; i0 += kMC) {
+        const int64_t mc = std::min(kMC, m - i0);
+        pack_a(a, i0, mc, p0, kc, packed_a);
+        for (int64_t jr = 0; jr < nc; jr += kNR) {
+          const int64_t nr = std::min(kNR, nc - jr);
+          const T* panel_b = packed_b + (jr / kNR) * kc * kNR;
+          for (int64_t ir = 0; ir < mc; ir += kMR) {
+            const int64_t mr = std::min(kMR, mc - ir);
+            const T* panel_a = packed_a + (ir / kMR) * kc * kMR;
+            T* tile = c.data + (i0 + ir) * c.row_stride + (j0 + jr) * c.col_stride;
+            micro_kernel<T>(kc, panel_a, panel_b, tile, c.row_stride, c.col_stride, mr, nr, alpha);
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+size_t gemm_scratch_bytes() { return packed_bytes<double>(); }
+
+void gemm(MatrixView<const float> a, MatrixView<const float> b, MatrixView<float> c, float alpha,
+          float beta, Span<uint8_t> scratch) {
+  gemm_impl(a, b, c, alpha, beta, scratch);
+}
+
+void gemm(MatrixView<const double> a, MatrixView<const double> b, MatrixView<double> c,
+          double alpha, double beta, Span<uint8_t> scratch) {
+  gemm_impl(a, b, c, alpha, beta, scratch);
+}
+
+}  // namespace etkit::kernels

@@ -1,0 +1,197 @@
+#pragma once
+// Shared kernel helpers: argument access, dtype dispatch, ATen type
+// promotion, broadcasting and strided iteration. Nothing here allocates.
+
+#include <cmath>
+#include <cstdint>
+#include <type_traits>
+
+#include "etkit/core/kernel_registry.h"
+#include "etkit/core/tensor.h"
+#include "etkit/core/value.h"
+#include "half_types.h"
+
+namespace etkit::kernels {
+
+/// Fails the kernel with a message naming the operator.
+#define ETKIT_KERNEL_CHECK(context, condition, ...)                              \
+  do {                                                                           \
+    if (!(condition)) {                                                          \
+      return ::etkit::Error::make(::etkit::ErrorCode::kInvalidArgument, __VA_ARGS__) \
+          .with_context("%s", (context).op_name);                                \
+    }                                                                            \
+  } while (0)
+
+// ---- argument access (tags were checked at method load) ----
+inline Tensor& tensor_arg(Span<Value*> args, size_t i) { return args[i]->to_tensor(); }
+inline Tensor* optional_tensor_arg(Span<Value*> args, size_t i) {
+  return args[i]->is_tensor() ? &args[i]->to_tensor() : nullptr;
+}
+inline int64_t int_arg(Span<Value*> args, size_t i) { return args[i]->to_int(); }
+inline double double_arg(Span<Value*> args, size_t i) { return args[i]->scalar_as_double(); }
+inline bool bool_arg(Span<Value*> args, size_t i) { return args[i]->to_bool(); }
+
+/// A boxed int list (items are Int values) copied into a small buffer.
+struct IntList {
+  int64_t items[kMaxRank * 2] = {};
+  size_t size = 0;
+  int64_t operator[](size_t i) const { return items[i]; }
+};
+inline bool int_list_arg(Span<Value*> args, size_t i, IntList& out) {
+  if (args[i]->is_none()) {
+    out.size = 0;
+    return true;
+  }
+  const auto items = args[i]->int_list_items();
+  if (items.size() > kMaxRank * 2) {
+    return false;
+  }
+  out.size = items.size();
+  for (size_t k = 0; k < items.size(); ++k) {
+    out.items[k] = items[k]->to_int();
+  }
+  return true;
+}
+
+/// Wraps a possibly negative dim into [0, rank); false when out of range.
+inline bool wrap_dim(int64_t& dim, int64_t rank) {
+  const int64_t r = rank == 0 ? 1 : rank;  // scalars accept dim 0 and -1
+  if (dim < -r || dim >= r) {
+    return false;
+  }
+  if (dim < 0) {
+    dim += r;
+  }
+  return true;
+}
+
+// ---- dtype categories and promotion (ATen's rules) ----
+bool is_floating(ScalarType t);
+bool is_integral(ScalarType t, bool include_bool);
+/// torch.promote_types.
+ScalarType promote_types(ScalarType a, ScalarType b);
+/// torch.can_cast(from, to): no float->int, no non-bool->bool.
+bool can_cast(ScalarType from, ScalarType to);
+
+/// Result dtype of an op over tensors and scalars with ATen's priorities:
+/// dimensioned tensors over zero-dim tensors over wrapped scalars.
+struct ResultTypeState {
+  ScalarType dim_result = ScalarType::kUndefined;
+  ScalarType zero_result = ScalarType::kUndefined;
+  ScalarType wrapped_result = ScalarType::kUndefined;
+  void add_tensor(const Tensor& t);
+  void add_scalar(const Value& v);
+  ScalarType result() const;
+};
+
+// ---- dtype dispatch ----
+template <typename F>
+bool dispatch_real(ScalarType type, F&& f) {
+  switch (type) {
+    case ScalarType::kByte: f(uint8_t{}); return true;
+    case ScalarType::kChar: f(int8_t{}); return true;
+    case ScalarType::kShort: f(int16_t{}); return true;
+    case ScalarType::kInt: f(int32_t{}); return true;
+    case ScalarType::kLong: f(int64_t{}); return true;
+    case ScalarType::kFloat: f(float{}); return true;
+    case ScalarType::kDouble: f(double{}); return true;
+    default: return false;
+  }
+}
+template <typename F>
+bool dispatch_real_bool(ScalarType type, F&& f) {
+  if (type == ScalarType::kBool) {
+    f(bool{});
+    return true;
+  }
+  return dispatch_real(type, f);
+}
+template <typename F>
+bool dispatch_all(ScalarType type, F&& f) {
+  if (type == ScalarType::kHalf) {
+    f(Half{});
+    return true;
+  }
+  if (type == ScalarType::kBFloat16) {
+    f(BFloat16{});
+    return true;
+  }
+  return dispatch_real_bool(type, f);
+}
+template <typename F>
+bool dispatch_floating(ScalarType type, F&& f) {
+  switch (type) {
+    case ScalarType::kFloat: f(float{}); return true;
+    case ScalarType::kDouble: f(double{}); return true;
+    default: return false;
+  }
+}
+
+/// Converts as static_cast does in ATen (c10::convert): float->int
+/// truncates, anything->bool tests != 0.
+template <typename To, typename From>
+inline To convert(From value) {
+  if constexpr (std::is_same_v<To, bool>) {
+    return static_cast<double>(value) != 0;
+  } else if constexpr (std::is_same_v<From, Half> || std::is_same_v<From, BFloat16>) {
+    return static_cast<To>(static_cast<float>(value));
+  } else if constexpr (std::is_same_v<To, Half> || std::is_same_v<To, BFloat16>) {
+    return To(static_cast<float>(value));
+  } else if constexpr (std::is_integral_v<To> && std::is_floating_point_v<From>) {
+    // Out-of-range float->int is undefined in C++; convert through int64.
+    if (!(value > -9.3e18 && value < 9.3e18)) {
+      return static_cast<To>(std::is_signed_v<To> ? INT64_MIN : 0);
+    }
+    return static_cast<To>(static_cast<int64_t>(value));
+  } else {
+    return static_cast<To>(value);
+  }
+}
+
+// ---- shapes ----
+/// Sizes of the broadcast of a and b; false when incompatible.
+bool broadcast_shape(Span<const int64_t> a, Span<const int64_t> b, int64_t* out, int& rank);
+
+/// Resizes `out` to `sizes`, with an error naming the op when it does not fit.
+Status resize_output(KernelContext& context, Tensor& out, Span<const int64_t> sizes);
+
+/// Strides of `t` as seen from a broadcast output of rank `rank` (0 where
+/// broadcast), in elements.
+void broadcast_strides(const Tensor& t, int rank, const int64_t* out_sizes, int64_t* strides);
+
+/// True when all tensors share sizes and a dense layout with the same dim
+/// order, so elementwise ops may run over flat memory.
+bool same_dense_layout(const Tensor& a, const Tensor& b);
+
+/// Calls f(offsets...) for every element of `sizes` in row-major order,
+/// where each operand's offset (in elements) follows its strides.
+template <int N, typename F>
+void for_each_index(int rank, const int64_t* sizes, const int64_t* const (&strides)[N], F&& f) {
+  int64_t numel = 1;
+  for (int d = 0; d < rank; ++d) numel *= sizes[d];
+  if (numel == 0) return;
+  int64_t index[kMaxRank] = {};
+  int64_t offset[N] = {};
+  const int inner = rank - 1;
+  const int64_t inner_size = rank == 0 ? 1 : sizes[inner];
+  int64_t inner_stride[N];
+  for (int k = 0; k < N; ++k) inner_stride[k] = rank == 0 ? 0 : strides[k][inner];
+  for (int64_t done = 0; done < numel; done += inner_size) {
+    int64_t o[N];
+    for (int k = 0; k < N; ++k) o[k] = offset[k];
+    for (int64_t i = 0; i < inner_size; ++i) {
+      f(o);
+      for (int k = 0; k < N; ++k) o[k] += inner_stride[k];
+    }
+    // Advance the outer index like an odometer.
+    for (int d = inner - 1; d >= 0; --d) {
+      ++index[d];
+      for (int k = 0; k < N; ++k) offset[k] += strides[k][d];
+      if (index[d] < sizes[d]) break;
+      for (int k = 0; k < N; ++k) offset[k] -= strides[k][d] * sizes[d];
+      index[d] = 0;
+    }
+  }
+}
+
+}  // namespace etkit::kernels

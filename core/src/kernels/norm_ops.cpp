@@ -1,0 +1,256 @@
+// _softmax, _log_softmax, native_layer_norm, native_group_norm and
+// _native_batch_norm_legit_no_training.
+
+#include <cmath>
+
+#include "elementwise.h"
+
+namespace etkit::kernels {
+namespace {
+
+// Splits a tensor around `dim` into outer x size x inner (default layout).
+struct Around {
+  int64_t outer = 1, size = 1, inner = 1;
+};
+Around around(const Tensor& t, int64_t dim) {
+  Around a;
+  for (int d = 0; d < t.dim(); ++d) {
+    if (d < dim) a.outer *= t.size(d);
+    else if (d == dim) a.size = t.size(d);
+    else a.inner *= t.size(d);
+  }
+  return a;
+}
+
+Status check_dense(KernelContext& context, std::initializer_list<const Tensor*> tensors) {
+  for (const Tensor* t : tensors) {
+    ETKIT_KERNEL_CHECK(context, t->is_default_dim_order(),
+                       "expects contiguous (default dim order) tensors");
+  }
+  return Ok{};
+}
+
+template <bool log>
+Status softmax(KernelContext& context, Span<Value*> args) {
+  const Tensor& in = tensor_arg(args, 0);
+  int64_t dim = int_arg(args, 1);
+  Tensor& out = tensor_arg(args, 3);
+  ETKIT_KERNEL_CHECK(context, wrap_dim(dim, in.dim()), "dimension out of range");
+  ETKIT_KERNEL_CHECK(context, in.scalar_type() == out.scalar_type(),
+                     "out dtype must match the input's");
+  ETKIT_TRY(check_dense(context, {&in, &out}));
+  ETKIT_TRY(resize_output(context, out, in.sizes()));
+  const Around a = around(in, in.dim() == 0 ? 0 : dim);
+  const bool known = dispatch_floating(in.scalar_type(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* x = in.data_as<const T>();
+    T* y = out.data_as<T>();
+    for (int64_t o = 0; o < a.outer; ++o) {
+      for (int64_t i = 0; i < a.inner; ++i) {
+        const int64_t base = o * a.size * a.inner + i;
+        T max = -INFINITY;
+        for (int64_t k = 0; k < a.size; ++k) {
+          const T v = x[base + k * a.inner];
+          max = (v > max || std::isnan(v)) ? v : max;
+        }
+        T sum = 0;
+        for (int64_t k = 0; k < a.size; ++k) {
+          const T e = std::exp(x[base + k * a.inner] - max);
+          if (!log) y[base + k * a.inner] = e;
+          sum += e;
+        }
+        if (log) {
+          const T shift = max + std::log(sum);
+          for (int64_t k = 0; k < a.size; ++k) y[base + k * a.inner] = x[base + k * a.inner] - shift;
+        } else {
+          const T scale = T(1) / sum;
+          for (int64_t k = 0; k < a.size; ++k) y[base + k * a.inner] *= scale;
+        }
+      }
+    }
+  });
+  ETKIT_KERNEL_CHECK(context, known, "softmax supports float32 and float64, got %s",
+                     to_string(in.scalar_type()));
+  return Ok{};
+}
+
+// native_layer_norm.out(input, normalized_shape, weight?, bias?, eps, out,
+// mean, rstd) -> (out, mean, rstd).
+Status native_layer_norm_out(KernelContext& context, Span<Value*> args) {
+  const Tensor& in = tensor_arg(args, 0);
+  IntList shape;
+  int_list_arg(args, 1, shape);
+  const Tensor* weight = optional_tensor_arg(args, 2);
+  const Tensor* bias = optional_tensor_arg(args, 3);
+  const double eps = double_arg(args, 4);
+  Tensor& out = tensor_arg(args, 5);
+  Tensor& mean = tensor_arg(args, 6);
+  Tensor& rstd = tensor_arg(args, 7);
+  const int axis = in.dim() - int(shape.size);
+  ETKIT_KERNEL_CHECK(context, shape.size >= 1 && axis >= 0, "bad normalized_shape");
+  int64_t inner = 1;
+  for (size_t i = 0; i < shape.size; ++i) {
+    ETKIT_KERNEL_CHECK(context, in.size(axis + int(i)) == shape[i],
+                       "normalized_shape does not match the input's trailing dims");
+    inner *= shape[i];
+  }
+  ETKIT_KERNEL_CHECK(context, !weight || weight->numel() == inner, "weight has the wrong size");
+  ETKIT_KERNEL_CHECK(context, !bias || bias->numel() == inner, "bias has the wrong size");
+  ETKIT_TRY(check_dense(context, {&in, &out}));
+  ETKIT_TRY(resize_output(context, out, in.sizes()));
+  int64_t stat_sizes[kMaxRank];
+  for (int d = 0; d < in.dim(); ++d) stat_sizes[d] = d < axis ? in.size(d) : 1;
+  ETKIT_TRY(resize_output(context, mean, Span<const int64_t>(stat_sizes, size_t(in.dim()))));
+  ETKIT_TRY(resize_output(context, rstd, Span<const int64_t>(stat_sizes, size_t(in.dim()))));
+  const int64_t outer = inner == 0 ? 0 : in.numel() / inner;
+  const bool known = dispatch_floating(in.scalar_type(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* x = in.data_as<const T>();
+    const T* w = weight ? weight->data_as<const T>() : nullptr;
+    const T* b = bias ? bias->data_as<const T>() : nullptr;
+    T* y = out.data_as<T>();
+    for (int64_t o = 0; o < outer; ++o) {
+      const T* row = x + o * inner;
+      // Two-pass mean and variance in double for stability.
+      double sum = 0;
+      for (int64_t i = 0; i < inner; ++i) sum += row[i];
+      const double m = sum / double(inner);
+      double var = 0;
+      for (int64_t i = 0; i < inner; ++i) var += (row[i] - m) * (row[i] - m);
+      var /= double(inner);
+      const double r = 1.0 / std::sqrt(var + eps);
+      for (int64_t i = 0; i < inner; ++i) {
+        T v = T((row[i] - m) * r);
+        if (w) v = v * w[i];
+        if (b) v = v + b[i];
+        y[o * inner + i] = v;
+      }
+      mean.data_as<T>()[o] = T(m);
+      rstd.data_as<T>()[o] = T(r);
+    }
+  });
+  ETKIT_KERNEL_CHECK(context, known, "layer_norm supports float32 and float64");
+  return Ok{};
+}
+
+// native_group_norm.out(input, weight?, bias?, N, C, HxW, group, eps, out,
+// mean, rstd).
+Status native_group_norm_out(KernelContext& context, Span<Value*> args) {
+  const Tensor& in = tensor_arg(args, 0);
+  const Tensor* weight = optional_tensor_arg(args, 1);
+  const Tensor* bias = optional_tensor_arg(args, 2);
+  const int64_t n = int_arg(args, 3), c = int_arg(args, 4), hw = int_arg(args, 5);
+  const int64_t groups = int_arg(args, 6);
+  const double eps = double_arg(args, 7);
+  Tensor& out = tensor_arg(args, 8);
+  Tensor& mean = tensor_arg(args, 9);
+  Tensor& rstd = tensor_arg(args, 10);
+  ETKIT_KERNEL_CHECK(context, groups > 0 && c % groups == 0,
+                     "expected number of channels in input to be divisible by num_groups");
+  ETKIT_KERNEL_CHECK(context, in.numel() == n * c * hw, "input size does not match N*C*HxW");
+  ETKIT_TRY(check_dense(context, {&in, &out}));
+  ETKIT_TRY(resize_output(context, out, in.sizes()));
+  const int64_t stat_sizes[2] = {n, groups};
+  ETKIT_TRY(resize_output(context, mean, Span<const int64_t>(stat_sizes, 2)));
+  ETKIT_TRY(resize_output(context, rstd, Span<const int64_t>(stat_sizes, 2)));
+  const int64_t per_group = c / groups;
+  const bool known = dispatch_floating(in.scalar_type(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* x = in.data_as<const T>();
+    T* y = out.data_as<T>();
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t g = 0; g < groups; ++g) {
+        const T* block = x + (i * c + g * per_group) * hw;
+        const int64_t count = per_group * hw;
+        double sum = 0;
+        for (int64_t k = 0; k < count; ++k) sum += block[k];
+        const double m = count ? sum / double(count) : 0;
+        double var = 0;
+        for (int64_t k = 0; k < count; ++k) var += (block[k] - m) * (block[k] - m);
+        var = count ? var / double(count) : 0;
+        const double r = 1.0 / std::sqrt(var + eps);
+        for (int64_t ch = 0; ch < per_group; ++ch) {
+          const int64_t channel = g * per_group + ch;
+          const double scale = weight ? double(weight->data_as<const T>()[channel]) : 1.0;
+          const double shift = bias ? double(bias->data_as<const T>()[channel]) : 0.0;
+          for (int64_t k = 0; k < hw; ++k) {
+            const int64_t at = (i * c + channel) * hw + k;
+            y[at] = T((x[at] - m) * r * scale + shift);
+          }
+        }
+        mean.data_as<T>()[i * groups + g] = T(m);
+        rstd.data_as<T>()[i * groups + g] = T(r);
+      }
+  });
+  ETKIT_KERNEL_CHECK(context, known, "group_norm supports float32 and float64");
+  return Ok{};
+}
+
+// _native_batch_norm_legit_no_training.out(input, weight?, bias?,
+// running_mean, running_var, momentum, eps, out, save_mean, save_invstd):
+// inference batch norm; the two saved statistics are empty as in ATen.
+Status batch_norm_no_training_out(KernelContext& context, Span<Value*> args) {
+  const Tensor& in = tensor_arg(args, 0);
+  const Tensor* weight = optional_tensor_arg(args, 1);
+  const Tensor* bias = optional_tensor_arg(args, 2);
+  const Tensor& running_mean = tensor_arg(args, 3);
+  const Tensor& running_var = tensor_arg(args, 4);
+  const double eps = double_arg(args, 6);
+  Tensor& out = tensor_arg(args, 7);
+  ETKIT_KERNEL_CHECK(context, in.dim() >= 2, "input must have at least 2 dims");
+  const int64_t channels = in.size(1);
+  ETKIT_KERNEL_CHECK(context, running_mean.numel() == channels && running_var.numel() == channels,
+                     "running statistics must have %lld entries", (long long)channels);
+  ETKIT_TRY(resize_output(context, out, in.sizes()));
+  const int64_t zero = 0;
+  for (size_t k = 8; k <= 9; ++k) {
+    Tensor& saved = tensor_arg(args, k);
+    if (saved.dim() == 1) ETKIT_TRY(resize_output(context, saved, Span<const int64_t>(&zero, 1)));
+  }
+  const bool known = dispatch_floating(in.scalar_type(), [&](auto tag) {
+    using T = decltype(tag);
+    const int64_t* strides[2] = {in.strides().data(), out.strides().data()};
+    const T* x = in.data_as<const T>();
+    T* y = out.data_as<T>();
+    // Per-channel scale and shift, computed as ATen does in the input type.
+    const int64_t channel_stride_in = in.stride(1), channel_stride_out = out.stride(1);
+    for (int64_t ch = 0; ch < channels; ++ch) {
+      const T m = running_mean.data_as<const T>()[ch * running_mean.stride(0)];
+      const T v = running_var.data_as<const T>()[ch * running_var.stride(0)];
+      const T inv = T(1) / std::sqrt(v + T(eps));
+      const T w = weight ? weight->data_as<const T>()[ch * weight->stride(0)] : T(1);
+      const T b = bias ? bias->data_as<const T>()[ch * bias->stride(0)] : T(0);
+      const T alpha = inv * w;
+      const T beta = b - m * alpha;
+      // Iterate the other dims of this channel.
+      int64_t sizes[kMaxRank];
+      int64_t in_strides[kMaxRank], out_strides[kMaxRank];
+      int rank = 0;
+      for (int d = 0; d < in.dim(); ++d) {
+        if (d == 1) continue;
+        sizes[rank] = in.size(d);
+        in_strides[rank] = strides[0][d];
+        out_strides[rank++] = strides[1][d];
+      }
+      const int64_t* s[2] = {in_strides, out_strides};
+      const T* xc = x + ch * channel_stride_in;
+      T* yc = y + ch * channel_stride_out;
+      for_each_index<2>(rank, sizes, s, [&](const int64_t* o) { yc[o[1]] = xc[o[0]] * alpha + beta; });
+    }
+  });
+  ETKIT_KERNEL_CHECK(context, known, "batch_norm supports float32 and float64");
+  return Ok{};
+}
+
+}  // namespace
+
+void register_norm_ops(KernelRegistry& r) {
+  ETKIT_REGISTER_KERNEL(r, "aten::_softmax.out", "TibWW", softmax<false>);
+  ETKIT_REGISTER_KERNEL(r, "aten::_log_softmax.out", "TibWW", softmax<true>);
+  ETKIT_REGISTER_KERNEL(r, "aten::native_layer_norm.out", "TIttdWWWM", native_layer_norm_out);
+  ETKIT_REGISTER_KERNEL(r, "aten::native_group_norm.out", "TttiiiidWWWM", native_group_norm_out);
+  ETKIT_REGISTER_KERNEL(r, "aten::_native_batch_norm_legit_no_training.out", "TttTTddWWWM",
+                        batch_norm_no_training_out);
+}
+
+}  // namespace etkit::kernels

@@ -1,0 +1,293 @@
+#include "etkit/core/method.h"
+
+#include <cstring>
+
+#include "etkit/core/event_tracer.h"
+#include "method_state.h"
+#include "program_generated.h"
+
+namespace etkit {
+namespace fb = executorch_flatbuffer;
+using detail::InstructionKind;
+using detail::MethodState;
+using detail::PreparedInstruction;
+
+namespace detail {
+MethodState::~MethodState() {
+  for (LoadedDelegate& delegate : delegates) {
+    delegate.backend->destroy(delegate.handle);
+  }
+}
+}  // namespace detail
+
+namespace {
+
+template <typename V>
+size_t length(const V* vector) {
+  return vector == nullptr ? 0 : vector->size();
+}
+
+// Scoped profiling that costs one branch when no tracer is attached.
+class ScopedEvent {
+ public:
+  ScopedEvent(EventTracer* tracer, const char* name, int32_t chain, int32_t instruction)
+      : tracer_(tracer) {
+    if (tracer_ != nullptr) {
+      entry_ = tracer_->start_profiling(name, chain, instruction);
+    }
+  }
+  ~ScopedEvent() {
+    if (tracer_ != nullptr) {
+      tracer_->end_profiling(entry_);
+    }
+  }
+  ScopedEvent(const ScopedEvent&) = delete;
+  ScopedEvent& operator=(const ScopedEvent&) = delete;
+
+ private:
+  EventTracer* tracer_;
+  EventTracerEntry entry_;
+};
+
+bool tensor_truth(const Tensor& tensor) {
+  const auto* bytes = static_cast<const uint8_t*>(tensor.data());
+  const size_t size = tensor.element_size();
+  for (int64_t i = 0; i < tensor.numel(); ++i) {
+    bool zero = true;
+    for (size_t b = 0; b < size; ++b) {
+      zero &= bytes[static_cast<size_t>(i) * size + b] == 0;
+    }
+    if (zero) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+Method::Method() : state_(std::make_unique<MethodState>()) {}
+Method::~Method() = default;
+
+Result<std::unique_ptr<Method>> Method::load(const Program& program, const std::string& name,
+                                             const MethodOptions& options) {
+  ScopedEvent load_event(options.tracer, "Program::load_method", -1, 0);
+  const fb::Program& root = *program.flatbuffer();
+  const fb::ExecutionPlan* plan = nullptr;
+  std::string available;
+  for (size_t m = 0; m < length(root.execution_plan()); ++m) {
+    const auto* candidate = root.execution_plan()->Get(m);
+    if (candidate->name()->str() == name) {
+      plan = candidate;
+    }
+    available += (available.empty() ? "" : ", ") + candidate->name()->str();
+  }
+  if (plan == nullptr) {
+    return Error::make(ErrorCode::kNotFound, "%s: no method '%s' (methods: %s)",
+                       program.name().c_str(), name.c_str(), available.c_str());
+  }
+  std::unique_ptr<Method> method(new Method());
+  MethodState& state = *method->state_;
+  state.name = name;
+  state.plan = plan;
+  state.tracer = options.tracer;
+  if (plan->inputs()) {
+    state.inputs.assign(plan->inputs()->begin(), plan->inputs()->end());
+  }
+  if (plan->outputs()) {
+    state.outputs.assign(plan->outputs()->begin(), plan->outputs()->end());
+  }
+  {
+    ScopedEvent init_event(options.tracer, "Method::init", -1, 0);
+    Status values = detail::load_values(program, options, state);
+    if (!values.ok()) {
+      return values.error().with_context("%s", program.name().c_str());
+    }
+    Status instructions = detail::load_instructions(program, options, state);
+    if (!instructions.ok()) {
+      return instructions.error().with_context("%s", program.name().c_str());
+    }
+  }
+  for (int32_t input : state.inputs) {
+    const Value& value = state.values[static_cast<size_t>(input)];
+    state.input_borrowed.push_back(value.is_tensor() && value.to_tensor().data() == nullptr);
+  }
+  if (options.tracer != nullptr) {
+    const int32_t allocator = options.tracer->track_allocator("planned_memory");
+    for (size_t id = 1; id < state.arenas.size(); ++id) {
+      options.tracer->track_allocation(allocator, state.arenas[id].size());
+    }
+  }
+  return method;
+}
+
+const std::string& Method::name() const { return state_->name; }
+size_t Method::input_count() const { return state_->inputs.size(); }
+size_t Method::output_count() const { return state_->outputs.size(); }
+size_t Method::instruction_count() const { return state_->instruction_count; }
+void Method::set_tracer(EventTracer* tracer) { state_->tracer = tracer; }
+
+const Value& Method::input(size_t index) const {
+  return state_->values[static_cast<size_t>(state_->inputs[index])];
+}
+const Value& Method::output(size_t index) const {
+  return state_->values[static_cast<size_t>(state_->outputs[index])];
+}
+
+Status Method::set_input(size_t index, const Tensor& source) {
+  if (index >= state_->inputs.size()) {
+    return Error::make(ErrorCode::kOutOfRange, "method '%s' has %zu inputs, not %zu",
+                       state_->name.c_str(), state_->inputs.size(), index + 1);
+  }
+  Value& value = state_->values[static_cast<size_t>(state_->inputs[index])];
+  if (!value.is_tensor()) {
+    return Error::make(ErrorCode::kInvalidArgument,
+                       "method '%s': input %zu is %s, not a tensor", state_->name.c_str(),
+                       index, to_string(value.tag()));
+  }
+  Tensor& target = value.to_tensor();
+  if (source.scalar_type() != target.scalar_type()) {
+    return Error::make(ErrorCode::kInvalidArgument,
+                       "method '%s': input %zu must be %s, got %s", state_->name.c_str(),
+                       index, to_string(target.scalar_type()),
+                       to_string(source.scalar_type()));
+  }
+  const bool same_shape = source.dim() == target.dim() &&
+                          std::memcmp(source.sizes().data(), target.sizes().data(),
+                                      sizeof(int64_t) * static_cast<size_t>(source.dim())) == 0;
+  if (state_->input_borrowed[index]) {
+    // No planned memory: borrow the caller's buffer, which must keep the
+    // program's shape.
+    if (!same_shape) {
+      return Error::make(ErrorCode::kInvalidArgument,
+                         "method '%s': input %zu has a different shape than the "
+                         "program's",
+                         state_->name.c_str(), index);
+    }
+    target.set_data(source.data(), source.nbytes());
+    return Ok{};
+  }
+  if (!same_shape) {
+    Status resized = target.resize(source.sizes());
+    if (!resized.ok()) {
+      return resized.error().with_context("method '%s': input %zu", state_->name.c_str(),
+                                          index);
+    }
+  }
+  if (source.dim_order().size() == target.dim_order().size() &&
+      std::memcmp(source.dim_order().data(), target.dim_order().data(),
+                  target.dim_order().size()) != 0) {
+    return Error::make(ErrorCode::kInvalidArgument,
+                       "method '%s': input %zu has a different dim order than the program "
+                       "expects",
+                       state_->name.c_str(), index);
+  }
+  if (source.nbytes() > 0) {
+    std::memcpy(target.data(), source.data(), source.nbytes());
+  }
+  return Ok{};
+}
+
+Status Method::set_input(size_t index, const Value& scalar) {
+  if (index >= state_->inputs.size()) {
+    return Error::make(ErrorCode::kOutOfRange, "method '%s' has %zu inputs, not %zu",
+                       state_->name.c_str(), state_->inputs.size(), index + 1);
+  }
+  Value& value = state_->values[static_cast<size_t>(state_->inputs[index])];
+  if (value.tag() != scalar.tag()) {
+    return Error::make(ErrorCode::kInvalidArgument, "method '%s': input %zu is %s, got %s",
+                       state_->name.c_str(), index, to_string(value.tag()),
+                       to_string(scalar.tag()));
+  }
+  value = scalar;
+  return Ok{};
+}
+
+Status Method::execute() {
+  MethodState& state = *state_;
+  EventTracer* tracer = state.tracer;
+  if (tracer != nullptr) {
+    tracer->create_event_block("Execute");
+  }
+  const bool log_intermediates =
+      tracer != nullptr && tracer->wants_values(LoggedValueKind::kIntermediateOutput);
+  {
+    ScopedEvent execute_event(tracer, "Method::execute", 0, -1);
+    for (auto& chain : state.chains) {
+      const size_t count = chain.size();
+      size_t pc = 0;
+      while (pc < count) {
+        const PreparedInstruction& instruction = chain[pc];
+        size_t next = pc + 1;
+        if (tracer != nullptr) {
+          tracer->current_chain_id = instruction.chain;
+          tracer->current_instruction_id = instruction.index;
+        }
+        switch (instruction.kind) {
+          case InstructionKind::kKernel: {
+            Status status = Ok{};
+            {
+              ScopedEvent call(tracer, "OPERATOR_CALL", instruction.chain, instruction.index);
+              ScopedEvent kernel(tracer, instruction.event_name, instruction.chain,
+                                 instruction.index);
+              KernelContext context{instruction.op_name};
+              status = instruction.kernel(context, instruction.args);
+            }
+            if (!status.ok()) {
+              return status.error().with_context("method '%s': chain %d instruction %d (%s)",
+                                                 state.name.c_str(), instruction.chain,
+                                                 instruction.index, instruction.op_name);
+            }
+            if (log_intermediates) {
+              // Like upstream: the last argument is the returned value.
+              tracer->log_value(*instruction.args[instruction.args.size() - 1],
+                                LoggedValueKind::kIntermediateOutput, instruction.chain,
+                                instruction.index, instruction.op_name);
+            }
+            break;
+          }
+          case InstructionKind::kDelegate: {
+            detail::LoadedDelegate& delegate = state.delegates[instruction.delegate];
+            BackendExecutionContext context{tracer};
+            Status status = Ok{};
+            {
+              ScopedEvent call(tracer, "DELEGATE_CALL", instruction.chain, instruction.index);
+              status = delegate.backend->execute(context, delegate.handle, instruction.args);
+            }
+            if (!status.ok()) {
+              return status.error().with_context("method '%s': chain %d instruction %d "
+                                                 "(delegate %s)",
+                                                 state.name.c_str(), instruction.chain,
+                                                 instruction.index, delegate.id.c_str());
+            }
+            break;
+          }
+          case InstructionKind::kMove:
+            state.values[static_cast<size_t>(instruction.b)] =
+                state.values[static_cast<size_t>(instruction.a)];
+            break;
+          case InstructionKind::kJumpFalse: {
+            const Value& cond = state.values[static_cast<size_t>(instruction.a)];
+            const bool truth = cond.is_tensor() ? tensor_truth(cond.to_tensor()) : cond.to_bool();
+            if (!truth) {
+              next = static_cast<size_t>(instruction.b);
+            }
+            break;
+          }
+          case InstructionKind::kFree:
+            break;  // planned memory is reused by plan, nothing to release
+        }
+        pc = next;
+      }
+    }
+  }
+  if (tracer != nullptr && tracer->wants_values(LoggedValueKind::kProgramOutput)) {
+    for (int32_t output : state.outputs) {
+      tracer->log_value(state.values[static_cast<size_t>(output)],
+                        LoggedValueKind::kProgramOutput, -1, -1, "output");
+    }
+  }
+  return Ok{};
+}
+
+}  // namespace etkit

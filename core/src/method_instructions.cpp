@@ -1,0 +1,338 @@
+// Method load, part two: kernels, delegates, argument and data-flow checks.
+
+#include <cstring>
+#include <string>
+
+#include "etkit/core/event_tracer.h"
+#include "etkit/core/program_summary.h"
+#include "method_state.h"
+#include "program_generated.h"
+
+namespace etkit::detail {
+namespace fb = executorch_flatbuffer;
+namespace {
+
+template <typename V>
+size_t length(const V* vector) {
+  return vector == nullptr ? 0 : vector->size();
+}
+
+// Whether `value` may be passed where the signature letter is expected.
+bool matches(char letter, const Value& value) {
+  const ValueTag tag = value.tag();
+  switch (letter) {
+    case 'T':
+    case 'W': return tag == ValueTag::kTensor;
+    case 't': return tag == ValueTag::kTensor || tag == ValueTag::kNone;
+    case 'i': return tag == ValueTag::kInt;
+    case 'n': return tag == ValueTag::kInt || tag == ValueTag::kNone;
+    case 'd': return tag == ValueTag::kDouble || tag == ValueTag::kInt;
+    case 's': return value.is_scalar();
+    case 'o': return value.is_scalar() || tag == ValueTag::kNone;
+    case 'b': return tag == ValueTag::kBool;
+    case 'S': return tag == ValueTag::kString || tag == ValueTag::kNone;
+    case 'I': return tag == ValueTag::kIntList;
+    case 'J': return tag == ValueTag::kIntList || tag == ValueTag::kNone;
+    case 'D': return tag == ValueTag::kDoubleList;
+    case 'B': return tag == ValueTag::kBoolList;
+    case 'L':
+    case 'M': return tag == ValueTag::kTensorList;
+    case 'O': return tag == ValueTag::kOptionalTensorList || tag == ValueTag::kTensorList;
+    case 'x': return true;
+  }
+  return false;
+}
+
+const char* expected_name(char letter) {
+  switch (letter) {
+    case 'T': case 'W': return "tensor";
+    case 't': return "tensor or None";
+    case 'i': return "int";
+    case 'n': return "int or None";
+    case 'd': return "double";
+    case 's': return "scalar";
+    case 'o': return "scalar or None";
+    case 'b': return "bool";
+    case 'S': return "string";
+    case 'I': return "int list";
+    case 'J': return "int list or None";
+    case 'D': return "double list";
+    case 'B': return "bool list";
+    case 'L': case 'M': return "tensor list";
+    case 'O': return "optional tensor list";
+  }
+  return "value";
+}
+
+// upstream names kernel events "native_call_<name>.<overload>" without the
+// operator's namespace.
+std::string event_name(const std::string& op) {
+  const size_t colons = op.find("::");
+  return "native_call_" + (colons == std::string::npos ? op : op.substr(colons + 2));
+}
+
+struct Builder {
+  const Program& program;
+  const MethodOptions& options;
+  MethodState& state;
+  const KernelRegistry& kernels;
+  std::vector<std::string> missing;
+  std::vector<const KernelEntry*> entries;  // per operator, null if missing
+
+  Status resolve_operators();
+  Status check_kernel_args(const PreparedInstruction& instruction, const KernelEntry& entry);
+  Status load_delegates();
+  Status prepare(const fb::Chain& chain, int32_t chain_index);
+  Status check_data_flow();
+};
+
+Status Builder::resolve_operators() {
+  const auto* operators = state.plan->operators();
+  for (size_t i = 0; i < length(operators); ++i) {
+    const auto* op = operators->Get(i);
+    const std::string name =
+        operator_name(op->name()->str(), op->overload() ? op->overload()->str() : "");
+    const KernelEntry* entry = kernels.find(name);
+    entries.push_back(entry);
+    if (entry == nullptr) {
+      missing.push_back(name);
+    }
+    state.names.push_back(name);
+    state.names.push_back(event_name(name));
+  }
+  if (missing.empty()) {
+    return Ok{};
+  }
+  std::string list;
+  for (const auto& name : missing) {
+    list += (list.empty() ? "" : ", ") + name;
+  }
+  return Error::make(ErrorCode::kMissingKernel,
+                     "method '%s': no kernel for %zu operator%s: %s", state.name.c_str(),
+                     missing.size(), missing.size() == 1 ? "" : "s", list.c_str());
+}
+
+Status Builder::check_kernel_args(const PreparedInstruction& instruction,
+                                  const KernelEntry& entry) {
+  const std::string& signature = entry.signature;
+  if (signature.size() != instruction.args.size()) {
+    return Error::make(ErrorCode::kMalformed,
+                       "method '%s': chain %d instruction %d (%s): %zu arguments, the "
+                       "kernel takes %zu",
+                       state.name.c_str(), instruction.chain, instruction.index,
+                       instruction.op_name, instruction.args.size(), signature.size());
+  }
+  for (size_t a = 0; a < signature.size(); ++a) {
+    const Value& value = *instruction.args[a];
+    if (!matches(signature[a], value)) {
+      return Error::make(ErrorCode::kMalformed,
+                         "method '%s': chain %d instruction %d (%s): argument %zu is %s, "
+                         "expected %s",
+                         state.name.c_str(), instruction.chain, instruction.index,
+                         instruction.op_name, a, to_string(value.tag()),
+                         expected_name(signature[a]));
+    }
+  }
+  return Ok{};
+}
+
+Status Builder::load_delegates() {
+  const fb::Program& root = *program.flatbuffer();
+  const auto* delegates = state.plan->delegates();
+  for (size_t i = 0; i < length(delegates); ++i) {
+    const auto* delegate = delegates->Get(i);
+    const std::string id = delegate->id()->str();
+    Backend* backend = options.backends ? options.backends->find(id) : nullptr;
+    if (backend == nullptr || !backend->is_available()) {
+      return Error::make(ErrorCode::kMissingBackend,
+                         "method '%s': backend %s is not available (delegate %zu)",
+                         state.name.c_str(), id.c_str(), i);
+    }
+    const auto* data = delegate->processed();
+    ByteSpan blob;
+    if (data->location() == fb::DataLocation::INLINE) {
+      const auto* bytes = root.backend_delegate_data()->Get(data->index())->data();
+      blob = ByteSpan{bytes ? bytes->data() : nullptr, length(bytes)};
+    } else {
+      blob = program.segment(data->index());
+    }
+    std::vector<CompileSpec> specs;
+    for (size_t s = 0; s < length(delegate->compile_specs()); ++s) {
+      const auto* spec = delegate->compile_specs()->Get(s);
+      specs.push_back({spec->key() ? spec->key()->str() : "",
+                       ByteSpan{spec->value() ? spec->value()->data() : nullptr,
+                                length(spec->value())}});
+    }
+    auto handle = backend->init(blob, Span<const CompileSpec>(specs.data(), specs.size()));
+    if (!handle.ok()) {
+      return handle.error().with_context("method '%s': delegate %zu (%s)",
+                                         state.name.c_str(), i, id.c_str());
+    }
+    state.delegates.push_back({backend, *handle, id});
+  }
+  return Ok{};
+}
+
+Span<Value*> store_args(MethodState& state, const flatbuffers::Vector<int32_t>* args) {
+  const size_t start = state.arg_storage.size();
+  for (size_t a = 0; a < length(args); ++a) {
+    state.arg_storage.push_back(&state.values[static_cast<size_t>(args->Get(a))]);
+  }
+  return Span<Value*>(state.arg_storage.data() + start, length(args));
+}
+
+Status Builder::prepare(const fb::Chain& chain, int32_t chain_index) {
+  std::vector<PreparedInstruction> prepared;
+  for (size_t i = 0; i < length(chain.instructions()); ++i) {
+    const fb::Instruction& instruction = *chain.instructions()->Get(i);
+    PreparedInstruction out;
+    out.chain = chain_index;
+    out.index = static_cast<int32_t>(i);
+    switch (instruction.instr_args_type()) {
+      case fb::InstructionArguments::KernelCall: {
+        const auto* call = instruction.instr_args_as_KernelCall();
+        const auto op = static_cast<size_t>(call->op_index());
+        out.kind = InstructionKind::kKernel;
+        out.args = store_args(state, call->args());
+        out.kernel = entries[op]->function;
+        out.op_name = state.names[2 * op].c_str();
+        out.event_name = state.names[2 * op + 1].c_str();
+        ETKIT_TRY(check_kernel_args(out, *entries[op]));
+        break;
+      }
+      case fb::InstructionArguments::DelegateCall: {
+        const auto* call = instruction.instr_args_as_DelegateCall();
+        out.kind = InstructionKind::kDelegate;
+        out.args = store_args(state, call->args());
+        out.delegate = static_cast<size_t>(call->delegate_index());
+        out.op_name = "DELEGATE_CALL";
+        break;
+      }
+      case fb::InstructionArguments::MoveCall:
+        out.kind = InstructionKind::kMove;
+        out.a = instruction.instr_args_as_MoveCall()->move_from();
+        out.b = instruction.instr_args_as_MoveCall()->move_to();
+        break;
+      case fb::InstructionArguments::JumpFalseCall: {
+        const auto* jump = instruction.instr_args_as_JumpFalseCall();
+        out.kind = InstructionKind::kJumpFalse;
+        out.a = jump->cond_value_index();
+        out.b = jump->destination_instruction();
+        const Value& cond = state.values[static_cast<size_t>(out.a)];
+        if (cond.tag() != ValueTag::kBool && !cond.is_tensor()) {
+          return Error::make(ErrorCode::kMalformed,
+                             "method '%s': chain %d instruction %zu: jump condition is "
+                             "%s, expected bool",
+                             state.name.c_str(), chain_index, i, to_string(cond.tag()));
+        }
+        break;
+      }
+      case fb::InstructionArguments::FreeCall:
+        out.kind = InstructionKind::kFree;
+        out.a = instruction.instr_args_as_FreeCall()->value_index();
+        break;
+      default:
+        break;  // rejected by the program verifier
+    }
+    prepared.push_back(out);
+  }
+  state.instruction_count += prepared.size();
+  state.chains.push_back(std::move(prepared));
+  return Ok{};
+}
+
+// Follows the chains in order and rejects a kernel input that no earlier
+// step produced: a tensor without memory that is neither a method input, a
+// constant, nor an earlier output. (Straight-line reasoning: programs with
+// jumps are checked along the fall-through path.)
+Status Builder::check_data_flow() {
+  std::vector<uint8_t> ready(state.values.size(), 1);
+  for (size_t i = 0; i < state.values.size(); ++i) {
+    const Value& value = state.values[i];
+    if (value.is_tensor() && value.to_tensor().data() == nullptr) {
+      ready[i] = 0;
+    }
+  }
+  for (int32_t input : state.inputs) {
+    ready[static_cast<size_t>(input)] = 1;
+  }
+  auto index_of = [&](const Value* value) {
+    return static_cast<size_t>(value - state.values.data());
+  };
+  for (const auto& chain : state.chains) {
+    for (const PreparedInstruction& instruction : chain) {
+      if (instruction.kind == InstructionKind::kMove) {
+        ready[static_cast<size_t>(instruction.b)] = ready[static_cast<size_t>(instruction.a)];
+        continue;
+      }
+      if (instruction.kind == InstructionKind::kDelegate) {
+        for (Value* arg : instruction.args) {
+          ready[index_of(arg)] = 1;  // backends write their outputs
+        }
+        continue;
+      }
+      if (instruction.kind != InstructionKind::kKernel) {
+        continue;
+      }
+      const KernelEntry* entry = kernels.find(instruction.op_name);
+      for (size_t a = 0; a < instruction.args.size(); ++a) {
+        const char letter = entry->signature[a];
+        const size_t index = index_of(instruction.args[a]);
+        if (letter == 'W' || letter == 'M') {
+          ready[index] = 1;
+          if (letter == 'M') {
+            for (Tensor* t : instruction.args[a]->tensor_list()) {
+              for (size_t v = 0; v < state.values.size(); ++v) {
+                if (state.values[v].is_tensor() && &state.values[v].to_tensor() == t) {
+                  ready[v] = 1;
+                }
+              }
+            }
+          }
+          continue;
+        }
+        if (!ready[index]) {
+          return Error::make(ErrorCode::kMalformed,
+                             "method '%s': chain %d instruction %d (%s): argument %zu "
+                             "reads value %zu, which has no memory and is not written "
+                             "by any earlier instruction",
+                             state.name.c_str(), instruction.chain, instruction.index,
+                             instruction.op_name, a, index);
+        }
+      }
+    }
+  }
+  return Ok{};
+}
+
+}  // namespace
+
+Status load_instructions(const Program& program, const MethodOptions& options,
+                         MethodState& state) {
+  const KernelRegistry& kernels =
+      options.kernels ? *options.kernels : default_kernel_registry();
+  Builder builder{program, options, state, kernels, {}, {}};
+  // Names are referenced by pointer from instructions: reserve first.
+  state.names.reserve(2 * length(state.plan->operators()));
+  ETKIT_TRY(builder.resolve_operators());
+  size_t arg_count = 0;
+  for (size_t c = 0; c < length(state.plan->chains()); ++c) {
+    const auto* instructions = state.plan->chains()->Get(c)->instructions();
+    for (size_t i = 0; i < length(instructions); ++i) {
+      const auto* instruction = instructions->Get(i);
+      if (const auto* call = instruction->instr_args_as_KernelCall()) {
+        arg_count += length(call->args());
+      } else if (const auto* delegate = instruction->instr_args_as_DelegateCall()) {
+        arg_count += length(delegate->args());
+      }
+    }
+  }
+  state.arg_storage.reserve(arg_count);
+  ETKIT_TRY(builder.load_delegates());
+  for (size_t c = 0; c < length(state.plan->chains()); ++c) {
+    ETKIT_TRY(builder.prepare(*state.plan->chains()->Get(c), static_cast<int32_t>(c)));
+  }
+  return builder.check_data_flow();
+}
+
+}  // namespace etkit::detail

@@ -1,0 +1,74 @@
+#pragma once
+// Internal state of a loaded Method, shared by the load and execute files.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "etkit/core/backend.h"
+#include "etkit/core/kernel_registry.h"
+#include "etkit/core/method.h"
+#include "etkit/core/program.h"
+
+namespace executorch_flatbuffer {
+struct ExecutionPlan;
+}
+
+namespace etkit::detail {
+
+enum class InstructionKind : uint8_t { kKernel, kDelegate, kMove, kJumpFalse, kFree };
+
+struct PreparedInstruction {
+  InstructionKind kind = InstructionKind::kKernel;
+  int32_t chain = 0;
+  int32_t index = 0;          ///< Position in its chain.
+  Span<Value*> args;          ///< Kernel/delegate arguments.
+  KernelFunction kernel = nullptr;
+  const char* op_name = "";   ///< "aten::add.out"
+  const char* event_name = "";  ///< "native_call_add.out", as upstream
+  size_t delegate = 0;        ///< Index into MethodState::delegates.
+  int32_t a = 0;              ///< move_from / cond value / freed value
+  int32_t b = 0;              ///< move_to / jump destination
+};
+
+struct LoadedDelegate {
+  Backend* backend = nullptr;
+  void* handle = nullptr;
+  std::string id;
+};
+
+struct AlignedFree {
+  void operator()(uint8_t* p) const;
+};
+
+struct MethodState {
+  std::string name;
+  const executorch_flatbuffer::ExecutionPlan* plan = nullptr;
+  EventTracer* tracer = nullptr;
+
+  std::vector<Value> values;
+  std::vector<Tensor> tensors;         // storage for tensor values
+  std::vector<Value*> boxed_ints;      // storage for IntList items
+  std::vector<Tensor*> tensor_lists;   // storage for tensor list items
+  std::vector<uint8_t> bool_lists;     // storage for bool list items
+  std::vector<Value*> arg_storage;     // storage for instruction args
+  std::vector<std::string> names;      // storage for operator/event names
+  std::vector<int32_t> inputs;
+  std::vector<int32_t> outputs;
+  std::vector<bool> input_borrowed;  // inputs without planned memory
+  std::vector<std::vector<PreparedInstruction>> chains;
+  std::vector<LoadedDelegate> delegates;
+  std::vector<std::unique_ptr<uint8_t, AlignedFree>> owned_arenas;
+  std::vector<Span<uint8_t>> arenas;
+  size_t instruction_count = 0;
+
+  ~MethodState();
+};
+
+/// Builds values, tensors (placed in arenas or constants) and lists.
+Status load_values(const Program& program, const MethodOptions& options, MethodState& state);
+/// Resolves kernels and delegates and checks arguments and data flow.
+Status load_instructions(const Program& program, const MethodOptions& options,
+                         MethodState& state);
+
+}  // namespace etkit::detail

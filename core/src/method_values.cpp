@@ -1,0 +1,267 @@
+// Method load, part one: the values table, planned memory and constants.
+
+#include <cstring>
+#include <new>
+
+#include "etkit/core/flat_tensor.h"
+#include "method_state.h"
+#include "program_generated.h"
+
+namespace etkit::detail {
+namespace fb = executorch_flatbuffer;
+namespace {
+
+constexpr std::align_val_t kArenaAlignment{64};
+
+template <typename V>
+size_t length(const V* vector) {
+  return vector == nullptr ? 0 : vector->size();
+}
+
+Status prepare_arenas(const fb::ExecutionPlan& plan, const MethodOptions& options,
+                      MethodState& state) {
+  const size_t count = length(plan.non_const_buffer_sizes());
+  state.arenas.assign(count, Span<uint8_t>());
+  for (size_t id = 1; id < count; ++id) {
+    const auto size = static_cast<size_t>(plan.non_const_buffer_sizes()->Get(id));
+    if (id < options.arenas.size() && options.arenas[id].data() != nullptr) {
+      if (options.arenas[id].size() < size) {
+        return Error::make(ErrorCode::kInvalidArgument,
+                           "method '%s': caller arena %zu has %zu bytes, the plan "
+                           "needs %zu",
+                           state.name.c_str(), id, options.arenas[id].size(), size);
+      }
+      state.arenas[id] = options.arenas[id];
+      continue;
+    }
+    auto* memory = static_cast<uint8_t*>(
+        ::operator new(size == 0 ? 1 : size, kArenaAlignment, std::nothrow));
+    if (memory == nullptr) {
+      return Error::make(ErrorCode::kOutOfMemory,
+                         "method '%s': cannot allocate memory arena %zu (%zu bytes)",
+                         state.name.c_str(), id, size);
+    }
+    state.owned_arenas.emplace_back(memory);
+    state.arenas[id] = Span<uint8_t>(memory, size);
+  }
+  return Ok{};
+}
+
+// The bytes of a constant tensor, wherever the program keeps them.
+Result<ByteSpan> constant_data(const Program& program, const fb::Tensor& tensor,
+                               const MethodOptions& options, const char* method,
+                               size_t index, size_t nbytes) {
+  const fb::Program& root = *program.flatbuffer();
+  const auto* extra = tensor.extra_tensor_info();
+  if (extra != nullptr && extra->location() == fb::TensorDataLocation::EXTERNAL) {
+    const std::string key = extra->fully_qualified_name()->str();
+    for (const FlatTensor* file : options.data_files) {
+      const NamedTensorData* entry = file->find(key);
+      if (entry == nullptr) {
+        continue;
+      }
+      if (entry->data.size < nbytes) {
+        return Error::make(ErrorCode::kMalformed,
+                           "method '%s': values[%zu]: external constant '%s' in %s has "
+                           "%zu bytes, the tensor needs %zu",
+                           method, index, key.c_str(), file->name().c_str(),
+                           entry->data.size, nbytes);
+      }
+      if (entry->has_layout &&
+          entry->scalar_type != static_cast<ScalarType>(tensor.scalar_type())) {
+        return Error::make(ErrorCode::kMalformed,
+                           "method '%s': values[%zu]: external constant '%s' is %s in "
+                           "%s, the program expects %s",
+                           method, index, key.c_str(), to_string(entry->scalar_type),
+                           file->name().c_str(),
+                           to_string(static_cast<ScalarType>(tensor.scalar_type())));
+      }
+      return entry->data;
+    }
+    return Error::make(ErrorCode::kNotFound,
+                       "method '%s': values[%zu]: external constant '%s' is not in any "
+                       "data file (%zu given; pass its .ptd with --data)",
+                       method, index, key.c_str(), options.data_files.size());
+  }
+  const uint32_t buffer = tensor.data_buffer_idx();
+  if (length(root.constant_buffer()) > 0) {
+    const auto* storage = root.constant_buffer()->Get(buffer)->storage();
+    return ByteSpan{storage->data(), storage->size()};
+  }
+  const auto* constants = root.constant_segment();
+  const ByteSpan segment = program.segment(constants->segment_index());
+  const uint64_t offset = constants->offsets()->Get(buffer);
+  return segment.sub(offset, segment.size - offset);
+}
+
+Status make_tensor(const Program& program, const fb::Tensor& tensor,
+                   const MethodOptions& options, MethodState& state, size_t index,
+                   Tensor& out) {
+  const auto type = static_cast<ScalarType>(tensor.scalar_type());
+  int64_t sizes[kMaxRank];
+  uint8_t order[kMaxRank];
+  const size_t rank = length(tensor.sizes());
+  if (rank > static_cast<size_t>(kMaxRank)) {
+    return Error::make(ErrorCode::kUnsupported,
+                       "method '%s': values[%zu]: rank %zu exceeds etkit's limit %d",
+                       state.name.c_str(), index, rank, kMaxRank);
+  }
+  for (size_t d = 0; d < rank; ++d) {
+    sizes[d] = tensor.sizes()->Get(d);
+    order[d] = length(tensor.dim_order()) == rank ? tensor.dim_order()->Get(d)
+                                                  : static_cast<uint8_t>(d);
+  }
+  if (tensor.shape_dynamism() == fb::TensorShapeDynamism::DYNAMIC_UNBOUND) {
+    return Error::make(ErrorCode::kUnsupported,
+                       "method '%s': values[%zu]: tensors of unbounded dynamic shape "
+                       "are not supported",
+                       state.name.c_str(), index);
+  }
+  auto made = Tensor::make(type, Span<const int64_t>(sizes, rank),
+                           Span<const uint8_t>(order, rank), nullptr, 0);
+  if (!made.ok()) {
+    return made.error().with_context("method '%s': values[%zu]", state.name.c_str(), index);
+  }
+  out = *made;
+  const size_t nbytes = out.nbytes();
+  if (const auto* alloc = tensor.allocation_info()) {
+    const uint64_t offset =
+        uint64_t{alloc->memory_offset_high()} << 32 | alloc->memory_offset_low();
+    // Bounds were verified against non_const_buffer_sizes at program load.
+    out.set_data(state.arenas[alloc->memory_id()].data() + offset, nbytes);
+    return Ok{};
+  }
+  const auto* extra = tensor.extra_tensor_info();
+  const bool external =
+      extra != nullptr && extra->location() == fb::TensorDataLocation::EXTERNAL;
+  if (tensor.data_buffer_idx() > 0 || external) {
+    auto data = constant_data(program, tensor, options, state.name.c_str(), index, nbytes);
+    if (!data.ok()) {
+      return data.error();
+    }
+    // Constants are read-only; kernels only ever read their inputs.
+    out.set_data(const_cast<uint8_t*>(data->data), nbytes);
+  }
+  return Ok{};
+}
+
+Status make_list(const fb::EValue& value, MethodState& state, size_t index) {
+  switch (value.val_type()) {
+    case fb::KernelTypes::IntList: {
+      const auto* items = value.val_as_IntList()->items();
+      const size_t start = state.boxed_ints.size();
+      for (size_t i = 0; i < length(items); ++i) {
+        state.boxed_ints.push_back(&state.values[static_cast<size_t>(items->Get(i))]);
+      }
+      state.values[index] = Value::from_int_list(
+          Span<Value* const>(state.boxed_ints.data() + start, length(items)));
+      return Ok{};
+    }
+    case fb::KernelTypes::TensorList:
+    case fb::KernelTypes::OptionalTensorList: {
+      const bool optional = value.val_type() == fb::KernelTypes::OptionalTensorList;
+      const auto* items = optional ? value.val_as_OptionalTensorList()->items()
+                                   : value.val_as_TensorList()->items();
+      const size_t start = state.tensor_lists.size();
+      for (size_t i = 0; i < length(items); ++i) {
+        Value& item = state.values[static_cast<size_t>(items->Get(i))];
+        state.tensor_lists.push_back(item.is_tensor() ? &item.to_tensor() : nullptr);
+      }
+      state.values[index] = Value::from_tensor_list(
+          Span<Tensor* const>(state.tensor_lists.data() + start, length(items)), optional);
+      return Ok{};
+    }
+    case fb::KernelTypes::BoolList: {
+      const auto* items = value.val_as_BoolList()->items();
+      const size_t start = state.bool_lists.size();
+      for (size_t i = 0; i < length(items); ++i) {
+        state.bool_lists.push_back(items->Get(i) ? 1 : 0);
+      }
+      state.values[index] = Value::from_bool_list(
+          Span<const uint8_t>(state.bool_lists.data() + start, length(items)));
+      return Ok{};
+    }
+    default:
+      return Ok{};
+  }
+}
+
+// Reserves list storage up front so spans into it stay valid.
+void reserve_lists(const fb::ExecutionPlan& plan, MethodState& state) {
+  size_t ints = 0, tensors = 0, bools = 0, tensor_values = 0;
+  for (const auto* value : *plan.values()) {
+    switch (value->val_type()) {
+      case fb::KernelTypes::Tensor: ++tensor_values; break;
+      case fb::KernelTypes::IntList: ints += length(value->val_as_IntList()->items()); break;
+      case fb::KernelTypes::BoolList: bools += length(value->val_as_BoolList()->items()); break;
+      case fb::KernelTypes::TensorList:
+        tensors += length(value->val_as_TensorList()->items());
+        break;
+      case fb::KernelTypes::OptionalTensorList:
+        tensors += length(value->val_as_OptionalTensorList()->items());
+        break;
+      default: break;
+    }
+  }
+  state.tensors.reserve(tensor_values);
+  state.boxed_ints.reserve(ints);
+  state.tensor_lists.reserve(tensors);
+  state.bool_lists.reserve(bools);
+}
+
+}  // namespace
+
+void AlignedFree::operator()(uint8_t* p) const { ::operator delete(p, kArenaAlignment); }
+
+Status load_values(const Program& program, const MethodOptions& options, MethodState& state) {
+  const fb::ExecutionPlan& plan = *state.plan;
+  ETKIT_TRY(prepare_arenas(plan, options, state));
+  const size_t count = length(plan.values());
+  state.values.assign(count, Value());
+  if (count == 0) {
+    return Ok{};
+  }
+  reserve_lists(plan, state);
+  // Scalars and tensors first: lists refer to them by index.
+  for (size_t i = 0; i < count; ++i) {
+    const fb::EValue& value = *plan.values()->Get(i);
+    switch (value.val_type()) {
+      case fb::KernelTypes::Int:
+        state.values[i] = Value::from_int(value.val_as_Int()->int_val());
+        break;
+      case fb::KernelTypes::Double:
+        state.values[i] = Value::from_double(value.val_as_Double()->double_val());
+        break;
+      case fb::KernelTypes::Bool:
+        state.values[i] = Value::from_bool(value.val_as_Bool()->bool_val());
+        break;
+      case fb::KernelTypes::String: {
+        const auto* s = value.val_as_String()->string_val();
+        state.values[i] = Value::from_string(s ? std::string_view(s->data(), s->size())
+                                               : std::string_view());
+        break;
+      }
+      case fb::KernelTypes::DoubleList: {
+        const auto* items = value.val_as_DoubleList()->items();
+        state.values[i] = Value::from_double_list(
+            Span<const double>(items ? items->data() : nullptr, length(items)));
+        break;
+      }
+      case fb::KernelTypes::Tensor: {
+        state.tensors.emplace_back();
+        Tensor& tensor = state.tensors.back();
+        ETKIT_TRY(make_tensor(program, *value.val_as_Tensor(), options, state, i, tensor));
+        state.values[i] = Value::from_tensor(&tensor);
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  for (size_t i = 0; i < count; ++i) {
+    ETKIT_TRY(make_list(*plan.values()->Get(i), state, i));
+  }
+  return Ok{};
+}
+
+}  // namespace etkit::detail
