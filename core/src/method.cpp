@@ -230,7 +230,7 @@ Status Method::execute() {
               ScopedEvent call(tracer, "OPERATOR_CALL", instruction.chain, instruction.index);
               ScopedEvent kernel(tracer, instruction.event_name, instruction.chain,
                                  instruction.index);
-              KernelContext context{instruction.op_name};
+              KernelContext context{instruction.op_name, state.scratch};
               status = instruction.kernel(context, instruction.args);
             }
             if (!status.ok()) {

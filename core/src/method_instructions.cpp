@@ -328,6 +328,9 @@ Status load_instructions(const Program& program, const MethodOptions& options,
     }
   }
   state.arg_storage.reserve(arg_count);
+  if (length(state.plan->operators()) > 0) {
+    ETKIT_ASSIGN_OR_RETURN(state.scratch, allocate_owned(state, kKernelScratchBytes));
+  }
   ETKIT_TRY(builder.load_delegates());
   for (size_t c = 0; c < length(state.plan->chains()); ++c) {
     ETKIT_TRY(builder.prepare(*state.plan->chains()->Get(c), static_cast<int32_t>(c)));

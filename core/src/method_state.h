@@ -60,6 +60,7 @@ struct MethodState {
   std::vector<LoadedDelegate> delegates;
   std::vector<std::unique_ptr<uint8_t, AlignedFree>> owned_arenas;
   std::vector<Span<uint8_t>> arenas;
+  Span<uint8_t> scratch;  // kernel temporaries, in owned_arenas
   size_t instruction_count = 0;
 
   ~MethodState();
@@ -67,6 +68,8 @@ struct MethodState {
 
 /// Builds values, tensors (placed in arenas or constants) and lists.
 Status load_values(const Program& program, const MethodOptions& options, MethodState& state);
+/// Allocates `size` bytes (64-byte aligned) owned by the state.
+Result<Span<uint8_t>> allocate_owned(MethodState& state, size_t size);
 /// Resolves kernels and delegates and checks arguments and data flow.
 Status load_instructions(const Program& program, const MethodOptions& options,
                          MethodState& state);

@@ -34,15 +34,11 @@ Status prepare_arenas(const fb::ExecutionPlan& plan, const MethodOptions& option
       state.arenas[id] = options.arenas[id];
       continue;
     }
-    auto* memory = static_cast<uint8_t*>(
-        ::operator new(size == 0 ? 1 : size, kArenaAlignment, std::nothrow));
-    if (memory == nullptr) {
-      return Error::make(ErrorCode::kOutOfMemory,
-                         "method '%s': cannot allocate memory arena %zu (%zu bytes)",
-                         state.name.c_str(), id, size);
+    auto memory = allocate_owned(state, size);
+    if (!memory.ok()) {
+      return memory.error().with_context("memory arena %zu", id);
     }
-    state.owned_arenas.emplace_back(memory);
-    state.arenas[id] = Span<uint8_t>(memory, size);
+    state.arenas[id] = *memory;
   }
   return Ok{};
 }
@@ -212,6 +208,17 @@ void reserve_lists(const fb::ExecutionPlan& plan, MethodState& state) {
 }  // namespace
 
 void AlignedFree::operator()(uint8_t* p) const { ::operator delete(p, kArenaAlignment); }
+
+Result<Span<uint8_t>> allocate_owned(MethodState& state, size_t size) {
+  auto* memory = static_cast<uint8_t*>(
+      ::operator new(size == 0 ? 1 : size, kArenaAlignment, std::nothrow));
+  if (memory == nullptr) {
+    return Error::make(ErrorCode::kOutOfMemory, "method '%s': cannot allocate %zu bytes",
+                       state.name.c_str(), size);
+  }
+  state.owned_arenas.emplace_back(memory);
+  return Span<uint8_t>(memory, size);
+}
 
 Status load_values(const Program& program, const MethodOptions& options, MethodState& state) {
   const fb::ExecutionPlan& plan = *state.plan;

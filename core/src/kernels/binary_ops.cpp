@@ -65,8 +65,10 @@ Status arith(KernelContext& context, const Tensor& a, const Tensor& b, ScalarTyp
                        "for integral input tensors, argument alpha must not be a floating "
                        "point number");
   }
-  ETKIT_KERNEL_CHECK(context, !(kind == Arith::kSub && common == ScalarType::kBool),
-                     "subtraction with two bool tensors is not supported");
+  ETKIT_KERNEL_CHECK(context,
+                     !(kind == Arith::kSub && (a.scalar_type() == ScalarType::kBool ||
+                                               b.scalar_type() == ScalarType::kBool)),
+                     "subtraction with a bool tensor is not supported");
   Status status = Ok{};
   const bool known = dispatch_compute(common, [&](auto tag) {
     using C = decltype(tag);
