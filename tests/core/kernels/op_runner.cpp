@@ -104,6 +104,13 @@ OpRunner& OpRunner::out(at::ScalarType dtype, at::IntArrayRef capacity_sizes,
   args_.push_back(&values_.back());
   return *this;
 }
+OpRunner& OpRunner::list_out(at::ScalarType dtype, at::IntArrayRef capacity_sizes) {
+  keep_.push_back(at::full(capacity_sizes, 7, at::TensorOptions().dtype(dtype)));
+  tensors_.push_back(wrap(keep_.back()));
+  outs_.push_back(&tensors_.back());
+  return *this;
+}
+
 OpRunner& OpRunner::outs_as_list() {
   tensor_lists_.emplace_back(outs_);
   values_.push_back(Value::from_tensor_list(

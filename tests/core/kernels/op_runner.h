@@ -39,6 +39,9 @@ class OpRunner {
   /// `format`'s layout; the kernel resizes it.
   OpRunner& out(at::ScalarType dtype, at::IntArrayRef capacity_sizes,
                 at::MemoryFormat format = at::MemoryFormat::Contiguous);
+  /// An out tensor that is not an argument itself, only an item of the
+  /// list outs_as_list() passes (e.g. split's `Tensor[] out`).
+  OpRunner& list_out(at::ScalarType dtype, at::IntArrayRef capacity_sizes);
   /// The list of all outs so far, as a returned TensorList argument.
   OpRunner& outs_as_list();
   /// Repeats the last out as the returned value (upstream passes it twice).

@@ -1,0 +1,144 @@
+// mm, addmm, bmm and convolution against libtorch on shapes that cross the
+// GEMM's block boundaries, and real CNN layer shapes.
+
+#include <gtest/gtest.h>
+
+#include "op_runner.h"
+
+namespace etkit::test {
+namespace {
+
+// Sums of k products in a different order: allow ~k ulps relative error.
+double gemm_tolerance(at::ScalarType dtype, int64_t k) {
+  return (dtype == at::kFloat ? 2e-6 : 1e-14) * std::sqrt(double(k) + 1) * 4;
+}
+
+TEST(LinearAlgebra, MmAcrossBlockBoundaries) {
+  std::mt19937_64 rng(kernel_test_seed() + 20);
+  const std::vector<std::array<int64_t, 3>> shapes = {
+      {1, 1, 1}, {7, 5, 3}, {6, 16, 256}, {73, 300, 517}, {128, 64, 33}, {0, 4, 5}, {3, 0, 4}};
+  for (at::ScalarType dtype : {at::kFloat, at::kDouble}) {
+    for (const auto& [m, k, n] : shapes) {
+      at::Tensor a = random_tensor(rng, {m, k}, dtype);
+      at::Tensor b = random_tensor(rng, {k, n}, dtype);
+      at::Tensor expected = at::mm(a, b);
+      OpRunner runner("aten::mm.out");
+      runner.tensor(a).tensor(b).out(dtype, {m, n}).returned();
+      ASSERT_EQ(runner.run(), "");
+      EXPECT_TRUE(tensors_close(runner.result(), expected, gemm_tolerance(dtype, k),
+                                gemm_tolerance(dtype, k)))
+          << m << "x" << k << "x" << n << " " << dtype;
+    }
+  }
+}
+
+TEST(LinearAlgebra, AddmmWithBroadcastBiasAndTransposedWeight) {
+  std::mt19937_64 rng(kernel_test_seed() + 21);
+  // The edge dialect lowers linear to permute_copy + addmm(bias, x, w^T);
+  // here the transposed operand is a strided view, as upstream passes it.
+  at::Tensor x = random_tensor(rng, {10, 33}, at::kFloat);
+  at::Tensor w = random_tensor(rng, {20, 33}, at::kFloat);
+  at::Tensor bias = random_tensor(rng, {20}, at::kFloat);
+  at::Tensor wt = w.t().contiguous();
+  for (const auto& [beta, alpha] : std::vector<std::pair<double, double>>{{1, 1}, {0.5, 2}, {0, 1}}) {
+    at::Tensor expected = at::addmm(bias, x, wt, beta, alpha);
+    OpRunner runner("aten::addmm.out");
+    runner.tensor(bias).tensor(x).tensor(wt).real(beta).real(alpha).out(at::kFloat, {10, 20}).returned();
+    ASSERT_EQ(runner.run(), "");
+    EXPECT_TRUE(tensors_close(runner.result(), expected, 1e-5, 1e-5)) << beta << " " << alpha;
+  }
+  // beta = 0 ignores NaN in self, as ATen documents.
+  at::Tensor nan_bias = at::full({20}, NAN);
+  OpRunner runner("aten::addmm.out");
+  runner.tensor(nan_bias).tensor(x).tensor(wt).integer(0).integer(1).out(at::kFloat, {10, 20}).returned();
+  ASSERT_EQ(runner.run(), "");
+  EXPECT_TRUE(tensors_close(runner.result(), at::addmm(nan_bias, x, wt, 0, 1), 1e-5, 1e-5));
+}
+
+TEST(LinearAlgebra, Bmm) {
+  std::mt19937_64 rng(kernel_test_seed() + 22);
+  at::Tensor a = random_tensor(rng, {4, 17, 32}, at::kFloat);
+  at::Tensor b = random_tensor(rng, {4, 32, 9}, at::kFloat);
+  at::Tensor expected = at::bmm(a, b);
+  OpRunner runner("aten::bmm.out");
+  runner.tensor(a).tensor(b).out(at::kFloat, {4, 17, 9}).returned();
+  ASSERT_EQ(runner.run(), "");
+  EXPECT_TRUE(tensors_close(runner.result(), expected, 1e-5, 1e-5));
+  OpRunner mismatch("aten::bmm.out");
+  mismatch.tensor(a).tensor(a).out(at::kFloat, {4, 17, 32}).returned();
+  EXPECT_NE(mismatch.run().find("do not match"), std::string::npos);
+}
+
+struct ConvCase {
+  std::vector<int64_t> input, weight;
+  std::vector<int64_t> stride, padding, dilation;
+  int64_t groups;
+  bool transposed;
+  std::vector<int64_t> output_padding;
+  bool bias;
+};
+
+void check_convolution(const ConvCase& c, at::ScalarType dtype, at::MemoryFormat format,
+                       std::mt19937_64& rng) {
+  at::Tensor input = random_tensor(rng, c.input, dtype);
+  if (c.input.size() == 4) input = input.contiguous(format);
+  at::Tensor weight = random_tensor(rng, c.weight, dtype);
+  const int64_t out_channels = c.transposed ? c.weight[1] * c.groups : c.weight[0];
+  at::Tensor bias = random_tensor(rng, {out_channels}, dtype);
+  at::Tensor expected = at::convolution(input, weight, c.bias ? c10::optional<at::Tensor>(bias) : c10::nullopt,
+                                        c.stride, c.padding, c.dilation, c.transposed,
+                                        c.output_padding, c.groups);
+  OpRunner runner("aten::convolution.out");
+  runner.tensor(input).tensor(weight);
+  if (c.bias) runner.tensor(bias); else runner.none();
+  runner.ints(c.stride).ints(c.padding).ints(c.dilation).boolean(c.transposed)
+      .ints(c.output_padding).integer(c.groups)
+      .out(dtype, expected.sizes(), c.input.size() == 4 ? format : at::MemoryFormat::Contiguous)
+      .returned();
+  ASSERT_EQ(runner.run(), "");
+  int64_t k = c.weight[1];
+  for (size_t d = 2; d < c.weight.size(); ++d) k *= c.weight[d];
+  EXPECT_TRUE(tensors_close(runner.result(), expected, gemm_tolerance(dtype, k) * 4,
+                            gemm_tolerance(dtype, k) * 4))
+      << "input " << at::IntArrayRef(c.input) << " weight " << at::IntArrayRef(c.weight)
+      << " groups " << c.groups << " transposed " << c.transposed << " " << dtype;
+}
+
+TEST(Convolution, MatchesAtenOnStridesPaddingsDilationsGroups) {
+  std::mt19937_64 rng(kernel_test_seed() + 23);
+  const std::vector<ConvCase> cases = {
+      // ResNet-18 stem and a 3x3 body layer, MobileNetV2 depthwise and
+      // pointwise layers (reduced spatial size).
+      {{1, 3, 32, 32}, {16, 3, 7, 7}, {2, 2}, {3, 3}, {1, 1}, 1, false, {0, 0}, false},
+      {{1, 16, 14, 14}, {16, 16, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, false, {0, 0}, true},
+      {{2, 32, 12, 12}, {32, 1, 3, 3}, {2, 2}, {1, 1}, {1, 1}, 32, false, {0, 0}, true},
+      {{1, 32, 10, 10}, {24, 32, 1, 1}, {1, 1}, {0, 0}, {1, 1}, 1, false, {0, 0}, true},
+      {{1, 8, 11, 9}, {12, 4, 3, 2}, {2, 1}, {1, 0}, {2, 3}, 2, false, {0, 0}, true},
+      // The profiling tutorial's CNN layer.
+      {{1, 1, 28, 28}, {16, 1, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, false, {0, 0}, true},
+      // 1-D and transposed.
+      {{2, 6, 20}, {8, 3, 5}, {2}, {2}, {1}, 2, false, {0}, true},
+      {{1, 4, 5, 5}, {4, 3, 3, 3}, {2, 2}, {1, 1}, {1, 1}, 1, true, {1, 1}, true},
+      {{2, 4, 7}, {4, 2, 3}, {3}, {0}, {2}, 2, true, {1}, false},
+  };
+  for (const ConvCase& c : cases) {
+    for (at::ScalarType dtype : {at::kFloat, at::kDouble}) {
+      check_convolution(c, dtype, at::MemoryFormat::Contiguous, rng);
+    }
+    if (c.input.size() == 4 && !c.transposed) {
+      check_convolution(c, at::kFloat, at::MemoryFormat::ChannelsLast, rng);
+    }
+  }
+}
+
+TEST(Convolution, RejectsBadShapesWithMessages) {
+  at::Tensor input = at::randn({1, 3, 5, 5});
+  at::Tensor weight = at::randn({4, 2, 3, 3});
+  OpRunner runner("aten::convolution.out");
+  runner.tensor(input).tensor(weight).none().ints({1, 1}).ints({0, 0}).ints({1, 1})
+      .boolean(false).ints({0, 0}).integer(1).out(at::kFloat, {1, 4, 3, 3}).returned();
+  EXPECT_NE(runner.run().find("weight expects 2 input channels"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace etkit::test

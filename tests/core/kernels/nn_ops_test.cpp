@@ -1,0 +1,119 @@
+// Pooling, softmax and normalization kernels against libtorch.
+
+#include <gtest/gtest.h>
+
+#include "op_runner.h"
+
+namespace etkit::test {
+namespace {
+
+TEST(Pooling, MaxPoolWithIndicesMatchesAten) {
+  std::mt19937_64 rng(kernel_test_seed() + 30);
+  struct Case {
+    std::vector<int64_t> input, kernel, stride, padding, dilation;
+    bool ceil;
+  };
+  const std::vector<Case> cases = {
+      {{1, 64, 112, 112}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, false},  // corpus maxpool2d.pte
+      {{2, 3, 9, 10}, {2, 3}, {2, 1}, {1, 1}, {1, 2}, true},
+      {{3, 8, 7}, {3, 3}, {}, {0, 0}, {1, 1}, true},
+  };
+  for (const Case& c : cases) {
+    at::Tensor in = random_tensor(rng, c.input, at::kFloat);
+    in.view(-1)[5] = NAN;
+    auto [values, indices] = at::max_pool2d_with_indices(in, c.kernel, c.stride, c.padding,
+                                                         c.dilation, c.ceil);
+    OpRunner runner("aten::max_pool2d_with_indices.out");
+    runner.tensor(in).ints(c.kernel).ints(c.stride).ints(c.padding).ints(c.dilation)
+        .boolean(c.ceil).out(at::kFloat, values.sizes()).out(at::kLong, indices.sizes())
+        .outs_as_list();
+    ASSERT_EQ(runner.run(), "");
+    EXPECT_TRUE(tensors_close(runner.result(0), values));
+    EXPECT_TRUE(tensors_close(runner.result(1), indices));
+  }
+}
+
+TEST(Pooling, AvgPoolAndAdaptive) {
+  std::mt19937_64 rng(kernel_test_seed() + 31);
+  at::Tensor in = random_tensor(rng, {2, 4, 11, 9}, at::kFloat);
+  for (bool ceil : {false, true}) {
+    for (bool include_pad : {false, true}) {
+      for (int64_t divisor : {0, 5}) {
+        at::Tensor expected = at::avg_pool2d(in, {3, 2}, {2, 2}, {1, 1}, ceil, include_pad,
+                                             divisor ? c10::optional<int64_t>(divisor) : c10::nullopt);
+        OpRunner runner("aten::avg_pool2d.out");
+        runner.tensor(in).ints({3, 2}).ints({2, 2}).ints({1, 1}).boolean(ceil).boolean(include_pad);
+        if (divisor) runner.integer(divisor); else runner.none();
+        runner.out(at::kFloat, expected.sizes()).returned();
+        ASSERT_EQ(runner.run(), "");
+        EXPECT_TRUE(tensors_close(runner.result(), expected, 1e-6, 1e-6));
+      }
+    }
+  }
+  at::Tensor expected = at::_adaptive_avg_pool2d(in, {3, 4});
+  OpRunner adaptive("aten::_adaptive_avg_pool2d.out");
+  adaptive.tensor(in).ints({3, 4}).out(at::kFloat, {2, 4, 3, 4}).returned();
+  ASSERT_EQ(adaptive.run(), "");
+  EXPECT_TRUE(tensors_close(adaptive.result(), expected, 1e-6, 1e-6));
+}
+
+TEST(Softmax, SoftmaxAndLogSoftmaxOverEveryDim) {
+  std::mt19937_64 rng(kernel_test_seed() + 32);
+  at::Tensor in = random_tensor(rng, {3, 4, 5}, at::kFloat) * 10;
+  for (int64_t dim : {0, 1, 2, -1}) {
+    for (bool log : {false, true}) {
+      at::Tensor expected = log ? at::_log_softmax(in, dim, false) : at::_softmax(in, dim, false);
+      OpRunner runner(log ? "aten::_log_softmax.out" : "aten::_softmax.out");
+      runner.tensor(in).integer(dim).boolean(false).out(at::kFloat, in.sizes()).returned();
+      ASSERT_EQ(runner.run(), "");
+      EXPECT_TRUE(tensors_close(runner.result(), expected, 1e-5, 1e-6)) << dim << " " << log;
+    }
+  }
+}
+
+TEST(Norms, LayerNormGroupNormBatchNorm) {
+  std::mt19937_64 rng(kernel_test_seed() + 33);
+  at::Tensor in = random_tensor(rng, {2, 7, 16}, at::kFloat) * 3 + 1;
+  at::Tensor weight = random_tensor(rng, {16}, at::kFloat);
+  at::Tensor bias = random_tensor(rng, {16}, at::kFloat);
+  auto [y, mean, rstd] = at::native_layer_norm(in, {16}, weight, bias, 1e-5);
+  OpRunner layer("aten::native_layer_norm.out");
+  layer.tensor(in).ints({16}).tensor(weight).tensor(bias).real(1e-5)
+      .out(at::kFloat, in.sizes()).out(at::kFloat, mean.sizes()).out(at::kFloat, rstd.sizes())
+      .outs_as_list();
+  ASSERT_EQ(layer.run(), "");
+  EXPECT_TRUE(tensors_close(layer.result(0), y, 1e-5, 1e-5));
+  EXPECT_TRUE(tensors_close(layer.result(1), mean, 1e-5, 1e-6));
+  EXPECT_TRUE(tensors_close(layer.result(2), rstd, 1e-5, 1e-6));
+
+  at::Tensor image = random_tensor(rng, {2, 6, 4, 5}, at::kFloat);
+  at::Tensor gw = random_tensor(rng, {6}, at::kFloat), gb = random_tensor(rng, {6}, at::kFloat);
+  auto [gy, gmean, grstd] = at::native_group_norm(image, gw, gb, 2, 6, 20, 3, 1e-5);
+  OpRunner group("aten::native_group_norm.out");
+  group.tensor(image).tensor(gw).tensor(gb).integer(2).integer(6).integer(20).integer(3).real(1e-5)
+      .out(at::kFloat, gy.sizes()).out(at::kFloat, gmean.sizes()).out(at::kFloat, grstd.sizes())
+      .outs_as_list();
+  ASSERT_EQ(group.run(), "");
+  EXPECT_TRUE(tensors_close(group.result(0), gy, 1e-5, 1e-5));
+  EXPECT_TRUE(tensors_close(group.result(1), gmean, 1e-5, 1e-6));
+
+  // Batch norm with non-trivial statistics, contiguous and channels-last.
+  at::Tensor rm = random_tensor(rng, {6}, at::kFloat);
+  at::Tensor rv = random_tensor(rng, {6}, at::kFloat).abs() + 0.5;
+  for (auto format : {at::MemoryFormat::Contiguous, at::MemoryFormat::ChannelsLast}) {
+    at::Tensor x = image.contiguous(format);
+    // libtorch 1.13 predates _native_batch_norm_legit_no_training; inference
+    // native_batch_norm is the same computation.
+    auto [by, bm, bs] = at::native_batch_norm(x, gw, gb, rm, rv, false, 0.1, 1e-5);
+    OpRunner batch("aten::_native_batch_norm_legit_no_training.out");
+    batch.tensor(x).tensor(gw).tensor(gb).tensor(rm).tensor(rv).real(0.1).real(1e-5)
+        .out(at::kFloat, x.sizes(), format).out(at::kFloat, {0}).out(at::kFloat, {0})
+        .outs_as_list();
+    ASSERT_EQ(batch.run(), "");
+    EXPECT_TRUE(tensors_close(batch.result(0), by, 1e-5, 1e-6));
+    EXPECT_EQ(batch.result(1).numel(), bm.numel());
+  }
+}
+
+}  // namespace
+}  // namespace etkit::test

@@ -1,0 +1,143 @@
+// Unary kernels against libtorch, with edge values.
+
+#include <gtest/gtest.h>
+
+#include "op_runner.h"
+
+namespace etkit::test {
+namespace {
+
+at::Tensor edge_input(std::mt19937_64& rng, at::ScalarType dtype) {
+  at::Tensor t = random_tensor(rng, {4, 9}, dtype, -6, 6);
+  if (at::isFloatingType(dtype)) {
+    auto flat = t.view(-1);
+    flat[0] = NAN;
+    flat[1] = INFINITY;
+    flat[2] = -INFINITY;
+    flat[3] = 0.0;
+    flat[4] = -0.0;
+    flat[5] = 1e-30;
+    flat[6] = 88.0;
+  }
+  return t;
+}
+
+using UnaryFn = at::Tensor (*)(const at::Tensor&);
+
+struct UnaryCase {
+  const char* name;
+  UnaryFn fn;
+  double rtol;  // libm vs ATen's vectorized (Sleef) implementations
+  bool float_only;
+};
+
+TEST(UnaryOps, MatchAtenOnFloatsAndPromotedIntegers) {
+  const std::vector<UnaryCase> cases = {
+      {"exp", at::exp, 1e-6, false},     {"expm1", at::expm1, 1e-6, false},
+      {"log", at::log, 1e-6, false},     {"log1p", at::log1p, 1e-6, false},
+      {"log2", at::log2, 1e-6, false},   {"sqrt", at::sqrt, 1e-6, false},
+      {"rsqrt", at::rsqrt, 1e-6, false}, {"sin", at::sin, 1e-6, false},
+      {"cos", at::cos, 1e-6, false},     {"tanh", at::tanh, 1e-6, false},
+      {"erf", at::erf, 1e-6, false},     {"reciprocal", at::reciprocal, 1e-6, false},
+      {"sigmoid", at::sigmoid, 1e-6, false},
+      {"neg", at::neg, 0, true},         {"abs", at::abs, 0, true},
+      {"sign", at::sign, 0, true},       {"floor", at::floor, 0, true},
+      {"ceil", at::ceil, 0, true},       {"round", at::round, 0, true},
+      {"relu", at::relu, 0, true},       {"hardswish", at::hardswish, 1e-6, true},
+      {"hardsigmoid", at::hardsigmoid, 1e-6, true}, {"silu", at::silu, 1e-6, true},
+  };
+  std::mt19937_64 rng(kernel_test_seed() + 10);
+  for (const UnaryCase& c : cases) {
+    for (at::ScalarType dtype : {at::kFloat, at::kDouble, at::kInt, at::kLong}) {
+      const bool integral = !at::isFloatingType(dtype);
+      const std::string name = c.name;
+      if (integral && (name == "hardswish" || name == "hardsigmoid" || name == "silu")) continue;
+      at::Tensor in = edge_input(rng, dtype);
+      at::Tensor expected = c.fn(in);
+      OpRunner runner(std::string("aten::") + c.name + ".out");
+      runner.tensor(in).out(expected.scalar_type(), expected.sizes()).returned();
+      ASSERT_EQ(runner.run(), "") << c.name << " " << dtype;
+      EXPECT_TRUE(tensors_close(runner.result(), expected, c.rtol, 1e-7))
+          << c.name << " " << dtype;
+    }
+  }
+}
+
+TEST(UnaryOps, ChannelsLastInputKeepsValues) {
+  at::Tensor in = at::randn({2, 3, 4, 5}).contiguous(at::MemoryFormat::ChannelsLast);
+  at::Tensor expected = at::relu(in);
+  OpRunner runner("aten::relu.out");
+  runner.tensor(in).out(at::kFloat, {2, 3, 4, 5}).returned();  // contiguous out
+  ASSERT_EQ(runner.run(), "");
+  EXPECT_TRUE(tensors_close(runner.result(), expected));
+}
+
+TEST(UnaryOps, ActivationsWithArguments) {
+  std::mt19937_64 rng(kernel_test_seed() + 11);
+  at::Tensor in = edge_input(rng, at::kFloat);
+  for (const char* mode : {"none", "tanh"}) {
+    at::Tensor expected = at::gelu(in, mode);
+    OpRunner runner("aten::gelu.out");
+    runner.tensor(in).string(mode).out(at::kFloat, in.sizes()).returned();
+    ASSERT_EQ(runner.run(), "");
+    // 1 + erf(x) cancels for x << 0: both sides carry ~|x| * 2^-24 of
+    // absolute float error there, hence the absolute tolerance.
+    EXPECT_TRUE(tensors_close(runner.result(), expected, 1e-6, 1e-6)) << mode;
+  }
+  {
+    at::Tensor expected = at::hardtanh(in, -0.5, 2.0);
+    OpRunner runner("aten::hardtanh.out");
+    runner.tensor(in).real(-0.5).real(2.0).out(at::kFloat, in.sizes()).returned();
+    ASSERT_EQ(runner.run(), "");
+    EXPECT_TRUE(tensors_close(runner.result(), expected));
+  }
+  {
+    at::Tensor expected = at::leaky_relu(in, 0.1);
+    OpRunner runner("aten::leaky_relu.out");
+    runner.tensor(in).real(0.1).out(at::kFloat, in.sizes()).returned();
+    ASSERT_EQ(runner.run(), "");
+    EXPECT_TRUE(tensors_close(runner.result(), expected));
+  }
+  for (at::ScalarType dtype : {at::kFloat, at::kInt}) {
+    at::Tensor x = edge_input(rng, dtype);
+    at::Tensor expected = at::clamp(x, -2, 3);
+    OpRunner runner("aten::clamp.out");
+    runner.tensor(x).integer(-2).integer(3).out(expected.scalar_type(), x.sizes()).returned();
+    ASSERT_EQ(runner.run(), "");
+    EXPECT_TRUE(tensors_close(runner.result(), expected)) << dtype;
+    at::Tensor upper = at::clamp(x, c10::nullopt, 1.5);  // float bound promotes ints
+    OpRunner only_max("aten::clamp.out");
+    only_max.tensor(x).none().real(1.5).out(upper.scalar_type(), x.sizes()).returned();
+    ASSERT_EQ(only_max.run(), "");
+    EXPECT_TRUE(tensors_close(only_max.result(), upper)) << dtype;
+  }
+  at::Tensor mask = at::randn({3, 3}) > 0;
+  OpRunner logical("aten::logical_not.out");
+  logical.tensor(mask).out(at::kBool, {3, 3}).returned();
+  ASSERT_EQ(logical.run(), "");
+  EXPECT_TRUE(tensors_close(logical.result(), at::logical_not(mask)));
+}
+
+TEST(UnaryOps, HalfAndBFloat16CopiesRoundLikeAten) {
+  // _to_copy across float16/bfloat16 uses PyTorch's round-to-nearest-even.
+  at::Tensor in = at::randn({1000}) * 1000;
+  auto flat = in.view(-1);
+  flat[0] = 65519.0;   // rounds down to the largest half
+  flat[1] = 65520.0;   // overflows to inf
+  flat[2] = 1e-8;      // subnormal half
+  flat[3] = NAN;
+  for (at::ScalarType dtype : {at::kHalf, at::kBFloat16}) {
+    at::Tensor expected = in.to(dtype);
+    OpRunner to("aten::_to_copy.out");
+    to.tensor(in).boolean(false).none().out(dtype, in.sizes()).returned();
+    ASSERT_EQ(to.run(), "");
+    EXPECT_TRUE(tensors_close(to.result(), expected)) << dtype;
+    OpRunner back("aten::_to_copy.out");
+    back.tensor(expected).boolean(false).none().out(at::kFloat, in.sizes()).returned();
+    ASSERT_EQ(back.run(), "");
+    EXPECT_TRUE(tensors_close(back.result(), expected.to(at::kFloat))) << dtype;
+  }
+}
+
+}  // namespace
+}  // namespace etkit::test
