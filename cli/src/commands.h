@@ -13,5 +13,6 @@ struct CommandContext {
 };
 
 void register_info(CLI::App& app, CommandContext& context);
+void register_run(CLI::App& app, CommandContext& context);
 
 }  // namespace etkit::cli

@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   etkit::cli::CommandContext context;
   etkit::cli::register_info(app, context);
+  etkit::cli::register_run(app, context);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& help) {

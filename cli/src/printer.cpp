@@ -12,24 +12,26 @@ class TextPrinter final : public Printer {
 
   void begin_object(std::string_view key) override {
     flush_list_header();
+    // A keyless top-level object is the document itself: no header line.
+    const bool indent = !stack_.empty() || !key.empty();
     if (in_list()) {
       // The first line of a list item carries the "- " marker.
       pending_item_ = true;
-    } else {
+    } else if (indent) {
       line(std::string(key) + ":");
     }
-    stack_.push_back(Frame{false, std::string(key), true});
-    ++depth_;
+    stack_.push_back(Frame{false, std::string(key), true, indent});
+    depth_ += indent ? 1 : 0;
   }
   void end_object() override {
+    depth_ -= stack_.back().indented ? 1 : 0;
     stack_.pop_back();
-    --depth_;
     pending_item_ = false;
   }
   void begin_list(std::string_view key) override {
     // The header waits for the first item so an empty list reads "(none)".
     flush_list_header();
-    stack_.push_back(Frame{true, std::string(key), false});
+    stack_.push_back(Frame{true, std::string(key), false, false});
   }
   void end_list() override {
     if (!stack_.back().header_printed) {
@@ -81,6 +83,7 @@ class TextPrinter final : public Printer {
     bool list;
     std::string key;
     bool header_printed;
+    bool indented;
   };
   void flush_list_header() {
     if (in_list() && !stack_.back().header_printed) {

@@ -56,7 +56,7 @@ void pack_b(const MatrixView<const T>& b, int64_t p0, int64_t kc, int64_t j0, in
 // C[0..mr)[0..nr) += alpha * acc. Built for AVX2+FMA when the CPU has it.
 template <typename T>
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
-__attribute__((target_clones("arch=haswell", "default")))
+__attribute__((target_clones("avx2", "default")))
 #endif
 void micro_kernel(int64_t kc, const T* __restrict a, const T* __restrict b, T* c,
                   int64_t row_stride, int64_t col_stride, int64_t mr, int64_t nr, T alpha) {

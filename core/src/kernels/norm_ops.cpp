@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "elementwise.h"
+#include "fast_math.h"
 
 namespace etkit::kernels {
 namespace {
@@ -30,6 +31,16 @@ Status check_dense(KernelContext& context, std::initializer_list<const Tensor*> 
   return Ok{};
 }
 
+// exp of every element, vectorizable for float.
+template <typename T>
+inline T exp_of(T v) {
+  if constexpr (std::is_same_v<T, float>) {
+    return exp_approx(v);
+  } else {
+    return std::exp(v);
+  }
+}
+
 template <bool log>
 Status softmax(KernelContext& context, Span<Value*> args) {
   const Tensor& in = tensor_arg(args, 0);
@@ -45,6 +56,12 @@ Status softmax(KernelContext& context, Span<Value*> args) {
     using T = decltype(tag);
     const T* x = in.data_as<const T>();
     T* y = out.data_as<T>();
+    if constexpr (std::is_same_v<T, float>) {
+      if (a.inner == 1) {  // softmax over the last dim: contiguous rows
+        for (int64_t o = 0; o < a.outer; ++o) softmax_row(x + o * a.size, y + o * a.size, a.size, log);
+        return;
+      }
+    }
     for (int64_t o = 0; o < a.outer; ++o) {
       for (int64_t i = 0; i < a.inner; ++i) {
         const int64_t base = o * a.size * a.inner + i;
@@ -55,7 +72,7 @@ Status softmax(KernelContext& context, Span<Value*> args) {
         }
         T sum = 0;
         for (int64_t k = 0; k < a.size; ++k) {
-          const T e = std::exp(x[base + k * a.inner] - max);
+          const T e = exp_of(x[base + k * a.inner] - max);
           if (!log) y[base + k * a.inner] = e;
           sum += e;
         }

@@ -1,0 +1,44 @@
+#include "program_loading.h"
+
+#include "etkit/core/file_data.h"
+#include "etkit/core/file_kind.h"
+
+namespace etkit::cli {
+
+Result<std::unique_ptr<LoadedProgram>> load_program(const std::string& path,
+                                                    const std::vector<std::string>& data) {
+  auto loaded = std::make_unique<LoadedProgram>();
+  ETKIT_ASSIGN_OR_RETURN(auto file, FileData::load(path));
+  const FileKind kind = detect_file_kind(file->bytes());
+  if (kind == FileKind::kBundledProgram) {
+    ETKIT_ASSIGN_OR_RETURN(auto bundle, bundled::BundledProgram::load(file, path));
+    loaded->bundle.emplace(std::move(bundle));
+    ETKIT_ASSIGN_OR_RETURN(auto program, loaded->bundle->load_program());
+    loaded->program.emplace(std::move(program));
+  } else if (kind == FileKind::kProgram) {
+    const ByteSpan bytes = file->bytes();
+    ETKIT_ASSIGN_OR_RETURN(auto program, Program::load(file, bytes, path));
+    loaded->program.emplace(std::move(program));
+  } else {
+    return Error::make(ErrorCode::kInvalidArgument,
+                       "%s: not a program or bundled program (it is %s)", path.c_str(),
+                       kind == FileKind::kUnknown ? "unrecognised" : to_string(kind));
+  }
+  // Reserve first: MethodOptions keeps pointers into the vector.
+  loaded->data_files.reserve(data.size());
+  for (const std::string& data_path : data) {
+    ETKIT_ASSIGN_OR_RETURN(auto flat, FlatTensor::load_file(data_path));
+    loaded->data_files.push_back(std::move(flat));
+  }
+  return loaded;
+}
+
+MethodOptions method_options(const LoadedProgram& loaded) {
+  MethodOptions options;
+  for (const FlatTensor& file : loaded.data_files) {
+    options.data_files.push_back(&file);
+  }
+  return options;
+}
+
+}  // namespace etkit::cli

@@ -1,0 +1,30 @@
+#pragma once
+// Shared by the subcommands that run programs: load a .pte or the program
+// inside a .bpte, its external data files, and a method.
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "etkit/bundled/bundled_program.h"
+#include "etkit/core/flat_tensor.h"
+#include "etkit/core/method.h"
+#include "etkit/core/program.h"
+
+namespace etkit::cli {
+
+struct LoadedProgram {
+  std::optional<bundled::BundledProgram> bundle;  ///< Set for .bpte input.
+  std::optional<Program> program;
+  std::vector<FlatTensor> data_files;
+};
+
+/// Loads `path` (program or bundled program) and each .ptd in `data`.
+Result<std::unique_ptr<LoadedProgram>> load_program(const std::string& path,
+                                                    const std::vector<std::string>& data);
+
+/// Method options pointing at the loaded data files.
+MethodOptions method_options(const LoadedProgram& loaded);
+
+}  // namespace etkit::cli

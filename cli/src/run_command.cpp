@@ -1,0 +1,237 @@
+// etinspect run PROGRAM: run a method with inputs from .npy files, a
+// bundled test case or generated values, and report outputs and latency.
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <random>
+
+#include "commands.h"
+#include "diagnostics.h"
+#include "etkit/bundled/bundled_inputs.h"
+#include "etkit/inspector/npy.h"
+#include "printer.h"
+#include "program_loading.h"
+#include "tensor_format.h"
+
+namespace etkit::cli {
+namespace {
+
+struct RunOptions {
+  std::string program;
+  std::string method = "forward";
+  std::vector<std::string> inputs;
+  std::vector<std::string> data;
+  int bundled_input = -1;
+  std::string fill = "ones";
+  uint64_t seed = 0;
+  int iterations = 1;
+  int warmup = 0;
+  std::string output_dir;
+  bool print_outputs = false;
+  bool json = false;
+};
+
+// Owns input bytes for the whole run (borrowed inputs point into them).
+struct InputBuffers {
+  std::vector<std::vector<uint8_t>> buffers;
+};
+
+template <typename T>
+void fill_buffer(std::vector<uint8_t>& bytes, int64_t count, const std::string& mode,
+                 std::mt19937_64& rng) {
+  T* p = reinterpret_cast<T*>(bytes.data());
+  std::normal_distribution<double> normal(0, 1);
+  std::uniform_int_distribution<int> small(0, 9);
+  for (int64_t i = 0; i < count; ++i) {
+    if (mode == "zeros") p[i] = T(0);
+    else if (mode == "ones") p[i] = T(1);
+    else if constexpr (std::is_floating_point_v<T>) p[i] = T(normal(rng));
+    else p[i] = T(small(rng));
+  }
+}
+
+Status fill_inputs(Method& method, const RunOptions& options, InputBuffers& owned) {
+  std::mt19937_64 rng(options.seed);
+  for (size_t i = 0; i < method.input_count(); ++i) {
+    const Value& input = method.input(i);
+    if (!input.is_tensor()) continue;  // scalars keep the program's value
+    const Tensor& spec = input.to_tensor();
+    owned.buffers.emplace_back(spec.nbytes() + 1);
+    std::vector<uint8_t>& bytes = owned.buffers.back();
+    bool known = true;
+    switch (spec.scalar_type()) {
+      case ScalarType::kFloat: fill_buffer<float>(bytes, spec.numel(), options.fill, rng); break;
+      case ScalarType::kDouble: fill_buffer<double>(bytes, spec.numel(), options.fill, rng); break;
+      case ScalarType::kInt: fill_buffer<int32_t>(bytes, spec.numel(), options.fill, rng); break;
+      case ScalarType::kLong: fill_buffer<int64_t>(bytes, spec.numel(), options.fill, rng); break;
+      case ScalarType::kChar: fill_buffer<int8_t>(bytes, spec.numel(), options.fill, rng); break;
+      case ScalarType::kByte: fill_buffer<uint8_t>(bytes, spec.numel(), options.fill, rng); break;
+      case ScalarType::kBool: fill_buffer<uint8_t>(bytes, spec.numel(), options.fill == "zeros" ? "zeros" : "ones", rng); break;
+      default: known = false;
+    }
+    if (!known) {
+      return Error::make(ErrorCode::kUnsupported, "input %zu: cannot generate %s values (pass --input)",
+                         i, to_string(spec.scalar_type()));
+    }
+    ETKIT_ASSIGN_OR_RETURN(Tensor view, Tensor::make(spec.scalar_type(), spec.sizes(), spec.dim_order(),
+                                                     bytes.data(), spec.nbytes()));
+    ETKIT_TRY(method.set_input(i, view));
+  }
+  return Ok{};
+}
+
+Status npy_inputs(Method& method, const RunOptions& options, InputBuffers& owned) {
+  if (options.inputs.size() != method.input_count()) {
+    return Error::make(ErrorCode::kInvalidArgument, "method '%s' takes %zu inputs, %zu given with --input",
+                       method.name().c_str(), method.input_count(), options.inputs.size());
+  }
+  for (size_t i = 0; i < options.inputs.size(); ++i) {
+    ETKIT_ASSIGN_OR_RETURN(inspector::NpyArray array, inspector::read_npy(options.inputs[i]));
+    const Value& input = method.input(i);
+    if (!input.is_tensor()) {
+      if (array.numel() != 1) {
+        return Error::make(ErrorCode::kInvalidArgument, "%s: input %zu is a %s scalar, the file holds %lld values",
+                           options.inputs[i].c_str(), i, to_string(input.tag()), (long long)array.numel());
+      }
+      ETKIT_ASSIGN_OR_RETURN(Tensor one, Tensor::make(array.dtype, {}, {}, array.data.data(), array.data.size()));
+      const double v = element_as_double(one, 0);
+      const Value scalar = input.tag() == ValueTag::kInt    ? Value::from_int(int64_t(v))
+                           : input.tag() == ValueTag::kBool ? Value::from_bool(v != 0)
+                                                            : Value::from_double(v);
+      Status status = method.set_input(i, scalar);
+      if (!status.ok()) return status.error().with_context("%s", options.inputs[i].c_str());
+      continue;
+    }
+    owned.buffers.push_back(std::move(array.data));
+    std::vector<uint8_t>& bytes = owned.buffers.back();
+    ETKIT_ASSIGN_OR_RETURN(Tensor view, Tensor::make(array.dtype, Span<const int64_t>(array.shape.data(), array.shape.size()),
+                                                     {}, bytes.data(), bytes.size()));
+    Status status = method.set_input(i, view);
+    if (!status.ok()) return status.error().with_context("%s", options.inputs[i].c_str());
+  }
+  return Ok{};
+}
+
+Status bundled_inputs(Method& method, const LoadedProgram& loaded, const RunOptions& options) {
+  if (!loaded.bundle) {
+    return Error::make(ErrorCode::kInvalidArgument, "%s: --bundled-input needs a bundled program (.bpte)",
+                       options.program.c_str());
+  }
+  for (const auto& suite : loaded.bundle->suites()) {
+    if (suite.method_name != options.method) continue;
+    if (options.bundled_input < 0 || size_t(options.bundled_input) >= suite.cases.size()) {
+      return Error::make(ErrorCode::kInvalidArgument, "%s: method '%s' has %zu test cases, no case %d",
+                         options.program.c_str(), options.method.c_str(), suite.cases.size(),
+                         options.bundled_input);
+    }
+    return bundled::set_inputs(method, suite.cases[size_t(options.bundled_input)]);
+  }
+  return Error::make(ErrorCode::kNotFound, "%s: no test suite for method '%s'", options.program.c_str(),
+                     options.method.c_str());
+}
+
+double percentile(std::vector<double> values, double p) {
+  std::sort(values.begin(), values.end());
+  const size_t at = std::min(values.size() - 1, size_t(p * double(values.size() - 1) + 0.5));
+  return values[at];
+}
+
+int run(const RunOptions& options) {
+  Diagnostics diagnostics;
+  auto fail = [&](const Error& error) {
+    diagnostics.error(error.message());
+    return kExitBadInput;
+  };
+  auto loaded = load_program(options.program, options.data);
+  if (!loaded.ok()) return fail(loaded.error());
+  auto method = Method::load(*(*loaded)->program, options.method, method_options(**loaded));
+  if (!method.ok()) return fail(method.error());
+  InputBuffers owned;
+  Status inputs = !options.inputs.empty()     ? npy_inputs(**method, options, owned)
+                  : options.bundled_input >= 0 ? bundled_inputs(**method, **loaded, options)
+                                               : fill_inputs(**method, options, owned);
+  if (!inputs.ok()) return fail(inputs.error());
+  std::vector<double> latencies;
+  const bool progress = use_colour(2) && options.iterations >= 20;
+  for (int i = 0; i < options.warmup + options.iterations; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    Status status = (*method)->execute();
+    const auto end = std::chrono::steady_clock::now();
+    if (!status.ok()) return fail(status.error().with_context("%s", options.program.c_str()));
+    if (i >= options.warmup) {
+      latencies.push_back(std::chrono::duration<double, std::milli>(end - start).count());
+    }
+    if (progress) std::fprintf(stderr, "\r%d/%d", i + 1, options.warmup + options.iterations);
+  }
+  if (progress) std::fprintf(stderr, "\r\033[K");
+  if (!options.output_dir.empty()) {
+    std::error_code ignored;
+    std::filesystem::create_directories(options.output_dir, ignored);
+    for (size_t i = 0; i < (*method)->output_count(); ++i) {
+      const Value& output = (*method)->output(i);
+      const std::string path = options.output_dir + "/output_" + std::to_string(i) + ".npy";
+      Status written = Ok{};
+      if (output.is_tensor()) {
+        written = inspector::write_npy(path, output.to_tensor());
+      } else if (output.is_scalar()) {
+        double v = output.scalar_as_double();
+        int64_t iv = output.tag() == ValueTag::kInt ? output.to_int() : 0;
+        const bool is_int = output.tag() == ValueTag::kInt;
+        auto t = Tensor::make(is_int ? ScalarType::kLong : ScalarType::kDouble, {}, {},
+                              is_int ? static_cast<void*>(&iv) : static_cast<void*>(&v), 8);
+        written = inspector::write_npy(path, *t);
+      }
+      if (!written.ok()) return fail(written.error());
+    }
+  }
+  std::unique_ptr<Printer> out = options.json ? make_json_printer(std::cout) : make_text_printer(std::cout);
+  out->begin_object("");
+  out->field("program", options.program);
+  out->field("method", options.method);
+  out->field("iterations", int64_t(options.iterations));
+  out->begin_object("latency_ms");
+  out->field("min", *std::min_element(latencies.begin(), latencies.end()));
+  out->field("median", percentile(latencies, 0.5));
+  out->field("p90", percentile(latencies, 0.9));
+  out->end_object();
+  out->begin_list("outputs");
+  for (size_t i = 0; i < (*method)->output_count(); ++i) {
+    out->begin_object("");
+    out->field("index", uint64_t(i));
+    print_value(*out, (*method)->output(i), options.print_outputs ? 8 : 0);
+    out->end_object();
+  }
+  out->end_list();
+  out->end_object();
+  out->finish();
+  return kExitOk;
+}
+
+}  // namespace
+
+void register_run(CLI::App& app, CommandContext& context) {
+  auto options = std::make_shared<RunOptions>();
+  CLI::App* command = app.add_subcommand("run", "Run a method of a program (or bundled program)");
+  command->add_option("program", options->program, ".pte or .bpte file")->required();
+  command->add_option("--method", options->method, "Method to run (default forward)");
+  command->add_option("--input", options->inputs, "Input .npy files, one per method input, in order");
+  command->add_option("--data", options->data, "External constant files (.ptd), searched in order");
+  command->add_option("--bundled-input", options->bundled_input,
+                      "Use the inputs of test case N of a bundled program");
+  command->add_option("--fill", options->fill, "Generated inputs when none are given (default ones)")
+      ->check(CLI::IsMember({"ones", "zeros", "random"}));
+  command->add_option("--seed", options->seed, "Seed for --fill random");
+  command->add_option("--iterations", options->iterations, "Timed executions (default 1)")
+      ->check(CLI::PositiveNumber);
+  command->add_option("--warmup", options->warmup, "Untimed executions first (default 0)")
+      ->check(CLI::NonNegativeNumber);
+  command->add_option("--output-dir", options->output_dir, "Write each output as output_<i>.npy");
+  command->add_flag("--print-outputs", options->print_outputs, "Show the first values of each output");
+  command->add_flag("--json", options->json, "Machine-readable report on stdout");
+  command->callback([options, &context] { context.exit_code = run(*options); });
+}
+
+}  // namespace etkit::cli
