@@ -107,16 +107,16 @@ Result<std::unique_ptr<Method>> Method::load(const Program& program, const std::
     if (!instructions.ok()) {
       return instructions.error().with_context("%s", program.name().c_str());
     }
+    if (options.tracer != nullptr) {
+      const int32_t allocator = options.tracer->track_allocator("planned_memory");
+      for (size_t id = 1; id < state.arenas.size(); ++id) {
+        options.tracer->track_allocation(allocator, state.arenas[id].size());
+      }
+    }
   }
   for (int32_t input : state.inputs) {
     const Value& value = state.values[static_cast<size_t>(input)];
     state.input_borrowed.push_back(value.is_tensor() && value.to_tensor().data() == nullptr);
-  }
-  if (options.tracer != nullptr) {
-    const int32_t allocator = options.tracer->track_allocator("planned_memory");
-    for (size_t id = 1; id < state.arenas.size(); ++id) {
-      options.tracer->track_allocation(allocator, state.arenas[id].size());
-    }
   }
   return method;
 }

@@ -1,0 +1,140 @@
+// The upstream corpus programs run as ../shared/corpus/README.md says, and
+// their outputs match libtorch on the same inputs.
+
+#include <ATen/ATen.h>
+#include <gtest/gtest.h>
+
+#include "etkit/core/flat_tensor.h"
+#include "etkit/core/method.h"
+#include "etkit/core/program.h"
+#include "etkit/core/program_summary.h"
+#include "kernels/op_runner.h"
+#include "support/corpus.h"
+
+namespace etkit {
+namespace {
+
+Program load(const std::string& relative) {
+  auto program = Program::load_file(test::corpus(relative));
+  EXPECT_TRUE(program.ok()) << program.error().message();
+  return std::move(program).value();
+}
+
+Tensor view_of(const at::Tensor& t) {
+  std::vector<int64_t> sizes(t.sizes().begin(), t.sizes().end());
+  return *Tensor::make(static_cast<ScalarType>(t.scalar_type()),
+                       Span<const int64_t>(sizes.data(), sizes.size()), {}, t.data_ptr(),
+                       t.numel() * t.element_size());
+}
+
+at::Tensor output_of(const Method& method, size_t index) {
+  const Tensor& t = method.output(index).to_tensor();
+  std::vector<int64_t> sizes(t.sizes().begin(), t.sizes().end());
+  return at::from_blob(t.data(), sizes, at::TensorOptions().dtype(static_cast<at::ScalarType>(t.scalar_type())))
+      .clone();
+}
+
+at::Tensor run(const Program& program, const std::vector<at::Tensor>& inputs,
+               const MethodOptions& options = {}) {
+  auto method = Method::load(program, "forward", options);
+  EXPECT_TRUE(method.ok()) << method.error().message();
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    Status status = (*method)->set_input(i, view_of(inputs[i]));
+    EXPECT_TRUE(status.ok()) << status.error().message();
+  }
+  Status status = (*method)->execute();
+  EXPECT_TRUE(status.ok()) << status.error().message();
+  return output_of(**method, 0);
+}
+
+TEST(MethodCorpus, AddProgramsMatchAten) {
+  for (const char* file : {"upstream/pte/add.pte", "upstream/pte/add_apple_tests.pte"}) {
+    at::Tensor a = at::randn({1}), b = at::randn({1});
+    EXPECT_TRUE(test::tensors_close(run(load(file), {a, b}), at::add(a, b))) << file;
+  }
+}
+
+TEST(MethodCorpus, InlineConstantsComputeThreeXPlusTwo) {
+  // ModuleLinear: y = a * x + b with a = 3, b = 2 stored inline.
+  at::Tensor x = at::randn({2, 2});
+  EXPECT_TRUE(test::tensors_close(run(load("upstream/pte/module_linear_inline_constants.pte"), {x}),
+                                  x * 3 + 2, 1e-6, 1e-6));
+}
+
+TEST(MethodCorpus, SoftmaxMatchesAten) {
+  at::Tensor x = at::randn({2, 4096}) * 4;
+  EXPECT_TRUE(test::tensors_close(run(load("upstream/pte/softmax.pte"), {x}), at::_softmax(x, 1, false),
+                                  1e-5, 1e-7));
+}
+
+TEST(MethodCorpus, MaxPoolMatchesAtenAndReturnsOnlyValues) {
+  Program program = load("upstream/pte/maxpool2d.pte");
+  at::Tensor x = at::randn({1, 64, 112, 112});
+  auto method = Method::load(program, "forward");
+  ASSERT_TRUE(method.ok()) << method.error().message();
+  EXPECT_EQ((*method)->output_count(), 1u);
+  ASSERT_TRUE((*method)->set_input(0, view_of(x)).ok());
+  ASSERT_TRUE((*method)->execute().ok());
+  // kernel 3, stride 2, padding 1 as stored in the program's values.
+  EXPECT_TRUE(test::tensors_close(output_of(**method, 0), at::max_pool2d(x, {3, 3}, {2, 2}, {1, 1})));
+}
+
+TEST(MethodCorpus, ExternalConstantsNeedTheirPtd) {
+  Program program = load("upstream/ptd/add_mul_external.pte");
+  auto without = Method::load(program, "forward");
+  ASSERT_FALSE(without.ok());
+  EXPECT_NE(std::string(without.error().message()).find("external constant 'a' is not in any data file"),
+            std::string::npos);
+  auto data = FlatTensor::load_file(test::corpus("upstream/ptd/add_mul_external.ptd"));
+  ASSERT_TRUE(data.ok());
+  MethodOptions options;
+  options.data_files.push_back(&*data);
+  // [[1, 2], [3, 4]] -> [[5, 8], [11, 14]] per the corpus README.
+  at::Tensor x = at::tensor({1.f, 2.f, 3.f, 4.f}).view({2, 2});
+  EXPECT_TRUE(test::tensors_close(run(program, {x}, options),
+                                  at::tensor({5.f, 8.f, 11.f, 14.f}).view({2, 2})));
+}
+
+TEST(MethodCorpus, CustomOpProgramsListEveryMissingKernel) {
+  auto method = Method::load(load("upstream/pte/keyword_spotting_cortex_m.pte"), "forward");
+  ASSERT_FALSE(method.ok());
+  EXPECT_EQ(method.error().code(), ErrorCode::kMissingKernel);
+  const std::string message = method.error().message();
+  EXPECT_NE(message.find("no kernel for 7 operators"), std::string::npos) << message;
+  for (const char* op : {"cortex_m::quantize_per_tensor.out", "cortex_m::quantized_depthwise_conv2d.out",
+                         "cortex_m::quantized_conv2d.out", "cortex_m::pad.out",
+                         "cortex_m::quantized_avg_pool2d.out", "cortex_m::quantized_linear.out",
+                         "cortex_m::dequantize_per_tensor.out"}) {
+    EXPECT_NE(message.find(op), std::string::npos) << op;
+  }
+  auto cadence = Method::load(load("upstream/pte/cadence_conv2d_quantized.pte"), "forward");
+  ASSERT_FALSE(cadence.ok());
+  EXPECT_NE(std::string(cadence.error().message()).find("cadence::quantized_conv2d_nchw.per_tensor_out"),
+            std::string::npos);
+}
+
+TEST(MethodCorpus, QnnMethodsNeedTheBackendConstantMethodsRun) {
+  Program program = load("upstream/pte/stories260k_qnn_multimethod.pte");
+  size_t constant_methods = 0, unavailable = 0;
+  for (const char* name : {"kv_forward", "prefill_forward"}) {
+    auto method = Method::load(program, name);
+    ASSERT_FALSE(method.ok()) << name;
+    EXPECT_EQ(method.error().code(), ErrorCode::kMissingBackend);
+    EXPECT_NE(std::string(method.error().message()).find("backend QnnBackend is not available"),
+              std::string::npos);
+    ++unavailable;
+  }
+  for (const MethodSummary& summary : summarize(program).methods) {
+    if (summary.instruction_count != 0) continue;
+    auto method = Method::load(program, summary.name);
+    ASSERT_TRUE(method.ok()) << summary.name << ": " << method.error().message();
+    ASSERT_TRUE((*method)->execute().ok());
+    EXPECT_GE((*method)->output_count(), 1u);
+    ++constant_methods;
+  }
+  EXPECT_EQ(unavailable, 2u);
+  EXPECT_EQ(constant_methods, 27u);
+}
+
+}  // namespace
+}  // namespace etkit

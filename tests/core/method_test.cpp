@@ -1,0 +1,267 @@
+// Method load checks, inputs and dynamic shapes, caller-supplied memory,
+// tracer events, and the promise that execute() never allocates.
+
+#include "etkit/core/method.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "etkit/core/event_tracer.h"
+#include "support/corpus.h"
+#include "support/program_builder.h"
+
+// Counts heap allocations made while `g_counting` is set. The replaced
+// global new/delete pair uses malloc/free consistently; GCC cannot see the
+// replacement and warns about a mismatch that does not exist.
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+static std::atomic<bool> g_counting{false};
+static std::atomic<size_t> g_allocations{0};
+void* operator new(size_t size) {
+  if (g_counting) ++g_allocations;
+  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, size_t) noexcept { std::free(p); }
+
+namespace etkit {
+namespace {
+
+using test::ProgramBuilder;
+
+// forward(x, y) = add(x, y) on planned f32[2, 2] tensors.
+ProgramBuilder add_program(bool dynamic = false) {
+  ProgramBuilder b;
+  const std::vector<int32_t> sizes = dynamic ? std::vector<int32_t>{4, 4} : std::vector<int32_t>{2, 2};
+  const int64_t bytes = dynamic ? 64 : 16;
+  const int32_t x = b.tensor(sizes, 0, dynamic);
+  const int32_t y = b.tensor(sizes, bytes, dynamic);
+  const int32_t alpha = b.integer(1);
+  const int32_t out = b.tensor(sizes, 2 * bytes, dynamic);
+  b.kernel_call("aten::add", "out", {x, y, alpha, out, out});
+  b.inputs({x, y});
+  b.outputs({out});
+  b.arena(3 * bytes);
+  return b;
+}
+
+Tensor f32(std::vector<float>& data, std::vector<int64_t> sizes) {
+  return *Tensor::make(ScalarType::kFloat, Span<const int64_t>(sizes.data(), sizes.size()), {},
+                       data.data(), data.size() * sizeof(float));
+}
+
+TEST(Method, RunsABuiltProgram) {
+  auto program = add_program().load();
+  ASSERT_TRUE(program.ok()) << program.error().message();
+  auto method = Method::load(*program, "forward");
+  ASSERT_TRUE(method.ok()) << method.error().message();
+  std::vector<float> x = {1, 2, 3, 4}, y = {10, 20, 30, 40};
+  ASSERT_TRUE((*method)->set_input(0, f32(x, {2, 2})).ok());
+  ASSERT_TRUE((*method)->set_input(1, f32(y, {2, 2})).ok());
+  ASSERT_TRUE((*method)->execute().ok());
+  const Tensor& out = (*method)->output(0).to_tensor();
+  EXPECT_EQ(std::vector<float>(out.data_as<float>(), out.data_as<float>() + 4),
+            (std::vector<float>{11, 22, 33, 44}));
+}
+
+TEST(Method, MissingMethodListsTheAvailableOnes) {
+  auto program = add_program().load();
+  auto method = Method::load(*program, "backward");
+  ASSERT_FALSE(method.ok());
+  EXPECT_STREQ(method.error().message(), "built.pte: no method 'backward' (methods: forward)");
+}
+
+TEST(Method, WrongArgumentTypeIsRejectedAtLoad) {
+  ProgramBuilder b;
+  const int32_t x = b.tensor({2}, 0), y = b.tensor({2}, 8), out = b.tensor({2}, 16);
+  b.kernel_call("aten::add", "out", {x, y, y, out, out});  // alpha is a tensor
+  b.inputs({x, y});
+  b.outputs({out});
+  auto method = Method::load(*b.load(), "forward");
+  ASSERT_FALSE(method.ok());
+  EXPECT_STREQ(method.error().message(),
+               "built.pte: method 'forward': chain 0 instruction 0 (aten::add.out): argument 2 "
+               "is tensor, expected scalar");
+}
+
+TEST(Method, WrongArgumentCountIsRejectedAtLoad) {
+  ProgramBuilder b;
+  const int32_t x = b.tensor({2}, 0), out = b.tensor({2}, 8);
+  b.kernel_call("aten::relu", "out", {x, out});
+  b.inputs({x});
+  b.outputs({out});
+  auto method = Method::load(*b.load(), "forward");
+  ASSERT_FALSE(method.ok());
+  EXPECT_NE(std::string(method.error().message()).find("2 arguments, the kernel takes 3"),
+            std::string::npos);
+}
+
+TEST(Method, ReadingAValueNothingWroteIsRejectedAtLoad) {
+  ProgramBuilder b;
+  const int32_t x = b.tensor({2}, 0);
+  const int32_t ghost = b.tensor({2}, -1);  // no memory, not an input
+  const int32_t alpha = b.integer(1);
+  const int32_t out = b.tensor({2}, 8);
+  b.kernel_call("aten::add", "out", {x, ghost, alpha, out, out});
+  b.inputs({x});
+  b.outputs({out});
+  auto method = Method::load(*b.load(), "forward");
+  ASSERT_FALSE(method.ok());
+  EXPECT_STREQ(method.error().message(),
+               "built.pte: method 'forward': chain 0 instruction 0 (aten::add.out): argument 1 "
+               "reads value 1, which has no memory and is not written by any earlier "
+               "instruction");
+}
+
+TEST(Method, UnknownOperatorsAreAllListed) {
+  ProgramBuilder b;
+  const int32_t x = b.tensor({2}, 0), out = b.tensor({2}, 8);
+  b.kernel_call("my::first", "out", {x, out, out});
+  b.kernel_call("my::second", "", {x, out, out});
+  b.inputs({x});
+  b.outputs({out});
+  auto method = Method::load(*b.load(), "forward");
+  ASSERT_FALSE(method.ok());
+  EXPECT_STREQ(method.error().message(),
+               "built.pte: method 'forward': no kernel for 2 operators: my::first.out, my::second");
+}
+
+TEST(Method, DynamicInputsResizeWithinTheirBound) {
+  auto program = add_program(/*dynamic=*/true).load();
+  auto method = Method::load(*program, "forward");
+  ASSERT_TRUE(method.ok()) << method.error().message();
+  std::vector<float> x(6, 1.5f), y(6, 2.0f);
+  ASSERT_TRUE((*method)->set_input(0, f32(x, {2, 3})).ok());
+  ASSERT_TRUE((*method)->set_input(1, f32(y, {2, 3})).ok());
+  ASSERT_TRUE((*method)->execute().ok());
+  const Tensor& out = (*method)->output(0).to_tensor();
+  EXPECT_EQ(out.dim(), 2);
+  EXPECT_EQ(out.size(0), 2);
+  EXPECT_EQ(out.size(1), 3);
+  EXPECT_EQ(out.data_as<float>()[5], 3.5f);
+  std::vector<float> big(20, 0.f);
+  Status too_big = (*method)->set_input(0, f32(big, {5, 4}));
+  ASSERT_FALSE(too_big.ok());
+  EXPECT_STREQ(too_big.error().message(),
+               "method 'forward': input 0: resize to 20 elements needs 80 bytes, more than the "
+               "64 planned for it (its upper bound)");
+}
+
+TEST(Method, StaticInputsRejectOtherShapesAndDtypes) {
+  auto program = add_program().load();
+  auto method = Method::load(*program, "forward");
+  std::vector<float> wrong(6, 0.f);
+  EXPECT_FALSE((*method)->set_input(0, f32(wrong, {2, 3})).ok());
+  std::vector<int32_t> ints(4, 1);
+  std::vector<int64_t> sizes = {2, 2};
+  auto int_tensor = Tensor::make(ScalarType::kInt, Span<const int64_t>(sizes.data(), 2), {},
+                                 ints.data(), 16);
+  Status status = (*method)->set_input(0, *int_tensor);
+  ASSERT_FALSE(status.ok());
+  EXPECT_STREQ(status.error().message(), "method 'forward': input 0 must be float32, got int32");
+}
+
+TEST(Method, UsesCallerSuppliedArenas) {
+  auto program = add_program().load();
+  alignas(64) static uint8_t arena[48];
+  MethodOptions options;
+  options.arenas = {Span<uint8_t>(), Span<uint8_t>(arena, sizeof(arena))};
+  auto method = Method::load(*program, "forward", options);
+  ASSERT_TRUE(method.ok()) << method.error().message();
+  const void* out = (*method)->output(0).to_tensor().data();
+  EXPECT_EQ(out, arena + 32);  // planned offset of the output
+  alignas(64) static uint8_t small[16];
+  options.arenas[1] = Span<uint8_t>(small, sizeof(small));
+  auto too_small = Method::load(*program, "forward", options);
+  ASSERT_FALSE(too_small.ok());
+  EXPECT_NE(std::string(too_small.error().message()).find("caller arena 1 has 16 bytes, the plan needs 48"),
+            std::string::npos);
+}
+
+// Records what the runtime reports, in order.
+class RecordingTracer : public EventTracer {
+ public:
+  std::vector<std::string> events;
+  void create_event_block(const char* name) override { events.push_back(std::string("block ") + name); }
+  EventTracerEntry start_profiling(const char* name, int32_t chain, int32_t instruction) override {
+    EventTracerEntry entry;
+    entry.name = name;
+    entry.chain_id = chain;
+    entry.instruction_id = instruction;
+    return entry;
+  }
+  void end_profiling(EventTracerEntry e) override {
+    events.push_back(std::string(e.name) + " " + std::to_string(e.chain_id) + " " +
+                     std::to_string(e.instruction_id));
+  }
+  EventTracerEntry start_profiling_delegate(const char*, int32_t) override { return {}; }
+  void end_profiling_delegate(EventTracerEntry, ByteSpan) override {}
+  void log_profiling_delegate(const char*, int32_t, uint64_t, uint64_t, ByteSpan) override {}
+  int32_t track_allocator(const char* name) override {
+    events.push_back(std::string("allocator ") + name);
+    return 0;
+  }
+  void track_allocation(int32_t, uint64_t size) override {
+    events.push_back("allocation " + std::to_string(size));
+  }
+  bool wants_values(LoggedValueKind) const override { return true; }
+  void log_value(const Value& value, LoggedValueKind kind, int32_t, int32_t instruction,
+                 const char* name) override {
+    events.push_back(std::string(kind == LoggedValueKind::kProgramOutput ? "output " : "value ") +
+                     name + " " + std::to_string(instruction) + " " + to_string(value.tag()));
+  }
+  void set_bundled_input_index(int32_t) override {}
+};
+
+TEST(Method, TracerSeesEveryStepNamedAsUpstream) {
+  auto program = add_program().load();
+  RecordingTracer tracer;
+  MethodOptions options;
+  options.tracer = &tracer;
+  auto method = Method::load(*program, "forward", options);
+  ASSERT_TRUE(method.ok());
+  std::vector<float> x(4, 1.f), y(4, 2.f);
+  ASSERT_TRUE((*method)->set_input(0, f32(x, {2, 2})).ok());
+  ASSERT_TRUE((*method)->set_input(1, f32(y, {2, 2})).ok());
+  ASSERT_TRUE((*method)->execute().ok());
+  // Events are recorded when they end, so inner ones come first, as in
+  // upstream's tutorial trace (native_call before its OPERATOR_CALL).
+  EXPECT_EQ(tracer.events, (std::vector<std::string>{
+                               "allocator planned_memory", "allocation 48",
+                               "Method::init -1 0", "Program::load_method -1 0", "block Execute",
+                               "native_call_add.out 0 0", "OPERATOR_CALL 0 0",
+                               "value aten::add.out 0 tensor", "Method::execute 0 -1",
+                               "output output -1 tensor"}));
+}
+
+TEST(Method, ExecuteAllocatesNothing) {
+  for (const char* file : {"upstream/pte/maxpool2d.pte", "upstream/pte/softmax.pte",
+                           "upstream/pte/module_linear_inline_constants.pte"}) {
+    auto program = Program::load_file(test::corpus(file));
+    ASSERT_TRUE(program.ok());
+    auto method = Method::load(*program, "forward");
+    ASSERT_TRUE(method.ok()) << method.error().message();
+    std::vector<std::vector<float>> buffers;
+    for (size_t i = 0; i < (*method)->input_count(); ++i) {
+      const Tensor& spec = (*method)->input(i).to_tensor();
+      buffers.emplace_back(size_t(spec.numel()), 0.5f);
+      auto view = Tensor::make(spec.scalar_type(), spec.sizes(), spec.dim_order(),
+                               buffers.back().data(), spec.nbytes());
+      ASSERT_TRUE((*method)->set_input(i, *view).ok());
+    }
+    g_allocations = 0;
+    g_counting = true;
+    Status status = (*method)->execute();
+    g_counting = false;
+    ASSERT_TRUE(status.ok()) << status.error().message();
+    EXPECT_EQ(g_allocations.load(), 0u) << file;
+  }
+}
+
+}  // namespace
+}  // namespace etkit

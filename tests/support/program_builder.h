@@ -1,0 +1,52 @@
+#pragma once
+// Builds small single-method programs at test time, to exercise load
+// checks, tracing and memory behaviour with exactly the defect or feature
+// a test needs.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "etkit/core/program.h"
+
+namespace etkit::test {
+
+class ProgramBuilder {
+ public:
+  /// A float32 tensor value planned in arena 1 at `offset` (or unplanned
+  /// when offset < 0); `dynamic` marks it DYNAMIC_BOUND.
+  int32_t tensor(std::vector<int32_t> sizes, int64_t offset, bool dynamic = false);
+  int32_t integer(int64_t value);
+  int32_t none();
+  int32_t tensor_list(std::vector<int32_t> items);
+  /// Adds an instruction calling "name.overload" with `args`.
+  void kernel_call(const std::string& name, const std::string& overload, std::vector<int32_t> args);
+  void inputs(std::vector<int32_t> values) { inputs_ = std::move(values); }
+  void outputs(std::vector<int32_t> values) { outputs_ = std::move(values); }
+  void arena(int64_t bytes) { arena_ = bytes; }
+
+  std::vector<uint8_t> build() const;
+  /// Builds and loads (the bytes are copied into a FileData).
+  Result<Program> load() const;
+
+ private:
+  struct ValueSpec {
+    enum Kind { kTensor, kInt, kNone, kTensorList } kind;
+    std::vector<int32_t> sizes;
+    int64_t offset = -1;
+    bool dynamic = false;
+    int64_t int_value = 0;
+    std::vector<int32_t> items;
+  };
+  struct Call {
+    int32_t op;
+    std::vector<int32_t> args;
+  };
+  std::vector<ValueSpec> values_;
+  std::vector<std::pair<std::string, std::string>> operators_;
+  std::vector<Call> calls_;
+  std::vector<int32_t> inputs_, outputs_;
+  int64_t arena_ = 1024;
+};
+
+}  // namespace etkit::test
