@@ -3,6 +3,7 @@
 // sized to the kernel scratch, so no call allocates.
 
 #include <algorithm>
+#include <cstring>
 
 #include "elementwise.h"
 #include "gemm.h"
@@ -54,6 +55,77 @@ void fill_bias(const ConvShape& s, const Tensor* bias, T* out) {
     }
 }
 
+// col[(c, kh, kw)][p] for output rows [row0, row0 + nrows): the input tap
+// under each output pixel, zero in the padding. Row segments are copied
+// whole; only the padded edges are handled per element.
+template <typename T>
+void im2col_rows(const ConvShape& s, const T* in_g, int64_t channels, int64_t row0, int64_t nrows,
+                 T* col) {
+  const int64_t np = nrows * s.out_w;
+  for (int64_t c = 0; c < channels; ++c)
+    for (int64_t kh = 0; kh < s.k_h; ++kh)
+      for (int64_t kw = 0; kw < s.k_w; ++kw) {
+        T* dst = col + ((c * s.k_h + kh) * s.k_w + kw) * np;
+        // Output columns whose input column is inside the image.
+        const int64_t shift = kw * s.dil_w - s.pad_w;
+        int64_t lo = shift >= 0 ? 0 : (-shift + s.stride_w - 1) / s.stride_w;
+        int64_t hi = (s.in_w - 1 - shift) < 0 ? 0 : (s.in_w - 1 - shift) / s.stride_w + 1;
+        lo = std::min(lo, s.out_w);
+        hi = std::max(lo, std::min(hi, s.out_w));
+        for (int64_t r = 0; r < nrows; ++r, dst += s.out_w) {
+          const int64_t ih = (row0 + r) * s.stride_h - s.pad_h + kh * s.dil_h;
+          if (ih < 0 || ih >= s.in_h) {
+            std::fill(dst, dst + s.out_w, T(0));
+            continue;
+          }
+          const T* src = in_g + c * s.is[1] + ih * s.is[2] + shift * s.is[3];
+          std::fill(dst, dst + lo, T(0));
+          const int64_t step = s.stride_w * s.is[3];
+          if (step == 1) {
+            std::memcpy(dst + lo, src + lo, sizeof(T) * size_t(hi - lo));
+          } else {
+            for (int64_t ow = lo; ow < hi; ++ow) dst[ow] = src[ow * step];
+          }
+          std::fill(dst + hi, dst + s.out_w, T(0));
+        }
+      }
+}
+
+// Depthwise (one input channel per group): a direct stencil, since a GEMM
+// with one row and k_h*k_w columns is all overhead.
+template <typename T>
+void conv_depthwise(const ConvShape& s, const T* in, const T* weight, const int64_t* ws, T* out) {
+  const int64_t multiplier = s.out_c / s.groups;
+  for (int64_t n = 0; n < s.n; ++n)
+    for (int64_t oc = 0; oc < s.out_c; ++oc) {
+      const int64_t ic = oc / multiplier;
+      const T* plane = in + n * s.is[0] + ic * s.is[1];
+      T* dst_plane = out + n * s.os[0] + oc * s.os[1];
+      for (int64_t kh = 0; kh < s.k_h; ++kh)
+        for (int64_t kw = 0; kw < s.k_w; ++kw) {
+          const T w = weight[oc * ws[0] + kh * ws[2] + kw * ws[3]];
+          const int64_t shift = kw * s.dil_w - s.pad_w;
+          int64_t lo = shift >= 0 ? 0 : (-shift + s.stride_w - 1) / s.stride_w;
+          int64_t hi = (s.in_w - 1 - shift) < 0 ? 0 : (s.in_w - 1 - shift) / s.stride_w + 1;
+          lo = std::min(lo, s.out_w);
+          hi = std::max(lo, std::min(hi, s.out_w));
+          for (int64_t oh = 0; oh < s.out_h; ++oh) {
+            const int64_t ih = oh * s.stride_h - s.pad_h + kh * s.dil_h;
+            if (ih < 0 || ih >= s.in_h) continue;
+            const T* src = plane + ih * s.is[2] + shift * s.is[3];
+            T* dst = dst_plane + oh * s.os[2];
+            const int64_t step = s.stride_w * s.is[3];
+            const int64_t ostep = s.os[3];
+            if (step == 1 && ostep == 1) {
+              for (int64_t ow = lo; ow < hi; ++ow) dst[ow] += w * src[ow];
+            } else {
+              for (int64_t ow = lo; ow < hi; ++ow) dst[ow * ostep] += w * src[ow * step];
+            }
+          }
+        }
+    }
+}
+
 template <typename T>
 void conv_forward(const ConvShape& s, const T* in, const T* weight, const int64_t* ws, T* out,
                   Span<uint8_t> scratch) {
@@ -64,7 +136,10 @@ void conv_forward(const ConvShape& s, const T* in, const T* weight, const int64_
   Span<uint8_t> gemm_scratch(scratch.data(), gemm_bytes);
   T* col = reinterpret_cast<T*>(scratch.data() + gemm_bytes);
   const int64_t col_capacity = static_cast<int64_t>((scratch.size() - gemm_bytes) / sizeof(T));
-  const int64_t tile = std::max<int64_t>(1, std::min(pixels, col_capacity / std::max<int64_t>(k, 1)));
+  // Tiles are whole output rows so im2col copies contiguous row segments.
+  const int64_t rows = std::max<int64_t>(
+      1, std::min(s.out_h, col_capacity / std::max<int64_t>(k * s.out_w, 1)));
+  const int64_t tile = rows * s.out_w;
   const bool pointwise = s.k_h == 1 && s.k_w == 1 && s.stride_h == 1 && s.stride_w == 1 &&
                          s.pad_h == 0 && s.pad_w == 0 &&
                          (s.in_h == 1 || s.is[2] == s.in_w * s.is[3]);
@@ -85,20 +160,7 @@ void conv_forward(const ConvShape& s, const T* in, const T* weight, const int64_
       // default layout, so pass it through a general row view.
       for (int64_t p0 = 0; p0 < pixels; p0 += tile) {
         const int64_t np = std::min(tile, pixels - p0);
-        // col[(c, kh, kw)][p] = input at the tap, or 0 in the padding.
-        for (int64_t c = 0; c < ic_g; ++c)
-          for (int64_t kh = 0; kh < s.k_h; ++kh)
-            for (int64_t kw = 0; kw < s.k_w; ++kw) {
-              T* row = col + ((c * s.k_h + kh) * s.k_w + kw) * np;
-              for (int64_t p = 0; p < np; ++p) {
-                const int64_t oh = (p0 + p) / s.out_w, ow = (p0 + p) % s.out_w;
-                const int64_t ih = oh * s.stride_h - s.pad_h + kh * s.dil_h;
-                const int64_t iw = ow * s.stride_w - s.pad_w + kw * s.dil_w;
-                row[p] = (ih < 0 || ih >= s.in_h || iw < 0 || iw >= s.in_w)
-                             ? T(0)
-                             : in_g[c * s.is[1] + ih * s.is[2] + iw * s.is[3]];
-              }
-            }
+        im2col_rows(s, in_g, ic_g, p0 / s.out_w, np / s.out_w, col);
         MatrixView<const T> x{col, k, np, np, 1};
         MatrixView<T> y{out_g + p0 * s.os[3], oc_g, np, s.os[1], s.os[3]};
         if (ws[1] == s.k_h * s.k_w && ws[2] == s.k_w && ws[3] == 1) {
@@ -235,6 +297,9 @@ Status convolution_out(KernelContext& context, Span<Value*> args) {
     if (transposed) {
       conv_transposed<T>(s, input.data_as<const T>(), weight.data_as<const T>(), ws,
                          out.data_as<T>());
+    } else if (s.groups > 1 && s.in_c == s.groups) {
+      conv_depthwise<T>(s, input.data_as<const T>(), weight.data_as<const T>(), ws,
+                        out.data_as<T>());
     } else {
       conv_forward<T>(s, input.data_as<const T>(), weight.data_as<const T>(), ws,
                       out.data_as<T>(), context.scratch);

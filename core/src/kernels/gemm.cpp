@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "fast_math.h"
+
 namespace etkit::kernels {
 namespace {
 
@@ -55,9 +57,6 @@ void pack_b(const MatrixView<const T>& b, int64_t p0, int64_t kc, int64_t j0, in
 // The register tile: acc = sum_p a[p][0..MR) (x) b[p][0..NR), then
 // C[0..mr)[0..nr) += alpha * acc. Built for AVX2+FMA when the CPU has it.
 template <typename T>
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
-__attribute__((target_clones("avx2", "default")))
-#endif
 void micro_kernel(int64_t kc, const T* __restrict a, const T* __restrict b, T* c,
                   int64_t row_stride, int64_t col_stride, int64_t mr, int64_t nr, T alpha) {
   T acc[kMR][kNR] = {};
@@ -76,6 +75,60 @@ void micro_kernel(int64_t kc, const T* __restrict a, const T* __restrict b, T* c
     } else {
       for (int64_t j = 0; j < nr; ++j) row[j * col_stride] += alpha * acc[r][j];
     }
+  }
+}
+
+// float32 register tile: 6 rows x 16 columns = 12 eight-lane accumulators.
+// The AVX2+FMA variant gets 256-bit registers and fused multiply-adds (this
+// file is built with -ffp-contract=fast).
+__attribute__((always_inline)) inline void micro_kernel_f32_body(int64_t kc, const float* __restrict a, const float* __restrict b, float* c,
+                      int64_t row_stride, int64_t col_stride, int64_t mr, int64_t nr, float alpha) {
+  static_assert(kMR == 6 && kNR == 16, "the float tile is written for 6 x 16");
+  Float8 acc[6][2] = {};
+  for (int64_t p = 0; p < kc; ++p) {
+    const Float8 b0 = load8(b), b1 = load8(b + 8);
+#pragma GCC unroll 6
+    for (int r = 0; r < 6; ++r) {
+      const Float8 av = splat(a[r]);
+      acc[r][0] += av * b0;
+      acc[r][1] += av * b1;
+    }
+    a += kMR;
+    b += kNR;
+  }
+  if (mr == kMR && nr == kNR && col_stride == 1) {
+#pragma GCC unroll 6
+    for (int r = 0; r < 6; ++r) {
+      float* row = c + r * row_stride;
+      store8(row, load8(row) + acc[r][0] * alpha);
+      store8(row + 8, load8(row + 8) + acc[r][1] * alpha);
+    }
+    return;
+  }
+  for (int64_t r = 0; r < mr; ++r) {
+    for (int64_t j = 0; j < nr; ++j) {
+      c[r * row_stride + j * col_stride] += alpha * acc[r][j / 8][j % 8];
+    }
+  }
+}
+
+ETKIT_AVX2_FMA void micro_kernel_f32_avx2(int64_t kc, const float* a, const float* b, float* c,
+                                          int64_t rs, int64_t cs, int64_t mr, int64_t nr,
+                                          float alpha) {
+  micro_kernel_f32_body(kc, a, b, c, rs, cs, mr, nr, alpha);
+}
+void micro_kernel_f32_baseline(int64_t kc, const float* a, const float* b, float* c, int64_t rs,
+                               int64_t cs, int64_t mr, int64_t nr, float alpha) {
+  micro_kernel_f32_body(kc, a, b, c, rs, cs, mr, nr, alpha);
+}
+
+template <>
+void micro_kernel<float>(int64_t kc, const float* __restrict a, const float* __restrict b, float* c,
+                         int64_t row_stride, int64_t col_stride, int64_t mr, int64_t nr, float alpha) {
+  if (cpu_has_avx2_fma()) {
+    micro_kernel_f32_avx2(kc, a, b, c, row_stride, col_stride, mr, nr, alpha);
+  } else {
+    micro_kernel_f32_baseline(kc, a, b, c, row_stride, col_stride, mr, nr, alpha);
   }
 }
 

@@ -3,6 +3,7 @@
 // compare against libtorch (the oracle) on identical inputs.
 
 #include <ATen/ATen.h>
+#include <gtest/gtest.h>
 
 #include <cstdint>
 #include <deque>

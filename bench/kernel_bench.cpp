@@ -1,0 +1,127 @@
+// etkit kernels vs libtorch (single thread) on the same inputs, in one run.
+// Prints median milliseconds per call and the ratio etkit / libtorch.
+//
+//   kernel_bench [--quick]
+
+#include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "kernels/op_runner.h"
+
+namespace {
+
+double median_ms(const std::function<void()>& call, int repeats) {
+  call();  // warm caches and lazy initialisation
+  std::vector<double> times;
+  for (int i = 0; i < repeats; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    call();
+    times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  }
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+int repeats_for(double estimate_ms) {
+  return std::max(5, std::min(200, int(300.0 / std::max(estimate_ms, 0.01))));
+}
+
+void report(const std::string& op, const std::string& shape, etkit::test::OpRunner& runner,
+            const std::function<void()>& reference) {
+  std::string error = runner.run();
+  if (!error.empty()) {
+    std::printf("%-12s %-34s error: %s\n", op.c_str(), shape.c_str(), error.c_str());
+    return;
+  }
+  const double rough = median_ms([&] { (void)runner.run(); }, 3);
+  const int repeats = repeats_for(rough);
+  const double ours = median_ms([&] { (void)runner.run(); }, repeats);
+  const double theirs = median_ms(reference, repeats);
+  std::printf("%-12s %-34s %10.4f %10.4f %7.2f\n", op.c_str(), shape.c_str(), ours, theirs, ours / theirs);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  at::set_num_threads(1);
+  std::printf("%-12s %-34s %10s %10s %7s\n", "op", "shape", "etkit ms", "torch ms", "ratio");
+  using etkit::test::OpRunner;
+
+  for (auto [m, k, n] : std::vector<std::array<int64_t, 3>>{{256, 256, 256}, {512, 512, 512}, {128, 768, 3072}, {1, 1280, 1000}}) {
+    if (quick && m > 256) continue;
+    at::Tensor a = at::randn({m, k}), b = at::randn({k, n}), out = at::empty({m, n});
+    OpRunner runner("aten::mm.out");
+    runner.tensor(a).tensor(b).out(at::kFloat, {m, n}).returned();
+    report("mm", std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n), runner,
+           [&] { at::mm_out(out, a, b); });
+  }
+  {
+    // Linear layers as the edge dialect lowers them: addmm(bias, x, w^T).
+    for (auto [m, k, n] : std::vector<std::array<int64_t, 3>>{{64, 768, 768}, {1, 1280, 1000}, {64, 128, 512}}) {
+      at::Tensor x = at::randn({m, k}), wt = at::randn({k, n}), bias = at::randn({n}), out = at::empty({m, n});
+      OpRunner runner("aten::addmm.out");
+      runner.tensor(bias).tensor(x).tensor(wt).integer(1).integer(1).out(at::kFloat, {m, n}).returned();
+      report("addmm", std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n), runner,
+             [&] { at::addmm_out(out, bias, x, wt); });
+    }
+  }
+  for (auto [batch, m, k, n] : std::vector<std::array<int64_t, 4>>{{8, 64, 32, 64}, {4, 64, 64, 32}, {12, 128, 64, 128}}) {
+    at::Tensor a = at::randn({batch, m, k}), b = at::randn({batch, k, n}), out = at::empty({batch, m, n});
+    OpRunner runner("aten::bmm.out");
+    runner.tensor(a).tensor(b).out(at::kFloat, {batch, m, n}).returned();
+    report("bmm", std::to_string(batch) + "x" + std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n),
+           runner, [&] { at::bmm_out(out, a, b); });
+  }
+  struct Conv {
+    const char* name;
+    std::vector<int64_t> input, weight;
+    int64_t stride, padding, groups;
+  };
+  const std::vector<Conv> convs = {
+      {"resnet stem", {1, 3, 224, 224}, {64, 3, 7, 7}, 2, 3, 1},
+      {"resnet 3x3", {1, 64, 56, 56}, {64, 64, 3, 3}, 1, 1, 1},
+      {"resnet 3x3/2", {1, 128, 28, 28}, {256, 128, 3, 3}, 2, 1, 1},
+      {"mbv2 1x1", {1, 32, 112, 112}, {16, 32, 1, 1}, 1, 0, 1},
+      {"mbv2 dw3x3", {1, 96, 112, 112}, {96, 1, 3, 3}, 2, 1, 96},
+      {"mbv2 1x1 exp", {1, 24, 56, 56}, {144, 24, 1, 1}, 1, 0, 1},
+      {"tutorial", {1, 1, 28, 28}, {16, 1, 3, 3}, 1, 1, 1},
+  };
+  for (const Conv& c : convs) {
+    if (quick && c.input[2] > 56) continue;
+    at::Tensor x = at::randn(c.input), w = at::randn(c.weight), bias = at::randn({c.weight[0]});
+    at::Tensor reference = at::convolution(x, w, bias, {c.stride, c.stride}, {c.padding, c.padding}, {1, 1},
+                                           false, {0, 0}, c.groups);
+    OpRunner runner("aten::convolution.out");
+    runner.tensor(x).tensor(w).tensor(bias).ints({c.stride, c.stride}).ints({c.padding, c.padding})
+        .ints({1, 1}).boolean(false).ints({0, 0}).integer(c.groups).out(at::kFloat, reference.sizes()).returned();
+    report("conv2d", c.name, runner, [&] {
+      (void)at::convolution(x, w, bias, {c.stride, c.stride}, {c.padding, c.padding}, {1, 1}, false, {0, 0},
+                            c.groups);
+    });
+  }
+  for (const std::vector<int64_t>& shape : std::vector<std::vector<int64_t>>{{2, 4096}, {12, 64, 64}, {1, 1000}}) {
+    at::Tensor x = at::randn(shape), out = at::empty(shape);
+    OpRunner runner("aten::_softmax.out");
+    runner.tensor(x).integer(-1).boolean(false).out(at::kFloat, shape).returned();
+    report("softmax", std::to_string(at::IntArrayRef(shape).vec().size()) + "-D " + std::to_string(x.numel()),
+           runner, [&] { at::_softmax_out(out, x, -1, false); });
+  }
+  for (const std::vector<int64_t>& shape : std::vector<std::vector<int64_t>>{{64, 768}, {64, 128}}) {
+    at::Tensor x = at::randn(shape), w = at::randn({shape[1]}), b = at::randn({shape[1]});
+    OpRunner runner("aten::native_layer_norm.out");
+    runner.tensor(x).ints({shape[1]}).tensor(w).tensor(b).real(1e-5).out(at::kFloat, shape)
+        .out(at::kFloat, {shape[0], 1}).out(at::kFloat, {shape[0], 1}).outs_as_list();
+    report("layer_norm", std::to_string(shape[0]) + "x" + std::to_string(shape[1]), runner,
+           [&] { (void)at::native_layer_norm(x, {shape[1]}, w, b, 1e-5); });
+  }
+  return 0;
+}
