@@ -212,7 +212,8 @@ Status Method::execute() {
   const bool log_intermediates =
       tracer != nullptr && tracer->wants_values(LoggedValueKind::kIntermediateOutput);
   {
-    ScopedEvent execute_event(tracer, "Method::execute", 0, -1);
+    // Chain -1, instruction 0: as upstream records it (corpus tutorial trace).
+    ScopedEvent execute_event(tracer, "Method::execute", -1, 0);
     for (auto& chain : state.chains) {
       const size_t count = chain.size();
       size_t pc = 0;

@@ -1,5 +1,7 @@
 #include "etkit/etdump/etdump_reader.h"
 
+#include <algorithm>
+
 #include "etdump_generated.h"
 #include "etkit/core/file_data.h"
 
@@ -135,6 +137,43 @@ Status check_events(const fb::ETDump& root) {
 }
 
 }  // namespace
+
+Result<Tensor> debug_tensor(const DebugTensorView& tensor, ByteSpan debug_buffer) {
+  if (tensor.sizes.size() > static_cast<size_t>(kMaxRank) ||
+      tensor.strides.size() != tensor.sizes.size()) {
+    return Error::make(ErrorCode::kMalformed, "logged tensor has %zu sizes and %zu strides",
+                       tensor.sizes.size(), tensor.strides.size());
+  }
+  if (!is_valid(tensor.scalar_type)) {
+    return Error::make(ErrorCode::kMalformed, "logged tensor has an invalid scalar type");
+  }
+  // Dim order: dims by decreasing stride, which is how the strides arose.
+  const size_t rank = tensor.sizes.size();
+  uint8_t order[kMaxRank];
+  for (size_t d = 0; d < rank; ++d) order[d] = static_cast<uint8_t>(d);
+  std::stable_sort(order, order + rank, [&](uint8_t a, uint8_t b) {
+    return tensor.strides[a] > tensor.strides[b];
+  });
+  ETKIT_ASSIGN_OR_RETURN(Tensor view, Tensor::make(tensor.scalar_type,
+                                                   Span<const int64_t>(tensor.sizes.data(), rank),
+                                                   Span<const uint8_t>(order, rank), nullptr, 0));
+  for (size_t d = 0; d < rank; ++d) {
+    if (view.stride(static_cast<int>(d)) != tensor.strides[d]) {
+      return Error::make(ErrorCode::kUnsupported,
+                         "logged tensor strides are not a dense layout of its sizes");
+    }
+  }
+  const uint64_t nbytes = view.nbytes();
+  if (tensor.offset < 0 || !debug_buffer.contains(static_cast<uint64_t>(tensor.offset), nbytes)) {
+    return Error::make(ErrorCode::kOutOfRange,
+                       "logged tensor at debug buffer offset %lld + %llu bytes lies outside "
+                       "the %zu-byte buffer",
+                       static_cast<long long>(tensor.offset),
+                       static_cast<unsigned long long>(nbytes), debug_buffer.size);
+  }
+  view.set_data(const_cast<uint8_t*>(debug_buffer.data) + tensor.offset, nbytes);
+  return view;
+}
 
 const char* to_string(EventKind kind) {
   switch (kind) {

@@ -235,7 +235,7 @@ TEST(Method, TracerSeesEveryStepNamedAsUpstream) {
                                "allocator planned_memory", "allocation 48",
                                "Method::init -1 0", "Program::load_method -1 0", "block Execute",
                                "native_call_add.out 0 0", "OPERATOR_CALL 0 0",
-                               "value aten::add.out 0 tensor", "Method::execute 0 -1",
+                               "value aten::add.out 0 tensor", "Method::execute -1 0",
                                "output output -1 tensor"}));
 }
 

@@ -12,6 +12,7 @@
 #include "etkit/core/byte_span.h"
 #include "etkit/core/result.h"
 #include "etkit/core/scalar_type.h"
+#include "etkit/core/tensor.h"
 
 namespace etdump {
 struct ETDump;
@@ -87,6 +88,11 @@ struct RunBlockStats {
   uint64_t first_start = 0;  ///< Smallest profile start time.
   uint64_t last_end = 0;     ///< Largest profile end time.
 };
+
+/// A view of a logged tensor's data in the debug buffer. Fails (naming
+/// the offset and sizes) when the data lies outside the buffer or the
+/// shape is invalid, as happens with a mismatched or truncated buffer.
+Result<Tensor> debug_tensor(const DebugTensorView& tensor, ByteSpan debug_buffer);
 
 class RunBlock {
  public:
