@@ -235,9 +235,10 @@ Status Method::execute() {
               status = instruction.kernel(context, instruction.args);
             }
             if (!status.ok()) {
-              return status.error().with_context("method '%s': chain %d instruction %d (%s)",
+              // Kernel errors already start with their operator's name.
+              return status.error().with_context("method '%s': chain %d instruction %d",
                                                  state.name.c_str(), instruction.chain,
-                                                 instruction.index, instruction.op_name);
+                                                 instruction.index);
             }
             if (log_intermediates) {
               // Like upstream: the last argument is the returned value.

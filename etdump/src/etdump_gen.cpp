@@ -1,6 +1,10 @@
 #include "etkit/etdump/etdump_gen.h"
 
 #include <chrono>
+#if defined(__x86_64__)
+#include <cpuid.h>
+#include <x86intrin.h>
+#endif
 #include <cstring>
 
 #include "etdump_gen_state.h"
@@ -12,6 +16,32 @@ namespace {
 constexpr size_t kInternSlots = 4096;      // power of two
 constexpr size_t kAllocatorCapacity = 1024;
 constexpr size_t kDebugAlignment = 64;     // as upstream aligns logged tensors
+
+#if defined(__x86_64__)
+uint64_t tsc_now(void*) { return __rdtsc(); }
+
+// The time stamp counter is a cheap clock (~10 ns to read vs ~27 ns for
+// clock_gettime on this kind of VM) when it is invariant: constant rate,
+// running in every power state (CPUID 0x80000007, EDX bit 8).
+bool has_invariant_tsc() {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (__get_cpuid_max(0x80000000, nullptr) < 0x80000007) return false;
+  __cpuid(0x80000007, eax, ebx, ecx, edx);
+  return (edx >> 8) & 1u;
+}
+
+// Nanoseconds per TSC tick, measured against the monotonic clock over 5 ms.
+double calibrate_tsc() {
+  using clock = std::chrono::steady_clock;
+  const auto t0 = clock::now();
+  const uint64_t c0 = __rdtsc();
+  while (clock::now() - t0 < std::chrono::milliseconds(5)) {
+  }
+  const auto t1 = clock::now();
+  const uint64_t c1 = __rdtsc();
+  return std::chrono::duration<double, std::nano>(t1 - t0).count() / double(c1 - c0);
+}
+#endif
 
 uint64_t monotonic_now(void*) {
   return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -47,10 +77,23 @@ TickSource monotonic_ns_clock() {
   return clock;
 }
 
+TickSource default_clock() {
+#if defined(__x86_64__)
+  static const double ns_per_tick = has_invariant_tsc() ? calibrate_tsc() : 0.0;
+  if (ns_per_tick > 0) {
+    TickSource clock;
+    clock.now = &tsc_now;
+    clock.ns_per_tick = ns_per_tick;
+    return clock;
+  }
+#endif
+  return monotonic_ns_clock();
+}
+
 ETDumpGen::ETDumpGen(ETDumpGenOptions options)
     : options_(std::move(options)), state_(std::make_unique<State>()) {
-  if (options_.clock.now == nullptr) options_.clock = monotonic_ns_clock();
-  state_->records.reserve(options_.event_capacity);
+  if (options_.clock.now == nullptr) options_.clock = default_clock();
+  state_->records.resize(options_.event_capacity);
   state_->blocks.reserve(options_.block_capacity);
   state_->tensors.reserve(options_.event_capacity / 2 + 16);
   state_->pool.resize(options_.string_pool_bytes);
@@ -62,7 +105,7 @@ ETDumpGen::ETDumpGen(ETDumpGenOptions options)
 ETDumpGen::~ETDumpGen() = default;
 
 void ETDumpGen::reserve_events(size_t capacity) {
-  state_->records.reserve(capacity);
+  if (capacity > state_->records.size()) state_->records.resize(capacity);
   state_->tensors.reserve(capacity / 2 + 16);
   options_.event_capacity = capacity;
 }
@@ -106,7 +149,7 @@ void ETDumpGen::create_event_block(const char* name) {
   }
   BlockRecord block;
   block.name = intern(s, name);
-  block.first_event = s.records.size();
+  block.first_event = s.record_count;
   s.blocks.push_back(block);
 }
 
@@ -125,14 +168,15 @@ ETDumpGen::Record* append(ETDumpGen& gen, ETDumpGen::State& s) {
     ++s.dropped_events;
     return nullptr;
   }
-  if (s.records.size() == s.records.capacity()) {
+  if (s.record_count == s.records.size()) {
     ++s.dropped_events;
     ++block->dropped_events;
     return nullptr;
   }
-  s.records.emplace_back();
+  ETDumpGen::Record* record = &s.records[s.record_count++];
+  *record = ETDumpGen::Record();
   ++block->event_count;
-  return &s.records.back();
+  return record;
 }
 
 }  // namespace
@@ -325,7 +369,7 @@ void ETDumpGen::set_bundled_input_index(int32_t index) {
 ETDumpGenStats ETDumpGen::stats() const {
   ETDumpGenStats stats;
   stats.blocks = state_->blocks.size();
-  stats.events = state_->records.size();
+  stats.events = state_->record_count;
   stats.dropped_events = state_->dropped_events;
   stats.dropped_blocks = state_->dropped_blocks;
   stats.dropped_values = state_->dropped_values;

@@ -63,9 +63,13 @@ struct AllocatorRecord {
 };
 
 struct ETDumpGen::State {
+  // Sized (not just reserved) at construction so its pages are committed
+  // before any run: first-touch page faults would otherwise land inside
+  // the timed region. `record_count` of them are in use.
   std::vector<Record> records;
+  size_t record_count = 0;
   std::vector<BlockRecord> blocks;
-  std::vector<TensorRecord> tensors;
+  std::vector<TensorRecord> tensors;  // reserved; used for logged values only
   std::vector<AllocatorRecord> allocators;
   std::vector<char> pool;
   size_t pool_used = 0;

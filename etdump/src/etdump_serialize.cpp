@@ -53,7 +53,7 @@ flatbuffers::Offset<fb::Value> value_of(flatbuffers::FlatBufferBuilder& b, const
 }
 
 flatbuffers::Offset<fb::Event> event_of(flatbuffers::FlatBufferBuilder& b, const ETDumpGen::State& s,
-                                        const ETDumpGen::Record& r) {
+                                        const ETDumpGen::Record& r, double ns_per_tick) {
   switch (r.kind) {
     case RecordKind::kProfile: {
       auto name = string_of(b, s, r.name);
@@ -63,8 +63,12 @@ flatbuffers::Offset<fb::Event> event_of(flatbuffers::FlatBufferBuilder& b, const
         metadata = b.CreateVector(reinterpret_cast<const uint8_t*>(s.pool.data() + r.metadata.offset),
                                   r.metadata.length);
       }
+      // Ticks become nanoseconds here, so every trace has one unit.
+      const auto to_ns = [ns_per_tick](uint64_t ticks) {
+        return ns_per_tick == 1.0 ? ticks : static_cast<uint64_t>(double(ticks) * ns_per_tick);
+      };
       auto event = fb::CreateProfileEvent(b, name, r.chain, r.instruction, r.delegate_int,
-                                          delegate_str, metadata, r.start, r.end);
+                                          delegate_str, metadata, to_ns(r.start), to_ns(r.end));
       return fb::CreateEvent(b, event);
     }
     case RecordKind::kAllocation:
@@ -90,7 +94,7 @@ Result<std::vector<uint8_t>> ETDumpGen::serialize() const {
     const BlockRecord& block = s.blocks[index];
     std::vector<flatbuffers::Offset<fb::Event>> events;
     for (size_t e = 0; e < block.event_count; ++e) {
-      events.push_back(event_of(b, s, s.records[block.first_event + e]));
+      events.push_back(event_of(b, s, s.records[block.first_event + e], options_.clock.ns_per_tick));
     }
     if (block.dropped_events > 0) {
       // The format has no field for it; a named debug event carries the count.

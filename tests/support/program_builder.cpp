@@ -6,8 +6,11 @@
 namespace etkit::test {
 namespace fb = executorch_flatbuffer;
 
-int32_t ProgramBuilder::tensor(std::vector<int32_t> sizes, int64_t offset, bool dynamic) {
-  values_.push_back({ValueSpec::kTensor, std::move(sizes), offset, dynamic, 0, {}});
+int32_t ProgramBuilder::tensor(std::vector<int32_t> sizes, int64_t offset, bool dynamic,
+                               ScalarType dtype) {
+  ValueSpec v{ValueSpec::kTensor, std::move(sizes), offset, dynamic, 0, {}};
+  v.dtype = dtype;
+  values_.push_back(v);
   return int32_t(values_.size() - 1);
 }
 int32_t ProgramBuilder::integer(int64_t value) {
@@ -20,6 +23,29 @@ int32_t ProgramBuilder::none() {
 }
 int32_t ProgramBuilder::tensor_list(std::vector<int32_t> items) {
   values_.push_back({ValueSpec::kTensorList, {}, -1, false, 0, std::move(items)});
+  return int32_t(values_.size() - 1);
+}
+
+int32_t ProgramBuilder::int_list(const std::vector<int64_t>& items) {
+  std::vector<int32_t> boxed;
+  for (int64_t item : items) boxed.push_back(integer(item));
+  values_.push_back({ValueSpec::kIntList, {}, -1, false, 0, boxed});
+  return int32_t(values_.size() - 1);
+}
+int32_t ProgramBuilder::real(double value) {
+  ValueSpec v{ValueSpec::kDouble, {}, -1, false, 0, {}};
+  v.double_value = value;
+  values_.push_back(v);
+  return int32_t(values_.size() - 1);
+}
+int32_t ProgramBuilder::boolean(bool value) {
+  values_.push_back({ValueSpec::kBool, {}, -1, false, value ? 1 : 0, {}});
+  return int32_t(values_.size() - 1);
+}
+int32_t ProgramBuilder::string(const std::string& value) {
+  ValueSpec v{ValueSpec::kString, {}, -1, false, 0, {}};
+  v.text = value;
+  values_.push_back(v);
   return int32_t(values_.size() - 1);
 }
 
@@ -48,7 +74,7 @@ std::vector<uint8_t> ProgramBuilder::build() const {
         if (v.offset >= 0) {
           alloc = fb::CreateAllocationDetails(b, 1, uint32_t(v.offset), uint32_t(v.offset >> 32));
         }
-        auto t = fb::CreateTensor(b, fb::ScalarType::FLOAT, 0, b.CreateVector(v.sizes),
+        auto t = fb::CreateTensor(b, static_cast<fb::ScalarType>(v.dtype), 0, b.CreateVector(v.sizes),
                                   b.CreateVector(order), false, 0, alloc, 0,
                                   v.dynamic ? fb::TensorShapeDynamism::DYNAMIC_BOUND
                                             : fb::TensorShapeDynamism::STATIC);
@@ -60,6 +86,24 @@ std::vector<uint8_t> ProgramBuilder::build() const {
         break;
       case ValueSpec::kNone:
         values.push_back(fb::CreateEValue(b, fb::KernelTypes::Null, fb::CreateNull(b).Union()));
+        break;
+      case ValueSpec::kIntList:
+        values.push_back(fb::CreateEValue(b, fb::KernelTypes::IntList,
+                                          fb::CreateIntList(b, b.CreateVector(std::vector<int64_t>(
+                                                                   v.items.begin(), v.items.end())))
+                                              .Union()));
+        break;
+      case ValueSpec::kDouble:
+        values.push_back(fb::CreateEValue(b, fb::KernelTypes::Double,
+                                          fb::CreateDouble(b, v.double_value).Union()));
+        break;
+      case ValueSpec::kBool:
+        values.push_back(fb::CreateEValue(b, fb::KernelTypes::Bool,
+                                          fb::CreateBool(b, v.int_value != 0).Union()));
+        break;
+      case ValueSpec::kString:
+        values.push_back(fb::CreateEValue(b, fb::KernelTypes::String,
+                                          fb::CreateString(b, b.CreateString(v.text)).Union()));
         break;
       case ValueSpec::kTensorList:
         values.push_back(fb::CreateEValue(b, fb::KernelTypes::TensorList,

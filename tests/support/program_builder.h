@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "etkit/core/program.h"
+#include "etkit/core/scalar_type.h"
 
 namespace etkit::test {
 
@@ -15,10 +16,16 @@ class ProgramBuilder {
  public:
   /// A float32 tensor value planned in arena 1 at `offset` (or unplanned
   /// when offset < 0); `dynamic` marks it DYNAMIC_BOUND.
-  int32_t tensor(std::vector<int32_t> sizes, int64_t offset, bool dynamic = false);
+  int32_t tensor(std::vector<int32_t> sizes, int64_t offset, bool dynamic = false,
+                 ScalarType dtype = ScalarType::kFloat);
   int32_t integer(int64_t value);
   int32_t none();
   int32_t tensor_list(std::vector<int32_t> items);
+  /// An IntList (its items become Int values, boxed as upstream does).
+  int32_t int_list(const std::vector<int64_t>& items);
+  int32_t real(double value);
+  int32_t boolean(bool value);
+  int32_t string(const std::string& value);
   /// Adds an instruction calling "name.overload" with `args`.
   void kernel_call(const std::string& name, const std::string& overload, std::vector<int32_t> args);
   void inputs(std::vector<int32_t> values) { inputs_ = std::move(values); }
@@ -31,12 +38,15 @@ class ProgramBuilder {
 
  private:
   struct ValueSpec {
-    enum Kind { kTensor, kInt, kNone, kTensorList } kind;
+    enum Kind { kTensor, kInt, kNone, kTensorList, kIntList, kDouble, kBool, kString } kind;
     std::vector<int32_t> sizes;
     int64_t offset = -1;
     bool dynamic = false;
     int64_t int_value = 0;
     std::vector<int32_t> items;
+    double double_value = 0;
+    std::string text;
+    ScalarType dtype = ScalarType::kFloat;
   };
   struct Call {
     int32_t op;

@@ -33,22 +33,26 @@ enum class DebugLevel {
 Result<DebugLevel> parse_debug_level(const std::string& text);
 
 /// A clock: returns ticks; `ns_per_tick` converts them to nanoseconds.
-/// The default reads a monotonic clock in nanoseconds (ratio 1). Device
-/// integrations plug in a cycle counter and its period.
+/// Traces always store nanoseconds: ticks are converted when the trace is
+/// written. Device integrations plug in a cycle counter and its period.
 struct TickSource {
   uint64_t (*now)(void* context) = nullptr;
   void* context = nullptr;
   double ns_per_tick = 1.0;
 };
 
-/// The default monotonic nanosecond clock.
+/// A monotonic nanosecond clock (clock_gettime; ratio 1).
 TickSource monotonic_ns_clock();
+/// The default: the invariant time stamp counter, calibrated against the
+/// monotonic clock once per process, where the CPU has one; otherwise
+/// monotonic_ns_clock().
+TickSource default_clock();
 
 struct ETDumpGenOptions {
   size_t event_capacity = 1 << 16;     ///< events recorded before dropping
   size_t block_capacity = 1 << 12;     ///< run blocks before dropping
   size_t string_pool_bytes = 1 << 20;  ///< interned event names, delegate ids
-  TickSource clock = monotonic_ns_clock();
+  TickSource clock = default_clock();
   DebugLevel debug_level = DebugLevel::kNone;
   /// Only intermediate outputs of operators whose name contains this text
   /// are recorded ("*" wildcards allowed); empty records all.
@@ -97,7 +101,8 @@ class ETDumpGen final : public EventTracer {
                  int32_t instruction_id, const char* name) override;
   void set_bundled_input_index(int32_t index) override;
 
-  /// Current time from the configured clock (for backends' post-hoc events).
+  /// Current time in clock ticks (for backends' post-hoc events, which
+  /// pass ticks to log_profiling_delegate).
   uint64_t now() const { return options_.clock.now(options_.clock.context); }
 
   ETDumpGenStats stats() const;
