@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <set>
 #include <tuple>
@@ -402,6 +403,59 @@ TEST(ETDumpGen, DebugBufferTooSmallDropsValuesAndReaderSaysWhy) {
   auto view = debug_tensor(event.debug.tensors[0], ByteSpan{buffer.data(), buffer.size()});
   ASSERT_FALSE(view.ok());
   EXPECT_NE(std::string(view.error().message()).find("lies outside the 8-byte buffer"), std::string::npos);
+}
+
+TEST(ETDumpGen, EveryRunnableCorpusProgramTracesValidly) {
+  for (const char* file : {"upstream/pte/add.pte", "upstream/pte/add_apple_tests.pte",
+                           "upstream/pte/add_arduino.pte", "upstream/pte/module_linear_inline_constants.pte",
+                           "upstream/pte/softmax.pte", "upstream/pte/maxpool2d.pte"}) {
+    auto program = Program::load_file(test::corpus(file));
+    ASSERT_TRUE(program.ok());
+    std::vector<uint8_t> buffer(16 << 20);
+    ETDumpGenOptions gen_options;
+    gen_options.debug_level = DebugLevel::kIntermediateOutputs;
+    gen_options.debug_buffer = Span<uint8_t>(buffer.data(), buffer.size());
+    ETDumpGen gen(gen_options);
+    MethodOptions options;
+    options.tracer = &gen;
+    auto method = Method::load(*program, "forward", options);
+    ASSERT_TRUE(method.ok()) << file;
+    std::vector<std::vector<float>> inputs;
+    for (size_t i = 0; i < (*method)->input_count(); ++i) {
+      const Tensor& spec = (*method)->input(i).to_tensor();
+      inputs.emplace_back(size_t(spec.numel()));
+      for (size_t k = 0; k < inputs.back().size(); ++k) inputs.back()[k] = float(k % 7) - 3.0f;
+      ASSERT_TRUE((*method)->set_input(i, *Tensor::make(spec.scalar_type(), spec.sizes(), spec.dim_order(),
+                                                         inputs.back().data(), spec.nbytes())).ok());
+    }
+    ASSERT_TRUE((*method)->execute().ok()) << file;
+    ETDump trace = reread(gen);
+    ASSERT_EQ(trace.block_count(), 2u) << file;
+    const ByteSpan debug{buffer.data(), gen.debug_buffer_used()};
+    RunBlock execute = trace.block(1);
+    const Tensor& output = (*method)->output(0).to_tensor();
+    const Tensor* last_intermediate = nullptr;
+    Tensor view;
+    size_t debug_events = 0;
+    for (size_t e = 0; e < execute.event_count(); ++e) {
+      EventView event = execute.event(e);
+      if (event.kind != EventKind::kDebug) continue;
+      ++debug_events;
+      for (const DebugTensorView& t : event.debug.tensors) {
+        auto resolved = debug_tensor(t, debug);
+        ASSERT_TRUE(resolved.ok()) << file << ": " << resolved.error().message();
+      }
+      if (!event.debug.is_output) {
+        view = *debug_tensor(event.debug.tensors.at(0), debug);
+        last_intermediate = &view;
+      }
+    }
+    EXPECT_EQ(debug_events, (*method)->instruction_count() + 1) << file;
+    // The last instruction's (first) result is the program output.
+    ASSERT_NE(last_intermediate, nullptr);
+    ASSERT_EQ(last_intermediate->nbytes(), output.nbytes());
+    EXPECT_EQ(std::memcmp(last_intermediate->data(), output.data(), output.nbytes()), 0) << file;
+  }
 }
 
 TEST(ETDumpGen, DebugLevelsParse) {
