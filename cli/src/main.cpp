@@ -13,6 +13,8 @@ int main(int argc, char** argv) {
   etkit::cli::CommandContext context;
   etkit::cli::register_info(app, context);
   etkit::cli::register_run(app, context);
+  etkit::cli::register_verify(app, context);
+  etkit::cli::register_bundle(app, context);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& help) {

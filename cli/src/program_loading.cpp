@@ -33,7 +33,7 @@ Result<std::unique_ptr<LoadedProgram>> load_program(const std::string& path,
   return loaded;
 }
 
-MethodOptions method_options(const LoadedProgram& loaded) {
+MethodOptions method_options_for(const LoadedProgram& loaded) {
   MethodOptions options;
   for (const FlatTensor& file : loaded.data_files) {
     options.data_files.push_back(&file);

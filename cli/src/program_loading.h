@@ -25,6 +25,6 @@ Result<std::unique_ptr<LoadedProgram>> load_program(const std::string& path,
                                                     const std::vector<std::string>& data);
 
 /// Method options pointing at the loaded data files.
-MethodOptions method_options(const LoadedProgram& loaded);
+MethodOptions method_options_for(const LoadedProgram& loaded);
 
 }  // namespace etkit::cli

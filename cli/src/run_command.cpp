@@ -16,6 +16,7 @@
 #include "etkit/core/program_summary.h"
 #include "printer.h"
 #include "program_loading.h"
+#include "etkit/core/tensor_access.h"
 #include "tensor_format.h"
 
 namespace etkit::cli {
@@ -203,7 +204,7 @@ int run(const RunOptions& options) {
   Tracing tracing;
   Status traced = setup_tracing(options, *(*loaded)->program, tracing);
   if (!traced.ok()) return fail(traced.error());
-  MethodOptions method_opts = method_options(**loaded);
+  MethodOptions method_opts = method_options_for(**loaded);
   method_opts.tracer = tracing.gen.get();
   auto method = Method::load(*(*loaded)->program, options.method, method_opts);
   if (!method.ok()) return fail(method.error());

@@ -12,8 +12,6 @@ namespace etkit::cli {
 std::string shape_text(const Tensor& tensor);
 /// The first `limit` elements in logical order, e.g. "[1, 2.5, nan, …]".
 std::string values_preview(const Tensor& tensor, size_t limit);
-/// Element `index` (logical order) as a double.
-double element_as_double(const Tensor& tensor, int64_t index);
 /// Prints a value: kind, dtype, sizes and a preview of its elements.
 void print_value(Printer& out, const Value& value, size_t preview);
 

@@ -1,0 +1,198 @@
+#include "etkit/bundled/verify.h"
+
+#include <chrono>
+#include <cmath>
+
+#include "etkit/bundled/bundled_inputs.h"
+#include "etkit/core/event_tracer.h"
+#include "etkit/core/tensor_access.h"
+
+namespace etkit::bundled {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+std::string shape_text(const std::vector<int64_t>& shape) {
+  std::string text = "[";
+  for (size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
+  return text + "]";
+}
+
+OutputReport compare_scalar(size_t index, const Value& actual, const BundledValue& expected,
+                            const VerifyOptions& options) {
+  OutputReport report;
+  report.index = index;
+  report.numel = 1;
+  const bool kinds_match = (expected.kind == BundledValue::Kind::kInt && actual.tag() == ValueTag::kInt) ||
+                           (expected.kind == BundledValue::Kind::kBool && actual.tag() == ValueTag::kBool) ||
+                           (expected.kind == BundledValue::Kind::kDouble && actual.is_scalar());
+  if (!kinds_match) {
+    report.passed = false;
+    report.structural_error = std::string("output is ") + to_string(actual.tag()) + ", expected " +
+                              to_string(expected.kind);
+    return report;
+  }
+  const double want = expected.kind == BundledValue::Kind::kInt    ? double(expected.int_value)
+                      : expected.kind == BundledValue::Kind::kBool ? double(expected.bool_value)
+                                                                   : expected.double_value;
+  const double got = actual.scalar_as_double();
+  const bool exact = expected.kind != BundledValue::Kind::kDouble;
+  const bool close = exact ? got == want : values_close(got, want, options.rtol, options.atol);
+  report.max_abs_error = std::fabs(got - want);
+  report.max_rel_error = want == 0 ? (got == 0 ? 0 : INFINITY) : report.max_abs_error / std::fabs(want);
+  if (!close) {
+    report.passed = false;
+    report.mismatched = 1;
+    report.first_mismatches.push_back({{}, want, got});
+  }
+  return report;
+}
+
+}  // namespace
+
+bool values_close(double actual, double expected, double rtol, double atol) {
+  if (std::isnan(actual) || std::isnan(expected)) return std::isnan(actual) && std::isnan(expected);
+  if (std::isinf(actual) || std::isinf(expected)) return actual == expected;
+  return std::fabs(actual - expected) <= atol + rtol * std::fabs(expected);
+}
+
+OutputReport compare_output(size_t index, const Value& actual, const BundledValue& expected,
+                            const VerifyOptions& options) {
+  if (expected.kind != BundledValue::Kind::kTensor) {
+    return compare_scalar(index, actual, expected, options);
+  }
+  OutputReport report;
+  report.index = index;
+  report.dtype = expected.scalar_type;
+  report.shape.assign(expected.sizes.begin(), expected.sizes.end());
+  if (!actual.is_tensor()) {
+    report.passed = false;
+    report.structural_error = std::string("output is ") + to_string(actual.tag()) + ", expected a tensor";
+    return report;
+  }
+  const Tensor& tensor = actual.to_tensor();
+  if (tensor.scalar_type() != expected.scalar_type) {
+    report.passed = false;
+    report.structural_error = std::string("dtype ") + to_string(tensor.scalar_type()) +
+                              " differs from the expected " + to_string(expected.scalar_type);
+    return report;
+  }
+  const std::vector<int64_t> shape(tensor.sizes().begin(), tensor.sizes().end());
+  if (shape != report.shape) {
+    report.passed = false;
+    report.structural_error = "shape " + shape_text(shape) + " differs from the expected " +
+                              shape_text(report.shape);
+    return report;
+  }
+  auto expected_view = tensor_view(expected);
+  if (!expected_view.ok()) {
+    report.passed = false;
+    report.structural_error = expected_view.error().message();
+    return report;
+  }
+  report.numel = tensor.numel();
+  // Floating types compare with tolerances; everything else exactly.
+  const bool floating = expected.scalar_type == ScalarType::kFloat ||
+                        expected.scalar_type == ScalarType::kDouble ||
+                        expected.scalar_type == ScalarType::kHalf ||
+                        expected.scalar_type == ScalarType::kBFloat16;
+  const double rtol = floating ? options.rtol : 0, atol = floating ? options.atol : 0;
+  int64_t max_abs_at = -1, max_rel_at = -1;
+  for (int64_t i = 0; i < report.numel; ++i) {
+    const double got = element_as_double(tensor, i);
+    const double want = element_as_double(*expected_view, i);
+    const bool close = values_close(got, want, rtol, atol);
+    double abs_error = (std::isnan(got) && std::isnan(want)) || got == want ? 0 : std::fabs(got - want);
+    if (std::isnan(abs_error)) abs_error = INFINITY;  // NaN against a number
+    const double rel_error = abs_error == 0 ? 0 : (want == 0 ? INFINITY : abs_error / std::fabs(want));
+    if (abs_error > report.max_abs_error || max_abs_at < 0) {
+      report.max_abs_error = abs_error;
+      max_abs_at = i;
+    }
+    if (rel_error > report.max_rel_error || max_rel_at < 0) {
+      report.max_rel_error = rel_error;
+      max_rel_at = i;
+    }
+    if (!close) {
+      ++report.mismatched;
+      if (report.first_mismatches.size() < options.mismatches_listed) {
+        report.first_mismatches.push_back({unravel_index(i, tensor.sizes()), want, got});
+      }
+    }
+  }
+  if (max_abs_at >= 0) report.max_abs_position = unravel_index(max_abs_at, tensor.sizes());
+  if (max_rel_at >= 0) report.max_rel_position = unravel_index(max_rel_at, tensor.sizes());
+  report.passed = report.mismatched == 0;
+  return report;
+}
+
+Result<VerifyReport> verify(const BundledProgram& bundle, const Program& program,
+                            const MethodOptions& method_options, const VerifyOptions& options) {
+  VerifyReport report;
+  report.rtol = options.rtol;
+  report.atol = options.atol;
+  size_t total = 0;
+  bool method_found = options.method.empty();
+  for (const MethodTestSuite& suite : bundle.suites()) {
+    if (!options.method.empty() && suite.method_name != options.method) continue;
+    method_found = true;
+    if (options.case_index >= 0 && size_t(options.case_index) >= suite.cases.size()) {
+      return Error::make(ErrorCode::kInvalidArgument, "%s: method '%s' has %zu test cases, no case %lld",
+                         bundle.name().c_str(), suite.method_name.c_str(), suite.cases.size(),
+                         static_cast<long long>(options.case_index));
+    }
+    total += options.case_index >= 0 ? 1 : suite.cases.size();
+  }
+  if (!method_found) {
+    return Error::make(ErrorCode::kNotFound, "%s: no test suite for method '%s'", bundle.name().c_str(),
+                       options.method.c_str());
+  }
+  EventTracer* tracer = method_options.tracer;
+  for (const MethodTestSuite& suite : bundle.suites()) {
+    if (!options.method.empty() && suite.method_name != options.method) continue;
+    const auto load_start = Clock::now();
+    auto method = Method::load(program, suite.method_name, method_options);
+    report.load_seconds += seconds_since(load_start);
+    if (!method.ok()) return method.error();
+    for (size_t c = 0; c < suite.cases.size(); ++c) {
+      if (options.case_index >= 0 && size_t(options.case_index) != c) continue;
+      const TestCase& test_case = suite.cases[c];
+      const auto start = Clock::now();
+      Status inputs = set_inputs(**method, test_case);
+      if (!inputs.ok()) {
+        return inputs.error().with_context("%s: method '%s' case %zu", bundle.name().c_str(),
+                                           suite.method_name.c_str(), c);
+      }
+      Status run = (*method)->execute();
+      if (tracer != nullptr) tracer->set_bundled_input_index(static_cast<int32_t>(c));
+      if (!run.ok()) {
+        return run.error().with_context("%s: case %zu", bundle.name().c_str(), c);
+      }
+      CaseReport case_report;
+      case_report.method = suite.method_name;
+      case_report.case_index = c;
+      if (test_case.expected_outputs.size() != (*method)->output_count()) {
+        return Error::make(ErrorCode::kInvalidArgument,
+                           "%s: method '%s' case %zu expects %zu outputs, the method has %zu",
+                           bundle.name().c_str(), suite.method_name.c_str(), c,
+                           test_case.expected_outputs.size(), (*method)->output_count());
+      }
+      for (size_t o = 0; o < test_case.expected_outputs.size(); ++o) {
+        case_report.outputs.push_back(
+            compare_output(o, (*method)->output(o), test_case.expected_outputs[o], options));
+        case_report.passed &= case_report.outputs.back().passed;
+      }
+      case_report.seconds = seconds_since(start);
+      (case_report.passed ? report.passed : report.failed) += 1;
+      report.cases.push_back(std::move(case_report));
+      if (options.progress) options.progress(report.cases.size(), total);
+    }
+  }
+  return report;
+}
+
+}  // namespace etkit::bundled

@@ -1,0 +1,169 @@
+#include "verify_report.h"
+
+#include <cmath>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+namespace etkit::cli {
+namespace {
+
+std::string number(double v) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.6g", v);
+  return text;
+}
+
+std::string position(const std::vector<int64_t>& p) {
+  std::string text = "[";
+  for (size_t i = 0; i < p.size(); ++i) text += (i ? ", " : "") + std::to_string(p[i]);
+  return text + "]";
+}
+
+std::string signature(const bundled::OutputReport& o) {
+  return std::string(to_string(o.dtype)) + position(o.shape);
+}
+
+std::string xml_escape(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default:
+        // XML 1.0 forbids most control characters even when escaped.
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') out += ' ';
+        else out += c;
+    }
+  }
+  return out;
+}
+
+nlohmann::ordered_json finite_or_null(double v) {
+  return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(nullptr);
+}
+
+}  // namespace
+
+std::string describe_output(const bundled::OutputReport& o) {
+  std::string text = "output " + std::to_string(o.index) + " " + signature(o) + ": ";
+  if (!o.structural_error.empty()) return text + o.structural_error;
+  if (o.passed) {
+    return text + "max abs error " + number(o.max_abs_error) + ", max rel error " + number(o.max_rel_error);
+  }
+  const double share = o.numel ? 100.0 * double(o.mismatched) / double(o.numel) : 0;
+  text += std::to_string(o.mismatched) + " of " + std::to_string(o.numel) + " elements (" + number(share) +
+          "%) differ; max abs error " + number(o.max_abs_error) + " at " + position(o.max_abs_position) +
+          "; max rel error " + number(o.max_rel_error) + " at " + position(o.max_rel_position);
+  for (const bundled::Mismatch& m : o.first_mismatches) {
+    text += "\n    " + position(m.position) + ": expected " + number(m.expected) + ", actual " + number(m.actual);
+  }
+  return text;
+}
+
+void write_verify_text(std::ostream& out, const std::string& file, const bundled::VerifyReport& report,
+                       bool colour) {
+  const char* pass = colour ? "\033[32mPASS\033[0m" : "PASS";
+  const char* fail = colour ? "\033[1;31mFAIL\033[0m" : "FAIL";
+  for (const bundled::CaseReport& c : report.cases) {
+    double max_abs = 0, max_rel = 0;
+    for (const auto& o : c.outputs) {
+      max_abs = std::max(max_abs, o.max_abs_error);
+      max_rel = std::max(max_rel, o.max_rel_error);
+    }
+    out << file << ": " << c.method << " case " << c.case_index << ": " << (c.passed ? pass : fail)
+        << " (max abs error " << number(max_abs) << ", max rel error " << number(max_rel) << ")\n";
+    for (const auto& o : c.outputs) {
+      if (!o.passed) out << "  " << describe_output(o) << "\n";
+    }
+  }
+  const size_t total = report.passed + report.failed;
+  out << "summary: " << report.passed << " passed, " << report.failed << " failed of " << total
+      << " cases (rtol " << number(report.rtol) << ", atol " << number(report.atol) << ")\n";
+}
+
+void write_verify_json(std::ostream& out, const std::string& file, const bundled::VerifyReport& report) {
+  nlohmann::ordered_json root;
+  root["file"] = file;
+  root["rtol"] = report.rtol;
+  root["atol"] = report.atol;
+  root["summary"] = {{"cases", report.cases.size()}, {"passed", report.passed}, {"failed", report.failed},
+                     {"load_seconds", report.load_seconds}};
+  root["cases"] = nlohmann::ordered_json::array();
+  for (const bundled::CaseReport& c : report.cases) {
+    nlohmann::ordered_json item;
+    item["method"] = c.method;
+    item["case"] = c.case_index;
+    item["status"] = c.passed ? "pass" : "fail";
+    item["seconds"] = c.seconds;
+    item["outputs"] = nlohmann::ordered_json::array();
+    for (const auto& o : c.outputs) {
+      nlohmann::ordered_json output;
+      output["index"] = o.index;
+      output["status"] = o.passed ? "pass" : "fail";
+      output["dtype"] = to_string(o.dtype);
+      output["shape"] = o.shape;
+      if (!o.structural_error.empty()) output["error"] = o.structural_error;
+      output["mismatched"] = o.mismatched;
+      output["mismatch_share"] = o.numel ? double(o.mismatched) / double(o.numel) : 0.0;
+      output["max_abs_error"] = finite_or_null(o.max_abs_error);
+      output["max_abs_position"] = o.max_abs_position;
+      output["max_rel_error"] = finite_or_null(o.max_rel_error);
+      output["max_rel_position"] = o.max_rel_position;
+      output["mismatches"] = nlohmann::ordered_json::array();
+      for (const auto& m : o.first_mismatches) {
+        output["mismatches"].push_back(
+            {{"position", m.position}, {"expected", finite_or_null(m.expected)}, {"actual", finite_or_null(m.actual)}});
+      }
+      item["outputs"].push_back(output);
+    }
+    root["cases"].push_back(item);
+  }
+  out << root.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
+}
+
+void write_verify_junit(std::ostream& out, const std::string& file, const bundled::VerifyReport& report) {
+  double total_time = report.load_seconds;
+  for (const auto& c : report.cases) total_time += c.seconds;
+  out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out << "<testsuites name=\"etinspect verify\" tests=\"" << report.cases.size() << "\" failures=\""
+      << report.failed << "\" errors=\"0\" time=\"" << number(total_time) << "\">\n";
+  // One testsuite per method, in the order the cases ran.
+  size_t i = 0;
+  while (i < report.cases.size()) {
+    const std::string method = report.cases[i].method;
+    size_t end = i, failures = 0;
+    double time = 0;
+    while (end < report.cases.size() && report.cases[end].method == method) {
+      failures += !report.cases[end].passed;
+      time += report.cases[end].seconds;
+      ++end;
+    }
+    out << "  <testsuite name=\"" << xml_escape(file + ":" + method) << "\" tests=\"" << end - i
+        << "\" failures=\"" << failures << "\" errors=\"0\" time=\"" << number(time) << "\">\n";
+    for (; i < end; ++i) {
+      const auto& c = report.cases[i];
+      out << "    <testcase classname=\"" << xml_escape(file + "." + method) << "\" name=\"case "
+          << c.case_index << "\" time=\"" << number(c.seconds) << "\"";
+      if (c.passed) {
+        out << "/>\n";
+        continue;
+      }
+      std::string message, details;
+      for (const auto& o : c.outputs) {
+        if (o.passed) continue;
+        const std::string text = describe_output(o);
+        if (message.empty()) message = text.substr(0, text.find('\n'));
+        details += text + "\n";
+      }
+      out << ">\n      <failure type=\"mismatch\" message=\"" << xml_escape(message) << "\">"
+          << xml_escape(details) << "</failure>\n    </testcase>\n";
+    }
+    out << "  </testsuite>\n";
+  }
+  out << "</testsuites>\n";
+}
+
+}  // namespace etkit::cli

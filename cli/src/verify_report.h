@@ -1,0 +1,24 @@
+#pragma once
+// Renders a verification report as terminal text, JSON, or JUnit XML.
+
+#include <ostream>
+#include <string>
+
+#include "etkit/bundled/verify.h"
+
+namespace etkit::cli {
+
+/// One line per case (PASS/FAIL with its max errors), details for failing
+/// outputs, and a summary line. `colour` adds ANSI colours.
+void write_verify_text(std::ostream& out, const std::string& file, const bundled::VerifyReport& report,
+                       bool colour);
+/// {"file", "rtol", "atol", "summary", "cases": [...]}; see the README.
+void write_verify_json(std::ostream& out, const std::string& file, const bundled::VerifyReport& report);
+/// JUnit XML: a testsuite per method, a testcase per case, failures carry
+/// the text report of the failing outputs.
+void write_verify_junit(std::ostream& out, const std::string& file, const bundled::VerifyReport& report);
+
+/// "output 0 int32[2, 2]: 1 of 4 elements (25%) differ; …" for one output.
+std::string describe_output(const bundled::OutputReport& output);
+
+}  // namespace etkit::cli
