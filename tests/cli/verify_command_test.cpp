@@ -1,0 +1,175 @@
+// etinspect verify and bundle as CI uses them: exit codes, messages,
+// JUnit XML (checked by Python's XML parser), JSON, traces.
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <algorithm>
+#include <cstring>
+
+#include "etkit/bundled/bundled_writer.h"
+#include "etkit/etdump/etdump_reader.h"
+#include "etkit/inspector/npy.h"
+#include "support/corpus.h"
+#include "support/program_builder.h"
+
+namespace etkit {
+namespace {
+
+const std::string kBundle = test::corpus("upstream/bundled/add_mul_int.bpte");
+
+test::CommandResult etinspect(std::vector<std::string> args) {
+  args.insert(args.begin(), ETINSPECT_PATH);
+  return test::run_command(args);
+}
+
+TEST(VerifyCommand, UpstreamBundlePassesWithExitZero) {
+  auto result = etinspect({"verify", kBundle});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("summary: 10 passed, 0 failed of 10 cases (rtol 1e-05, atol 1e-08)"),
+            std::string::npos);
+}
+
+TEST(VerifyCommand, FailingCaseExitsOneWithJunitAndJson) {
+  auto bytes = test::read_file(kBundle);
+  // Change the first element of one case's expected output [2, 2, 2, 2]:
+  // the first such bytes outside the embedded program (whose constant b
+  // holds the same bytes). Inputs are all zeros.
+  const auto info = nlohmann::json::parse(etinspect({"info", "--json", kBundle}).out);
+  const size_t program_begin = info[0]["program"]["offset"], program_end = program_begin + size_t(info[0]["program"]["size"]);
+  const uint8_t pattern[16] = {2, 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0};
+  auto at = bytes.begin();
+  for (;; ++at) {
+    at = std::search(at, bytes.end(), pattern, pattern + 16);
+    ASSERT_NE(at, bytes.end());
+    const size_t offset = size_t(at - bytes.begin());
+    if (offset < program_begin || offset >= program_end) break;
+  }
+  *at = 9;
+  const std::string bad = test::write_temp("bad.bpte", bytes);
+  const std::string junit = bad + ".xml", json = bad + ".json";
+  auto result = etinspect({"verify", bad, "--junit", junit, "--json", json});
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_NE(result.out.find("FAIL"), std::string::npos);
+  EXPECT_NE(result.out.find("output 0 int32[2, 2]: 1 of 4 elements (25%) differ"), std::string::npos)
+      << result.out;
+  EXPECT_NE(result.out.find("[0, 0]: expected 9, actual 2"), std::string::npos) << result.out;
+  // Well-formed XML with the fields CI tools read, by an independent parser.
+  auto check = test::run_command(
+      {"/usr/bin/python3", "-c",
+       "import sys, xml.etree.ElementTree as E\n"
+       "root = E.parse(sys.argv[1]).getroot()\n"
+       "assert root.tag == 'testsuites' and root.get('tests') == '10' and root.get('failures') == '1'\n"
+       "suites = root.findall('testsuite'); assert len(suites) == 1\n"
+       "cases = suites[0].findall('testcase'); assert len(cases) == 10\n"
+       "failed = [c for c in cases if c.find('failure') is not None]; assert len(failed) == 1\n"
+       "assert 'differ' in failed[0].find('failure').get('message')\n"
+       "print('ok', failed[0].get('name'))\n",
+       junit});
+  EXPECT_EQ(check.exit_code, 0) << check.err;
+  EXPECT_EQ(check.out.rfind("ok case ", 0), 0u) << check.out;
+  const auto report = nlohmann::json::parse(test::read_file(json));
+  EXPECT_EQ(report["summary"]["failed"], 1);
+  size_t failures = 0;
+  for (const auto& c : report["cases"]) {
+    EXPECT_TRUE(c.contains("method") && c.contains("case") && c.contains("status"));
+    if (c["status"] == "fail") {
+      ++failures;
+      EXPECT_EQ(c["outputs"][0]["mismatched"], 1);
+      EXPECT_EQ(c["outputs"][0]["max_abs_error"], 7.0);
+      EXPECT_EQ(c["outputs"][0]["max_abs_position"], nlohmann::json::array({0, 0}));
+    }
+  }
+  EXPECT_EQ(failures, 1u);
+}
+
+TEST(VerifyCommand, UnreadableBundlesExitTwo) {
+  auto bytes = test::read_file(kBundle);
+  auto truncated = bytes;
+  truncated.resize(bytes.size() / 2);
+  const std::string cut = test::write_temp("cut.bpte", truncated);
+  auto result = etinspect({"verify", cut});
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_EQ(result.err.rfind("etinspect: error: " + cut + ": ", 0), 0u) << result.err;
+  bytes[5] = 'X';
+  const std::string wrong = test::write_temp("wrong.bpte", bytes);
+  result = etinspect({"verify", wrong});
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.err.find("not a program or bundled program"), std::string::npos) << result.err;
+  result = etinspect({"verify", kBundle, "--method", "backward"});
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_NE(result.err.find("no test suite for method 'backward'"), std::string::npos);
+}
+
+TEST(VerifyCommand, ThousandCasesLoadTheProgramOnceAndTraceEachCase) {
+  test::ProgramBuilder b;
+  const int32_t x = b.tensor({4}, 0), y = b.tensor({4}, 16), one = b.integer(1), out = b.tensor({4}, 32);
+  b.kernel_call("aten::add", "out", {x, y, one, out, out});
+  b.inputs({x, y});
+  b.outputs({out});
+  b.arena(48);
+  const auto program = b.build();
+  bundled::OwnedTestSuite suite{"forward", {}};
+  for (int c = 0; c < 1000; ++c) {
+    bundled::OwnedValue xv, yv, sum;
+    for (auto* v : {&xv, &yv, &sum}) {
+      v->sizes = {4};
+      v->data.resize(16);
+    }
+    for (int i = 0; i < 4; ++i) {
+      const float a = float(c), bb = float(i), s = a + bb;
+      std::memcpy(xv.data.data() + 4 * i, &a, 4);
+      std::memcpy(yv.data.data() + 4 * i, &bb, 4);
+      std::memcpy(sum.data.data() + 4 * i, &s, 4);
+    }
+    suite.cases.push_back({{xv, yv}, {sum}});
+  }
+  auto bytes = bundled::write_bundled_program(ByteSpan{program.data(), program.size()}, {suite});
+  ASSERT_TRUE(bytes.ok());
+  const std::string path = test::write_temp("thousand.bpte", *bytes);
+  const std::string trace_path = path + ".etdp";
+  auto result = etinspect({"verify", path, "--etdump", trace_path});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("summary: 1000 passed, 0 failed of 1000 cases"), std::string::npos);
+  auto trace = etdump::ETDump::load_file(trace_path);
+  ASSERT_TRUE(trace.ok()) << trace.error().message();
+  size_t loads = 0, executes = 0;
+  for (size_t blk = 0; blk < trace->block_count(); ++blk) {
+    etdump::RunBlock block = trace->block(blk);
+    if (block.name() == "Execute") {
+      EXPECT_EQ(block.bundled_input_index(), int32_t(executes));
+      ++executes;
+    }
+    for (size_t e = 0; e < block.event_count(); ++e) {
+      loads += block.event(e).profile.name == "Program::load_method";
+    }
+  }
+  EXPECT_EQ(loads, 1u);
+  EXPECT_EQ(executes, 1000u);
+}
+
+TEST(BundleCommand, NpyCasesBecomeABundleThatVerifies) {
+  const std::string program = test::corpus("upstream/pte/module_linear_inline_constants.pte");
+  // y = 3x + 2 (corpus README), so the expected output is hand-derived.
+  std::vector<float> x = {1, -2, 0.5f, 4}, y = {5, -4, 3.5f, 14};
+  std::vector<int64_t> sizes = {2, 2};
+  auto xt = Tensor::make(ScalarType::kFloat, Span<const int64_t>(sizes.data(), 2), {}, x.data(), 16);
+  auto yt = Tensor::make(ScalarType::kFloat, Span<const int64_t>(sizes.data(), 2), {}, y.data(), 16);
+  const std::string in = test::write_temp("in.npy", {}), expected = test::write_temp("out.npy", {});
+  ASSERT_TRUE(inspector::write_npy(in, *xt).ok());
+  ASSERT_TRUE(inspector::write_npy(expected, *yt).ok());
+  const std::string bundle = in + ".bpte";
+  auto made = etinspect({"bundle", program, "--case", in + "=" + expected, "--case", in + "=" + expected,
+                         "-o", bundle});
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  auto verified = etinspect({"verify", bundle});
+  EXPECT_EQ(verified.exit_code, 0) << verified.out << verified.err;
+  EXPECT_NE(verified.out.find("summary: 2 passed"), std::string::npos);
+  auto bad = etinspect({"bundle", program, "--case", in + "," + in + "=" + expected, "-o", bundle});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("case 0 has 2 inputs and 1 outputs; method 'forward' takes 1"), std::string::npos)
+      << bad.err;
+}
+
+}  // namespace
+}  // namespace etkit
