@@ -18,6 +18,7 @@
 #include "program_loading.h"
 #include "etkit/core/tensor_access.h"
 #include "tensor_format.h"
+#include "tracing_setup.h"
 
 namespace etkit::cli {
 namespace {
@@ -35,58 +36,8 @@ struct RunOptions {
   std::string output_dir;
   bool print_outputs = false;
   bool json = false;
-  std::string etdump;
-  std::string debug_level = "none";
-  std::string debug_buffer;
-  std::string debug_filter;
+  TracingOptions tracing;
 };
-
-// Tracing set up for a run: the generator and the file its tensor data
-// streams to.
-struct Tracing {
-  std::unique_ptr<etdump::ETDumpGen> gen;
-  std::FILE* debug_file = nullptr;
-  ~Tracing() {
-    if (debug_file != nullptr) std::fclose(debug_file);
-  }
-};
-
-Status setup_tracing(const RunOptions& options, const Program& program, Tracing& tracing) {
-  if (options.etdump.empty()) {
-    if (options.debug_level != "none" || !options.debug_buffer.empty()) {
-      return Error::make(ErrorCode::kInvalidArgument, "--debug-level and --debug-buffer need --etdump");
-    }
-    return Ok{};
-  }
-  ETKIT_ASSIGN_OR_RETURN(etdump::DebugLevel level, etdump::parse_debug_level(options.debug_level));
-  etdump::ETDumpGenOptions gen_options;
-  gen_options.debug_level = level;
-  gen_options.op_filter = options.debug_filter;
-  if (level != etdump::DebugLevel::kNone) {
-    if (options.debug_buffer.empty()) {
-      return Error::make(ErrorCode::kInvalidArgument,
-                         "--debug-level %s needs --debug-buffer FILE for the tensor data",
-                         options.debug_level.c_str());
-    }
-    tracing.debug_file = std::fopen(options.debug_buffer.c_str(), "wb");
-    if (tracing.debug_file == nullptr) {
-      return Error::make(ErrorCode::kIo, "%s: cannot create the debug buffer file",
-                         options.debug_buffer.c_str());
-    }
-    gen_options.debug_file = tracing.debug_file;
-  }
-  // Room for every event of every run: per instruction two profile events
-  // and a value, plus each run's own events.
-  size_t instructions = 0;
-  for (const MethodSummary& method : summarize(program).methods) {
-    if (method.name == options.method) instructions = method.instruction_count;
-  }
-  const size_t runs = size_t(options.iterations + options.warmup);
-  gen_options.event_capacity = (instructions * 3 + 8) * runs + 64;
-  gen_options.block_capacity = runs + 8;
-  tracing.gen = std::make_unique<etdump::ETDumpGen>(gen_options);
-  return Ok{};
-}
 
 // Owns input bytes for the whole run (borrowed inputs point into them).
 struct InputBuffers {
@@ -201,8 +152,15 @@ int run(const RunOptions& options) {
   };
   auto loaded = load_program(options.program, options.data);
   if (!loaded.ok()) return fail(loaded.error());
+  // Room for every event of every run: per instruction two profile events
+  // and a value, plus each run's own events.
+  size_t instructions = 0;
+  for (const MethodSummary& m : summarize(*(*loaded)->program).methods) {
+    if (m.name == options.method) instructions = m.instruction_count;
+  }
+  const size_t runs = size_t(options.iterations + options.warmup);
   Tracing tracing;
-  Status traced = setup_tracing(options, *(*loaded)->program, tracing);
+  Status traced = setup_tracing(options.tracing, (instructions * 3 + 8) * runs + 64, runs + 8, tracing);
   if (!traced.ok()) return fail(traced.error());
   MethodOptions method_opts = method_options_for(**loaded);
   method_opts.tracer = tracing.gen.get();
@@ -213,9 +171,6 @@ int run(const RunOptions& options) {
                   : options.bundled_input >= 0 ? bundled_inputs(**method, **loaded, options)
                                                : fill_inputs(**method, options, owned);
   if (!inputs.ok()) return fail(inputs.error());
-  if (tracing.gen && options.bundled_input >= 0) {
-    tracing.gen->set_bundled_input_index(options.bundled_input);
-  }
   std::vector<double> latencies;
   const bool progress = use_colour(2) && options.iterations >= 20;
   for (int i = 0; i < options.warmup + options.iterations; ++i) {
@@ -223,6 +178,7 @@ int run(const RunOptions& options) {
     Status status = (*method)->execute();
     const auto end = std::chrono::steady_clock::now();
     if (tracing.gen && options.bundled_input >= 0) {
+      // Marks the block this execute created, as upstream's runners do.
       tracing.gen->set_bundled_input_index(options.bundled_input);
     }
     if (!status.ok()) return fail(status.error().with_context("%s", options.program.c_str()));
@@ -253,11 +209,11 @@ int run(const RunOptions& options) {
     }
   }
   if (tracing.gen) {
-    Status written = tracing.gen->write(options.etdump);
+    Status written = tracing.finish(options.tracing.etdump);
     if (!written.ok()) return fail(written.error());
     const etdump::ETDumpGenStats stats = tracing.gen->stats();
     if (stats.dropped_events + stats.dropped_values > 0) {
-      diagnostics.warning(options.etdump + ": " + std::to_string(stats.dropped_events) +
+      diagnostics.warning(options.tracing.etdump + ": " + std::to_string(stats.dropped_events) +
                           " events and " + std::to_string(stats.dropped_values) +
                           " values did not fit and were dropped");
     }
@@ -275,7 +231,7 @@ int run(const RunOptions& options) {
   if (tracing.gen) {
     const etdump::ETDumpGenStats stats = tracing.gen->stats();
     out->begin_object("etdump");
-    out->field("path", options.etdump);
+    out->field("path", options.tracing.etdump);
     out->field("blocks", uint64_t(stats.blocks));
     out->field("events", uint64_t(stats.events));
     out->field("dropped_events", uint64_t(stats.dropped_events));
@@ -316,13 +272,7 @@ void register_run(CLI::App& app, CommandContext& context) {
   command->add_option("--output-dir", options->output_dir, "Write each output as output_<i>.npy");
   command->add_flag("--print-outputs", options->print_outputs, "Show the first values of each output");
   command->add_flag("--json", options->json, "Machine-readable report on stdout");
-  command->add_option("--etdump", options->etdump, "Write an ETDump trace of the load and every run");
-  command->add_option("--debug-level", options->debug_level,
-                      "Values to log into the trace: none, outputs, intermediates")
-      ->check(CLI::IsMember({"none", "outputs", "intermediates"}));
-  command->add_option("--debug-buffer", options->debug_buffer, "File for the logged tensor data");
-  command->add_option("--debug-filter", options->debug_filter,
-                      "Log intermediate outputs only of operators matching this (* wildcards)");
+  add_tracing_options(*command, options->tracing);
   command->callback([options, &context] { context.exit_code = run(*options); });
 }
 

@@ -12,6 +12,7 @@
 #include "etkit/bundled/verify.h"
 #include "etkit/etdump/etdump_gen.h"
 #include "program_loading.h"
+#include "tracing_setup.h"
 #include "verify_report.h"
 
 namespace etkit::cli {
@@ -25,9 +26,7 @@ struct VerifyCliOptions {
   int64_t case_index = -1;
   std::string junit;
   std::string json;
-  std::string etdump;
-  std::string debug_level = "none";
-  std::string debug_buffer;
+  TracingOptions tracing;
   std::vector<std::string> data;
 };
 
@@ -44,33 +43,12 @@ int run_verify(const VerifyCliOptions& options) {
                             options.bundle.c_str()));
   }
   MethodOptions method_options = method_options_for(**loaded);
-  std::unique_ptr<etdump::ETDumpGen> tracer;
-  std::FILE* debug_file = nullptr;
-  if (!options.etdump.empty()) {
-    auto level = etdump::parse_debug_level(options.debug_level);
-    if (!level.ok()) return fail(level.error());
-    etdump::ETDumpGenOptions gen_options;
-    gen_options.debug_level = *level;
-    if (*level != etdump::DebugLevel::kNone) {
-      if (options.debug_buffer.empty()) {
-        return fail(Error::make(ErrorCode::kInvalidArgument, "--debug-level %s needs --debug-buffer FILE",
-                                options.debug_level.c_str()));
-      }
-      debug_file = std::fopen(options.debug_buffer.c_str(), "wb");
-      if (debug_file == nullptr) {
-        return fail(Error::make(ErrorCode::kIo, "%s: cannot create", options.debug_buffer.c_str()));
-      }
-      gen_options.debug_file = debug_file;
-    }
-    size_t cases = 0;
-    for (const auto& suite : (*loaded)->bundle->suites()) cases += suite.cases.size();
-    gen_options.event_capacity = (cases + 4) * 4096;
-    gen_options.block_capacity = cases + 16;
-    tracer = std::make_unique<etdump::ETDumpGen>(gen_options);
-    method_options.tracer = tracer.get();
-  } else if (options.debug_level != "none" || !options.debug_buffer.empty()) {
-    return fail(Error::make(ErrorCode::kInvalidArgument, "--debug-level and --debug-buffer need --etdump"));
-  }
+  size_t cases = 0;
+  for (const auto& suite : (*loaded)->bundle->suites()) cases += suite.cases.size();
+  Tracing tracing;
+  Status traced = setup_tracing(options.tracing, (cases + 4) * 4096, cases + 16, tracing);
+  if (!traced.ok()) return fail(traced.error());
+  method_options.tracer = tracing.gen.get();
   bundled::VerifyOptions verify_options;
   verify_options.rtol = options.rtol;
   verify_options.atol = options.atol;
@@ -84,7 +62,6 @@ int run_verify(const VerifyCliOptions& options) {
     };
   }
   auto report = bundled::verify(*(*loaded)->bundle, *(*loaded)->program, method_options, verify_options);
-  if (debug_file != nullptr) std::fclose(debug_file);
   if (!report.ok()) return fail(report.error());
   write_verify_text(std::cout, options.bundle, *report, use_colour(1));
   auto write_file = [&](const std::string& path, auto writer) -> bool {
@@ -104,10 +81,8 @@ int run_verify(const VerifyCliOptions& options) {
       !write_file(options.junit, [&](std::ostream& out) { write_verify_junit(out, options.bundle, *report); })) {
     return kExitBadInput;
   }
-  if (tracer) {
-    Status written = tracer->write(options.etdump);
-    if (!written.ok()) return fail(written.error());
-  }
+  Status written = tracing.finish(options.tracing.etdump);
+  if (!written.ok()) return fail(written.error());
   return report->failed == 0 ? kExitOk : kExitCheckFailed;
 }
 
@@ -123,10 +98,7 @@ void register_verify(CLI::App& app, CommandContext& context) {
   command->add_option("--case", options->case_index, "Only test case N");
   command->add_option("--junit", options->junit, "Also write a JUnit XML report");
   command->add_option("--json", options->json, "Also write a JSON report");
-  command->add_option("--etdump", options->etdump, "Trace every case (one block per case)");
-  command->add_option("--debug-level", options->debug_level, "none, outputs or intermediates")
-      ->check(CLI::IsMember({"none", "outputs", "intermediates"}));
-  command->add_option("--debug-buffer", options->debug_buffer, "File for logged tensor data");
+  add_tracing_options(*command, options->tracing);
   command->add_option("--data", options->data, "External constant files (.ptd)");
   command->callback([options, &context] { context.exit_code = run_verify(*options); });
 }

@@ -9,17 +9,6 @@
 namespace etkit::kernels {
 namespace {
 
-// Dispatches the compute type for a common dtype: half types compute in
-// float, like ATen's CPU kernels.
-template <typename F>
-bool dispatch_compute(ScalarType common, F&& f) {
-  if (common == ScalarType::kHalf || common == ScalarType::kBFloat16) {
-    f(float{});
-    return true;
-  }
-  return dispatch_real_bool(common, f);
-}
-
 // A Value or a tensor "other" operand: scalars become 0-dim tensors backed
 // by a local double, which keeps one code path for both overloads.
 // Ints stay int64 so large values keep every bit.

@@ -127,6 +127,17 @@ bool dispatch_floating(ScalarType type, F&& f) {
   }
 }
 
+/// Dispatches the compute type for a common dtype: half types compute in
+/// float, like ATen's CPU kernels.
+template <typename F>
+bool dispatch_compute(ScalarType common, F&& f) {
+  if (common == ScalarType::kHalf || common == ScalarType::kBFloat16) {
+    f(float{});
+    return true;
+  }
+  return dispatch_real_bool(common, f);
+}
+
 /// Converts as static_cast does in ATen (c10::convert): float->int
 /// truncates, anything->bool tests != 0.
 template <typename To, typename From>

@@ -27,6 +27,14 @@ Q quantize_value(float x, float inv_scale, int64_t zero_point, int64_t qmin, int
   return static_cast<Q>(q);
 }
 
+// The scale of channel `c` (float32 or float64 scales), or the per-tensor
+// scale when there are none.
+double channel_scale(const Tensor* scales, int64_t c, double per_tensor) {
+  if (scales == nullptr) return per_tensor;
+  return scales->scalar_type() == ScalarType::kDouble ? scales->data_as<const double>()[c]
+                                                      : double(scales->data_as<const float>()[c]);
+}
+
 // Calls f(channel_scale_index, element) over `in`, where the channel index
 // follows `axis` (or 0 for per-tensor).
 template <typename F>
@@ -50,10 +58,7 @@ Status quantize(KernelContext& context, const Tensor& in, const Tensor* scales,
     using Q = decltype(tag);
     Q* y = out.data_as<Q>();
     for_each_channel(in, scales ? axis : -1, [&](int64_t c, int64_t i) {
-      const double s = scales ? (scales->scalar_type() == ScalarType::kDouble
-                                     ? scales->data_as<const double>()[c]
-                                     : double(scales->data_as<const float>()[c]))
-                              : scale;
+      const double s = channel_scale(scales, c, scale);
       const int64_t z = zero_points ? zero_points->data_as<const int64_t>()[c] : zero_point;
       y[i] = quantize_value<Q>(x[i], float(1.0 / s), z, qmin, qmax);
     });
@@ -75,10 +80,7 @@ Status dequantize(KernelContext& context, const Tensor& in, const Tensor* scales
     using Q = decltype(tag);
     const Q* x = in.data_as<const Q>();
     for_each_channel(in, scales ? axis : -1, [&](int64_t c, int64_t i) {
-      const double s = scales ? (scales->scalar_type() == ScalarType::kDouble
-                                     ? scales->data_as<const double>()[c]
-                                     : double(scales->data_as<const float>()[c]))
-                              : scale;
+      const double s = channel_scale(scales, c, scale);
       const int64_t z = zero_points ? zero_points->data_as<const int64_t>()[c] : zero_point;
       y[i] = (float(x[i]) - float(z)) * float(s);
     });

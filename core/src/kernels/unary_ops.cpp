@@ -11,15 +11,6 @@
 namespace etkit::kernels {
 namespace {
 
-template <typename F>
-bool dispatch_compute(ScalarType common, F&& f) {
-  if (common == ScalarType::kHalf || common == ScalarType::kBFloat16) {
-    f(float{});
-    return true;
-  }
-  return dispatch_real_bool(common, f);
-}
-
 // Ops over floats: integer and bool inputs compute (and must be written) as
 // float32.
 template <typename Op>

@@ -1,0 +1,59 @@
+#include "tracing_setup.h"
+
+#include <CLI/CLI.hpp>
+
+namespace etkit::cli {
+
+void add_tracing_options(CLI::App& command, TracingOptions& options) {
+  command.add_option("--etdump", options.etdump, "Write an ETDump trace of the load and every run");
+  command.add_option("--debug-level", options.debug_level,
+                     "Values to log into the trace: none, outputs, intermediates")
+      ->check(CLI::IsMember({"none", "outputs", "intermediates"}));
+  command.add_option("--debug-buffer", options.debug_buffer, "File for the logged tensor data");
+  command.add_option("--debug-filter", options.debug_filter,
+                     "Log intermediate outputs only of operators matching this (* wildcards)");
+}
+
+Tracing::~Tracing() {
+  if (debug_file != nullptr) std::fclose(debug_file);
+}
+
+Status Tracing::finish(const std::string& etdump_path) {
+  if (debug_file != nullptr) {
+    std::fclose(debug_file);
+    debug_file = nullptr;
+  }
+  return gen ? gen->write(etdump_path) : Status(Ok{});
+}
+
+Status setup_tracing(const TracingOptions& options, size_t events, size_t blocks, Tracing& tracing) {
+  if (options.etdump.empty()) {
+    if (options.debug_level != "none" || !options.debug_buffer.empty()) {
+      return Error::make(ErrorCode::kInvalidArgument, "--debug-level and --debug-buffer need --etdump");
+    }
+    return Ok{};
+  }
+  ETKIT_ASSIGN_OR_RETURN(etdump::DebugLevel level, etdump::parse_debug_level(options.debug_level));
+  etdump::ETDumpGenOptions gen_options;
+  gen_options.debug_level = level;
+  gen_options.op_filter = options.debug_filter;
+  gen_options.event_capacity = events;
+  gen_options.block_capacity = blocks;
+  if (level != etdump::DebugLevel::kNone) {
+    if (options.debug_buffer.empty()) {
+      return Error::make(ErrorCode::kInvalidArgument,
+                         "--debug-level %s needs --debug-buffer FILE for the tensor data",
+                         options.debug_level.c_str());
+    }
+    tracing.debug_file = std::fopen(options.debug_buffer.c_str(), "wb");
+    if (tracing.debug_file == nullptr) {
+      return Error::make(ErrorCode::kIo, "%s: cannot create the debug buffer file",
+                         options.debug_buffer.c_str());
+    }
+    gen_options.debug_file = tracing.debug_file;
+  }
+  tracing.gen = std::make_unique<etdump::ETDumpGen>(gen_options);
+  return Ok{};
+}
+
+}  // namespace etkit::cli

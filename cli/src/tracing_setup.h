@@ -1,0 +1,45 @@
+#pragma once
+// ETDump tracing for the subcommands that run programs (run, verify): the
+// --etdump, --debug-level, --debug-buffer and --debug-filter options.
+
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "etkit/core/result.h"
+#include "etkit/etdump/etdump_gen.h"
+
+namespace CLI {
+class App;
+}
+
+namespace etkit::cli {
+
+struct TracingOptions {
+  std::string etdump;               ///< trace path; empty: no tracing
+  std::string debug_level = "none";
+  std::string debug_buffer;         ///< file for logged tensor data
+  std::string debug_filter;
+};
+
+/// The recorder and the file its tensor data streams to.
+struct Tracing {
+  std::unique_ptr<etdump::ETDumpGen> gen;
+  std::FILE* debug_file = nullptr;
+  Tracing() = default;
+  Tracing(const Tracing&) = delete;
+  Tracing& operator=(const Tracing&) = delete;
+  ~Tracing();
+  /// Closes the data file and writes the trace (no-op without tracing).
+  Status finish(const std::string& etdump_path);
+};
+
+/// Adds --etdump, --debug-level, --debug-buffer and --debug-filter.
+void add_tracing_options(CLI::App& command, TracingOptions& options);
+
+/// Creates the recorder when `options.etdump` is set, with room for
+/// `events` events and `blocks` run blocks. Fails when debug options are
+/// given without a trace, or a level without a buffer file.
+Status setup_tracing(const TracingOptions& options, size_t events, size_t blocks, Tracing& tracing);
+
+}  // namespace etkit::cli
