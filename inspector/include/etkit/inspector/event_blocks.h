@@ -1,0 +1,66 @@
+#pragma once
+/// @file
+/// Event blocks from an ETDump, grouped the way upstream's Inspector groups
+/// them: each run's events collate by instruction (and delegate id), runs
+/// with the same signature (name, event signatures, bundled input index)
+/// merge into one block, and every event carries the durations of all its
+/// runs with p10/p50/p90/avg/min/max statistics.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "etkit/core/result.h"
+
+namespace etkit::etdump {
+class ETDump;
+}
+
+namespace etkit::inspector {
+
+/// Time units for durations (upstream's TimeScale).
+enum class TimeUnit { kSeconds, kMilliseconds, kMicroseconds, kNanoseconds, kCycles };
+
+Result<TimeUnit> parse_time_unit(const std::string& text);  ///< "s", "ms", "us", "ns", "cycles"
+const char* to_string(TimeUnit unit);
+
+/// Durations and their statistics, in the target unit.
+struct PerfData {
+  std::vector<double> raw;
+  double p10 = 0, p50 = 0, p90 = 0, avg = 0, min = 0, max = 0;
+};
+
+/// NumPy's default (linear) percentile of `values`.
+double percentile(std::vector<double> values, double q);
+
+struct Event {
+  std::string name;  ///< the delegate debug id for delegated events
+  std::optional<PerfData> perf_data;
+  int32_t instruction_id = -1;
+  std::optional<int64_t> delegate_debug_id_int;
+  std::optional<std::string> delegate_debug_id_str;
+  bool is_delegated_op = false;
+  std::string delegate_backend_name;
+  std::vector<std::string> op_types;
+  std::vector<double> start_times;  ///< per run, target unit
+};
+
+struct EventBlock {
+  std::string name;
+  int32_t bundled_input_index = -1;
+  size_t runs = 0;
+  std::vector<Event> events;
+};
+
+struct EventBlockOptions {
+  TimeUnit source = TimeUnit::kNanoseconds;
+  TimeUnit target = TimeUnit::kMilliseconds;
+};
+
+/// Builds the blocks. Fails when exactly one of source and target is
+/// cycles (as upstream).
+Result<std::vector<EventBlock>> event_blocks(const etdump::ETDump& trace,
+                                             const EventBlockOptions& options = {});
+
+}  // namespace etkit::inspector

@@ -1,0 +1,97 @@
+// Event blocks and statistics against values derived by hand from the
+// corpus traces (timestamps read through Debian's flatc, not our reader)
+// with upstream's definitions: duration = end - start, scaled ns -> ms by
+// 1e6, percentiles as numpy.percentile's default linear interpolation.
+
+#include "etkit/inspector/event_blocks.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "etkit/etdump/etdump_reader.h"
+#include "support/corpus.h"
+
+namespace etkit::inspector {
+namespace {
+
+const std::string kSchema = std::string(ETKIT_SOURCE_DIR) + "/etdump/schema/etdump.fbs";
+
+std::vector<EventBlock> blocks_of(const std::string& relative, EventBlockOptions options = {}) {
+  auto trace = etdump::ETDump::load_file(test::corpus(relative));
+  EXPECT_TRUE(trace.ok());
+  auto blocks = event_blocks(*trace, options);
+  EXPECT_TRUE(blocks.ok()) << blocks.error().message();
+  return std::move(blocks).value();
+}
+
+TEST(EventBlocks, PercentilesFollowNumpyLinearInterpolation) {
+  // numpy.percentile([1, 2, 3, 4], q): rank = q/100 * 3.
+  EXPECT_DOUBLE_EQ(percentile({4, 1, 3, 2}, 10), 1.3);
+  EXPECT_DOUBLE_EQ(percentile({4, 1, 3, 2}, 50), 2.5);
+  EXPECT_DOUBLE_EQ(percentile({4, 1, 3, 2}, 90), 3.7);
+  EXPECT_DOUBLE_EQ(percentile({7}, 90), 7);
+}
+
+TEST(EventBlocks, TutorialTraceHasOneEventPerProfileEvent) {
+  std::vector<EventBlock> blocks = blocks_of("upstream/etdump/tutorial_cnn.etdp");
+  ASSERT_EQ(blocks.size(), 2u);
+  EXPECT_EQ(blocks[0].name, "Default");
+  EXPECT_EQ(blocks[1].name, "Execute");
+  // 14 instructions x (kernel + OPERATOR_CALL) + Method::execute.
+  ASSERT_EQ(blocks[1].events.size(), 29u);
+  const Event& conv = blocks[1].events[0];
+  EXPECT_EQ(conv.name, "native_call_convolution.out");
+  EXPECT_EQ(conv.instruction_id, 0);
+  ASSERT_TRUE(conv.perf_data);
+  // (971569 - 426786) ns = 0.544783 ms, one run: every statistic equal.
+  for (double v : {conv.perf_data->p10, conv.perf_data->p50, conv.perf_data->p90, conv.perf_data->avg,
+                   conv.perf_data->min, conv.perf_data->max}) {
+    EXPECT_DOUBLE_EQ(v, 0.544783);
+  }
+  const Event& total = blocks[1].events.back();
+  EXPECT_EQ(total.name, "Method::execute");
+  EXPECT_DOUBLE_EQ(total.perf_data->p50, (2324134.0 - 425313.0) / 1e6);
+  EXPECT_FALSE(total.is_delegated_op);
+}
+
+TEST(EventBlocks, RepeatedRunsMergeAndDelegateEventsTakeTheirIds) {
+  const std::string path = test::corpus("upstream-runtime/xnn_mlp.etdp");
+  const auto json = nlohmann::json::parse(test::flatc_json(kSchema, path, true));
+  std::vector<EventBlock> blocks = blocks_of("upstream-runtime/xnn_mlp.etdp", {TimeUnit::kNanoseconds, TimeUnit::kMicroseconds});
+  ASSERT_EQ(blocks.size(), 2u);  // Default, and the three Execute runs as one
+  EXPECT_EQ(blocks[1].runs, 3u);
+  ASSERT_EQ(blocks[1].events.size(), 5u);
+  for (size_t e = 0; e < 5; ++e) {
+    const Event& event = blocks[1].events[e];
+    std::vector<double> durations;
+    for (size_t run = 1; run <= 3; ++run) {
+      const auto& p = json["run_data"][run]["events"][e]["profile_event"];
+      durations.push_back((p.value("end_time", 0.0) - p.value("start_time", 0.0)) / 1e3);
+    }
+    std::sort(durations.begin(), durations.end());
+    ASSERT_TRUE(event.perf_data);
+    EXPECT_DOUBLE_EQ(event.perf_data->min, durations[0]);
+    EXPECT_DOUBLE_EQ(event.perf_data->p50, durations[1]);
+    EXPECT_DOUBLE_EQ(event.perf_data->p90, durations[1] + 0.8 * (durations[2] - durations[1]));
+    EXPECT_DOUBLE_EQ(event.perf_data->avg, (durations[0] + durations[1] + durations[2]) / 3);
+  }
+  EXPECT_EQ(blocks[1].events[0].name, "Fully Connected (NC, F32) GEMM #1");
+  EXPECT_TRUE(blocks[1].events[0].is_delegated_op);
+  EXPECT_EQ(blocks[1].events[3].name, "DELEGATE_CALL");
+  EXPECT_FALSE(blocks[1].events[3].is_delegated_op);
+}
+
+TEST(EventBlocks, CyclesOnlyConvertToCycles) {
+  auto trace = etdump::ETDump::load_file(test::corpus("upstream/etdump/tutorial_cnn.etdp"));
+  auto blocks = event_blocks(*trace, {TimeUnit::kCycles, TimeUnit::kMilliseconds});
+  ASSERT_FALSE(blocks.ok());
+  EXPECT_STREQ(blocks.error().message(), "for time in cycles both the source and the target unit must be cycles");
+  auto cycles = event_blocks(*trace, {TimeUnit::kCycles, TimeUnit::kCycles});
+  ASSERT_TRUE(cycles.ok());
+  EXPECT_DOUBLE_EQ((*cycles)[1].events[0].perf_data->p50, 544783);
+}
+
+}  // namespace
+}  // namespace etkit::inspector
