@@ -17,5 +17,6 @@ void register_run(CLI::App& app, CommandContext& context);
 void register_verify(CLI::App& app, CommandContext& context);
 void register_bundle(CLI::App& app, CommandContext& context);
 void register_table(CLI::App& app, CommandContext& context);
+void register_trace(CLI::App& app, CommandContext& context);
 
 }  // namespace etkit::cli

@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   etkit::cli::register_verify(app, context);
   etkit::cli::register_bundle(app, context);
   etkit::cli::register_table(app, context);
+  etkit::cli::register_trace(app, context);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& help) {

@@ -10,7 +10,9 @@
 #include "commands.h"
 #include "diagnostics.h"
 #include "etkit/etdump/etdump_reader.h"
+#include "etkit/core/program_summary.h"
 #include "etkit/inspector/event_blocks.h"
+#include "program_loading.h"
 
 namespace etkit::cli {
 namespace {
@@ -24,6 +26,8 @@ struct TableOptions {
   size_t top = 0;
   bool include_operator_call = false;
   std::string format = "text";
+  std::string program;
+  std::string method = "forward";
 };
 
 struct Row {
@@ -148,6 +152,20 @@ int run_table(const TableOptions& options) {
   if (!trace.ok()) return fail(trace.error());
   auto blocks = inspector::event_blocks(*trace, {*source, *target});
   if (!blocks.ok()) return fail(blocks.error());
+  if (!options.program.empty()) {
+    auto loaded = load_program(options.program, {});
+    if (!loaded.ok()) return fail(loaded.error());
+    bool found = false;
+    for (const MethodSummary& method : summarize(*(*loaded)->program).methods) {
+      if (method.name != options.method) continue;
+      found = true;
+      inspector::annotate_backends(*blocks, method);
+    }
+    if (!found) {
+      return fail(Error::make(ErrorCode::kNotFound, "%s: no method '%s'", options.program.c_str(),
+                              options.method.c_str()));
+    }
+  }
   std::vector<Row> rows;
   for (const inspector::EventBlock& block : *blocks) {
     if (!options.block.empty() && block.name != options.block) continue;
@@ -196,6 +214,8 @@ void register_table(CLI::App& app, CommandContext& context) {
   command->add_option("--block", options->block, "Only event blocks with this name");
   command->add_option("--sort", options->sort, "Sort by a column (statistics descending)");
   command->add_option("--top", options->top, "Keep the first N rows");
+  command->add_option("--program", options->program, "The traced program, to name delegate backends");
+  command->add_option("--method", options->method, "The traced method (default forward)");
   command->add_flag("--include-operator-call", options->include_operator_call, "Keep OPERATOR_CALL rows");
   command->add_option("--format", options->format, "text, csv, tsv, json or markdown")
       ->check(CLI::IsMember({"text", "csv", "tsv", "json", "markdown"}));

@@ -104,20 +104,38 @@ MethodSummary summarize_method(const fb::Program& program,
       method.outputs.push_back(summarize_value(plan, index));
     }
   }
+  for (size_t i = 0; i < length(plan.operators()); ++i) {
+    const auto* op = plan.operators()->Get(i);
+    method.operators.push_back(operator_name(
+        op->name()->str(), op->overload() ? op->overload()->str() : ""));
+  }
   method.chain_count = length(plan.chains());
   for (size_t c = 0; c < method.chain_count; ++c) {
     const auto* instructions = plan.chains()->Get(c)->instructions();
     method.instruction_count += length(instructions);
     for (size_t i = 0; i < length(instructions); ++i) {
-      const auto type = instructions->Get(i)->instr_args_type();
-      method.kernel_call_count += type == fb::InstructionArguments::KernelCall;
-      method.delegate_call_count += type == fb::InstructionArguments::DelegateCall;
+      const fb::Instruction* instruction = instructions->Get(i);
+      InstructionSummary summary{int32_t(c), int32_t(i), "", ""};
+      switch (instruction->instr_args_type()) {
+        case fb::InstructionArguments::KernelCall:
+          ++method.kernel_call_count;
+          summary.kind = "kernel";
+          summary.target = method.operators[size_t(instruction->instr_args_as_KernelCall()->op_index())];
+          break;
+        case fb::InstructionArguments::DelegateCall:
+          ++method.delegate_call_count;
+          summary.kind = "delegate";
+          summary.target = plan.delegates()
+                               ->Get(uint32_t(instruction->instr_args_as_DelegateCall()->delegate_index()))
+                               ->id()
+                               ->str();
+          break;
+        case fb::InstructionArguments::MoveCall: summary.kind = "move"; break;
+        case fb::InstructionArguments::JumpFalseCall: summary.kind = "jump_false"; break;
+        default: summary.kind = "free"; break;
+      }
+      method.instructions.push_back(std::move(summary));
     }
-  }
-  for (size_t i = 0; i < length(plan.operators()); ++i) {
-    const auto* op = plan.operators()->Get(i);
-    method.operators.push_back(operator_name(
-        op->name()->str(), op->overload() ? op->overload()->str() : ""));
   }
   for (size_t i = 0; i < length(plan.delegates()); ++i) {
     const auto* delegate = plan.delegates()->Get(i);

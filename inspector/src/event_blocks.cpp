@@ -204,4 +204,22 @@ Result<std::vector<EventBlock>> event_blocks(const etdump::ETDump& trace, const 
   return blocks;
 }
 
+size_t annotate_backends(std::vector<EventBlock>& blocks, const MethodSummary& method) {
+  size_t annotated = 0;
+  for (EventBlock& block : blocks) {
+    if (block.name != "Execute") continue;
+    for (Event& event : block.events) {
+      if (!event.is_delegated_op && event.name != "DELEGATE_CALL") continue;
+      for (const InstructionSummary& instruction : method.instructions) {
+        if (instruction.chain == 0 && instruction.index == event.instruction_id &&
+            instruction.kind == "delegate") {
+          event.delegate_backend_name = instruction.target;
+          ++annotated;
+        }
+      }
+    }
+  }
+  return annotated;
+}
+
 }  // namespace etkit::inspector

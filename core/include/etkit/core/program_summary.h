@@ -37,6 +37,14 @@ struct DelegateSummary {
   std::vector<std::string> compile_spec_keys;
 };
 
+/// One instruction: what it runs.
+struct InstructionSummary {
+  int32_t chain = 0;
+  int32_t index = 0;
+  std::string kind;    ///< "kernel", "delegate", "move", "jump_false", "free"
+  std::string target;  ///< operator name for kernels, backend id for delegates
+};
+
 struct MethodSummary {
   std::string name;
   std::vector<ValueSummary> inputs;
@@ -50,6 +58,7 @@ struct MethodSummary {
   /// empty), in the method's operator table order.
   std::vector<std::string> operators;
   std::vector<DelegateSummary> delegates;
+  std::vector<InstructionSummary> instructions;
   /// Bytes per memory arena, index 0 (reserved) included as stored.
   std::vector<int64_t> planned_buffer_sizes;
   uint64_t planned_bytes = 0;  ///< Sum of arenas 1..n.

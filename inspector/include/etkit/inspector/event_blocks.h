@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "etkit/core/program_summary.h"
 #include "etkit/core/result.h"
 
 namespace etkit::etdump {
@@ -62,5 +63,10 @@ struct EventBlockOptions {
 /// cycles (as upstream).
 Result<std::vector<EventBlock>> event_blocks(const etdump::ETDump& trace,
                                              const EventBlockOptions& options = {});
+
+/// Names the backend of delegated events and DELEGATE_CALL events of
+/// "Execute" blocks from the program's instructions (chain 0 of `method`).
+/// Returns how many events were annotated.
+size_t annotate_backends(std::vector<EventBlock>& blocks, const MethodSummary& method);
 
 }  // namespace etkit::inspector

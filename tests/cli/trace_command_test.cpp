@@ -1,0 +1,129 @@
+// etinspect table and trace on the upstream traces: rows as upstream
+// prints them, delegate backends from the program, and a Chrome trace whose
+// events nest properly on every track.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "support/corpus.h"
+
+namespace etkit {
+namespace {
+
+test::CommandResult etinspect(std::vector<std::string> args) {
+  args.insert(args.begin(), ETINSPECT_PATH);
+  return test::run_command(args);
+}
+
+TEST(TableCommand, TutorialRowsLeaveOutOperatorCalls) {
+  auto result = etinspect({"table", test::corpus("upstream/etdump/tutorial_cnn.etdp"), "--format", "json"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto rows = nlohmann::json::parse(result.out);
+  // 2 load events + 14 kernel events + Method::execute; no OPERATOR_CALL.
+  ASSERT_EQ(rows.size(), 17u);
+  for (const auto& row : rows) {
+    EXPECT_NE(row["event_name"], "OPERATOR_CALL");
+    for (const char* key : {"event_block_name", "event_name", "raw", "p10", "p50", "p90", "avg", "min", "max",
+                            "op_types", "delegate_debug_identifier", "stack_traces", "module_hierarchy",
+                            "is_delegated_op", "delegate_backend_name", "debug_data", "start_time"}) {
+      EXPECT_TRUE(row.contains(key)) << key;
+    }
+  }
+  EXPECT_EQ(rows[2]["event_name"], "native_call_convolution.out");
+  EXPECT_DOUBLE_EQ(rows[2]["p50"].get<double>(), 0.544783);  // (971569 - 426786) ns in ms
+  auto all = etinspect({"table", test::corpus("upstream/etdump/tutorial_cnn.etdp"), "--format", "csv",
+                        "--include-operator-call"});
+  EXPECT_EQ(std::count(all.out.begin(), all.out.end(), '\n'), 1 + 31);
+}
+
+TEST(TableCommand, XnnpackEventsNamedByIdWithBackendFromProgram) {
+  auto result = etinspect({"table", test::corpus("upstream-runtime/xnn_mlp.etdp"), "--program",
+                           test::corpus("upstream-runtime/xnn_mlp.pte"), "--format", "json"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto rows = nlohmann::json::parse(result.out);
+  size_t delegated = 0;
+  for (const auto& row : rows) {
+    if (row["is_delegated_op"] == true) {
+      ++delegated;
+      EXPECT_EQ(row["delegate_backend_name"], "XnnpackBackend");
+      EXPECT_EQ(row["event_name"], row["delegate_debug_identifier"]);
+      EXPECT_EQ(row["raw"].size(), 3u);  // three executions merged
+    }
+  }
+  EXPECT_EQ(delegated, 3u);
+}
+
+// Every complete event on a track lies inside the enclosing one or after it.
+void expect_nested(const nlohmann::json& trace, const std::string& label) {
+  std::map<int, std::vector<const nlohmann::json*>> tracks;
+  for (const auto& event : trace["traceEvents"]) {
+    if (event["ph"] == "X") tracks[event["tid"].get<int>()].push_back(&event);
+  }
+  ASSERT_FALSE(tracks.empty());
+  const double eps = 1e-6;
+  for (auto& [tid, events] : tracks) {
+    std::stable_sort(events.begin(), events.end(), [](const nlohmann::json* a, const nlohmann::json* b) {
+      const double ta = (*a)["ts"], tb = (*b)["ts"];
+      return ta != tb ? ta < tb : (*a)["dur"].get<double>() > (*b)["dur"].get<double>();
+    });
+    std::vector<const nlohmann::json*> stack;
+    for (const nlohmann::json* e : events) {
+      const double ts = (*e)["ts"], end = ts + (*e)["dur"].get<double>();
+      while (!stack.empty()) {
+        const double top_end = (*stack.back())["ts"].get<double>() + (*stack.back())["dur"].get<double>();
+        if (top_end < ts - eps || (top_end <= ts + eps && end > ts + eps)) stack.pop_back();
+        else break;
+      }
+      if (!stack.empty()) {
+        const double top_end = (*stack.back())["ts"].get<double>() + (*stack.back())["dur"].get<double>();
+        EXPECT_LE(end, top_end + eps) << label << ": " << (*e)["name"] << " overlaps " << (*stack.back())["name"];
+      }
+      if ((*e)["cat"] == "delegate") {
+        const bool inside = std::any_of(stack.begin(), stack.end(),
+                                        [](const nlohmann::json* p) { return (*p)["name"] == "DELEGATE_CALL"; });
+        EXPECT_TRUE(inside) << label << ": " << (*e)["name"] << " outside its DELEGATE_CALL";
+      }
+      stack.push_back(e);
+    }
+  }
+}
+
+TEST(TraceCommand, ChromeTracesNestOnEveryTrack) {
+  for (const char* file : {"upstream/etdump/tutorial_cnn.etdp", "upstream-runtime/xnn_mlp.etdp",
+                           "upstream-runtime/xnn_dbg.etdp"}) {
+    for (const char* layout : {"blocks", "sequence"}) {
+      const std::string out = test::write_temp("trace.json", {});
+      auto result = etinspect({"trace", test::corpus(file), "-o", out, "--layout", layout});
+      ASSERT_EQ(result.exit_code, 0) << result.err;
+      const auto bytes = test::read_file(out);
+      const auto trace = nlohmann::json::parse(bytes.begin(), bytes.end());
+      expect_nested(trace, std::string(file) + " " + layout);
+    }
+  }
+}
+
+TEST(TraceCommand, KernelEventsNestInsideTheirOperatorCall) {
+  const std::string out = test::write_temp("tutorial.json", {});
+  ASSERT_EQ(etinspect({"trace", test::corpus("upstream/etdump/tutorial_cnn.etdp"), "-o", out}).exit_code, 0);
+  const auto bytes = test::read_file(out);
+  const auto trace = nlohmann::json::parse(bytes.begin(), bytes.end());
+  std::map<int, std::pair<double, double>> operator_calls;  // instruction -> interval
+  for (const auto& e : trace["traceEvents"]) {
+    if (e["ph"] == "X" && e["name"] == "OPERATOR_CALL") {
+      operator_calls[e["args"]["instruction_id"]] = {e["ts"], e["ts"].get<double>() + e["dur"].get<double>()};
+    }
+  }
+  ASSERT_EQ(operator_calls.size(), 14u);
+  for (const auto& e : trace["traceEvents"]) {
+    if (e["ph"] != "X" || e["name"].get<std::string>().rfind("native_call_", 0) != 0) continue;
+    const auto [start, end] = operator_calls.at(e["args"]["instruction_id"]);
+    EXPECT_GE(e["ts"].get<double>(), start);
+    EXPECT_LE(e["ts"].get<double>() + e["dur"].get<double>(), end + 1e-6);
+  }
+}
+
+}  // namespace
+}  // namespace etkit
