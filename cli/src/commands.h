@@ -18,5 +18,6 @@ void register_verify(CLI::App& app, CommandContext& context);
 void register_bundle(CLI::App& app, CommandContext& context);
 void register_table(CLI::App& app, CommandContext& context);
 void register_trace(CLI::App& app, CommandContext& context);
+void register_diff(CLI::App& app, CommandContext& context);
 
 }  // namespace etkit::cli

@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   etkit::cli::register_bundle(app, context);
   etkit::cli::register_table(app, context);
   etkit::cli::register_trace(app, context);
+  etkit::cli::register_diff(app, context);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& help) {
