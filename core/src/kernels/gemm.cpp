@@ -142,12 +142,28 @@ void scale_c(MatrixView<T> c, T beta) {
   }
 }
 
+// One row of A times B with contiguous rows (a batch-1 linear layer):
+// packing would cost more than the product, so accumulate rows of B
+// scaled by A's entries straight into C's row.
+template <typename T>
+void row_times_matrix(const T* a, int64_t a_stride, MatrixView<const T> b, T* __restrict c, T alpha) {
+  for (int64_t p = 0; p < b.rows; ++p) {
+    const T scale = alpha * a[p * a_stride];
+    const T* __restrict row = b.data + p * b.row_stride;
+    for (int64_t j = 0; j < b.cols; ++j) c[j] += scale * row[j];
+  }
+}
+
 template <typename T>
 void gemm_impl(MatrixView<const T> a, MatrixView<const T> b, MatrixView<T> c, T alpha, T beta,
                Span<uint8_t> scratch) {
   if (beta != T(1)) scale_c(c, beta);
   const int64_t m = c.rows, n = c.cols, k = a.cols;
   if (m == 0 || n == 0 || k == 0 || alpha == T(0)) return;
+  if (m == 1 && b.col_stride == 1 && c.col_stride == 1) {
+    row_times_matrix(a.data, a.col_stride, b, c.data, alpha);
+    return;
+  }
   // Align the packed panels to 64 bytes inside the scratch.
   auto base = reinterpret_cast<uintptr_t>(scratch.data());
   base = (base + 63) & ~uintptr_t{63};

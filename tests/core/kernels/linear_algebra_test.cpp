@@ -16,7 +16,7 @@ double gemm_tolerance(at::ScalarType dtype, int64_t k) {
 TEST(LinearAlgebra, MmAcrossBlockBoundaries) {
   std::mt19937_64 rng(kernel_test_seed() + 20);
   const std::vector<std::array<int64_t, 3>> shapes = {
-      {1, 1, 1}, {7, 5, 3}, {6, 16, 256}, {73, 300, 517}, {128, 64, 33}, {0, 4, 5}, {3, 0, 4}};
+      {1, 1, 1}, {1, 300, 517}, {7, 5, 3}, {6, 16, 256}, {73, 300, 517}, {128, 64, 33}, {0, 4, 5}, {3, 0, 4}};
   for (at::ScalarType dtype : {at::kFloat, at::kDouble}) {
     for (const auto& [m, k, n] : shapes) {
       at::Tensor a = random_tensor(rng, {m, k}, dtype);
@@ -47,6 +47,13 @@ TEST(LinearAlgebra, AddmmWithBroadcastBiasAndTransposedWeight) {
     ASSERT_EQ(runner.run(), "");
     EXPECT_TRUE(tensors_close(runner.result(), expected, 1e-5, 1e-5)) << beta << " " << alpha;
   }
+  // A batch-1 linear layer takes the row-times-matrix path.
+  at::Tensor one = random_tensor(rng, {1, 33}, at::kFloat);
+  at::Tensor expected_one = at::addmm(bias, one, wt, 0.5, 2);
+  OpRunner row("aten::addmm.out");
+  row.tensor(bias).tensor(one).tensor(wt).real(0.5).real(2).out(at::kFloat, {1, 20}).returned();
+  ASSERT_EQ(row.run(), "");
+  EXPECT_TRUE(tensors_close(row.result(), expected_one, 1e-5, 1e-5));
   // beta = 0 ignores NaN in self, as ATen documents.
   at::Tensor nan_bias = at::full({20}, NAN);
   OpRunner runner("aten::addmm.out");
