@@ -4,6 +4,7 @@
 #include "etkit/core/file_data.h"
 #include "etkit/core/program.h"
 #include "etkit/core/program_summary.h"
+#include "etkit/core/tensor_access.h"
 
 namespace etkit::bundled {
 namespace fb = bundled_program_flatbuffer;
@@ -11,12 +12,6 @@ namespace {
 
 constexpr size_t kProgramAlignment = 32;  // BundledProgram.program force_align
 constexpr size_t kTensorAlignment = 16;   // Tensor.data force_align
-
-std::string shape_text(const std::vector<int64_t>& shape) {
-  std::string text = "[";
-  for (size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
-  return text + "]";
-}
 
 // Checks one value against the method's input or output description.
 Status check_value(const OwnedValue& value, const ValueSummary& spec, const char* what, size_t index) {
@@ -38,13 +33,13 @@ Status check_value(const OwnedValue& value, const ValueSummary& spec, const char
   const std::vector<int64_t> sizes(value.sizes.begin(), value.sizes.end());
   if (sizes != spec.tensor.sizes && spec.tensor.dynamism == "static") {
     return Error::make(ErrorCode::kInvalidArgument, "%s %zu must have shape %s, got %s", what, index,
-                       shape_text(spec.tensor.sizes).c_str(), shape_text(sizes).c_str());
+                       format_sizes(spec.tensor.sizes).c_str(), format_sizes(sizes).c_str());
   }
   uint64_t count = 1;
   for (int32_t s : value.sizes) count *= uint64_t(s < 0 ? 0 : s);
   if (count * element_size(value.scalar_type) != value.data.size()) {
     return Error::make(ErrorCode::kInvalidArgument, "%s %zu has %zu data bytes for shape %s", what, index,
-                       value.data.size(), shape_text(sizes).c_str());
+                       value.data.size(), format_sizes(sizes).c_str());
   }
   return Ok{};
 }

@@ -16,12 +16,6 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-std::string shape_text(const std::vector<int64_t>& shape) {
-  std::string text = "[";
-  for (size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
-  return text + "]";
-}
-
 OutputReport compare_scalar(size_t index, const Value& actual, const BundledValue& expected,
                             const VerifyOptions& options) {
   OutputReport report;
@@ -84,8 +78,8 @@ OutputReport compare_output(size_t index, const Value& actual, const BundledValu
   const std::vector<int64_t> shape(tensor.sizes().begin(), tensor.sizes().end());
   if (shape != report.shape) {
     report.passed = false;
-    report.structural_error = "shape " + shape_text(shape) + " differs from the expected " +
-                              shape_text(report.shape);
+    report.structural_error = "shape " + format_sizes(shape) + " differs from the expected " +
+                              format_sizes(report.shape);
     return report;
   }
   auto expected_view = tensor_view(expected);

@@ -9,11 +9,7 @@
 namespace etkit::cli {
 
 std::string shape_text(const Tensor& tensor) {
-  std::string text = std::string(to_string(tensor.scalar_type())) + "[";
-  for (int d = 0; d < tensor.dim(); ++d) {
-    text += (d ? ", " : "") + std::to_string(tensor.size(d));
-  }
-  return text + "]";
+  return std::string(to_string(tensor.scalar_type())) + format_sizes(tensor.sizes());
 }
 
 std::string values_preview(const Tensor& tensor, size_t limit) {

@@ -26,16 +26,6 @@ struct TraceOptions {
   std::string method = "forward";
 };
 
-// Nanoseconds per unit of the trace's timestamps.
-double ns_per_unit(inspector::TimeUnit unit) {
-  switch (unit) {
-    case inspector::TimeUnit::kSeconds: return 1e9;
-    case inspector::TimeUnit::kMilliseconds: return 1e6;
-    case inspector::TimeUnit::kMicroseconds: return 1e3;
-    default: return 1;  // ns, and cycles shown as if ns
-  }
-}
-
 int run_trace(const TraceOptions& options) {
   Diagnostics diagnostics;
   auto fail = [&](const Error& error) {
@@ -59,7 +49,7 @@ int run_trace(const TraceOptions& options) {
       }
     }
   }
-  const double scale = ns_per_unit(*unit) / 1000.0;  // to microseconds
+  const double scale = inspector::nanoseconds_per(*unit) / 1000.0;  // to microseconds (cycles shown as ns)
   // Timestamps relative to the earliest event keep the numbers readable.
   uint64_t origin = UINT64_MAX;
   for (size_t b = 0; b < trace->block_count(); ++b) {

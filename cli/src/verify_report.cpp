@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "etkit/core/tensor_access.h"
+
 namespace etkit::cli {
 namespace {
 
@@ -13,14 +15,8 @@ std::string number(double v) {
   return text;
 }
 
-std::string position(const std::vector<int64_t>& p) {
-  std::string text = "[";
-  for (size_t i = 0; i < p.size(); ++i) text += (i ? ", " : "") + std::to_string(p[i]);
-  return text + "]";
-}
-
 std::string signature(const bundled::OutputReport& o) {
-  return std::string(to_string(o.dtype)) + position(o.shape);
+  return std::string(to_string(o.dtype)) + format_sizes(o.shape);
 }
 
 std::string xml_escape(const std::string& text) {
@@ -55,10 +51,10 @@ std::string describe_output(const bundled::OutputReport& o) {
   }
   const double share = o.numel ? 100.0 * double(o.mismatched) / double(o.numel) : 0;
   text += std::to_string(o.mismatched) + " of " + std::to_string(o.numel) + " elements (" + number(share) +
-          "%) differ; max abs error " + number(o.max_abs_error) + " at " + position(o.max_abs_position) +
-          "; max rel error " + number(o.max_rel_error) + " at " + position(o.max_rel_position);
+          "%) differ; max abs error " + number(o.max_abs_error) + " at " + format_sizes(o.max_abs_position) +
+          "; max rel error " + number(o.max_rel_error) + " at " + format_sizes(o.max_rel_position);
   for (const bundled::Mismatch& m : o.first_mismatches) {
-    text += "\n    " + position(m.position) + ": expected " + number(m.expected) + ", actual " + number(m.actual);
+    text += "\n    " + format_sizes(m.position) + ": expected " + number(m.expected) + ", actual " + number(m.actual);
   }
   return text;
 }

@@ -37,6 +37,12 @@ double element_as_double(const Tensor& tensor, int64_t index) {
   }
 }
 
+std::string format_sizes(Span<const int64_t> sizes) {
+  std::string text = "[";
+  for (size_t i = 0; i < sizes.size(); ++i) text += (i ? ", " : "") + std::to_string(sizes[i]);
+  return text + "]";
+}
+
 std::vector<int64_t> unravel_index(int64_t index, Span<const int64_t> sizes) {
   std::vector<int64_t> position(sizes.size());
   for (size_t d = sizes.size(); d-- > 0;) {

@@ -10,8 +10,9 @@
 namespace etkit::inspector {
 namespace {
 
-// Nanoseconds per unit; cycles only convert to cycles.
-double unit_ns(TimeUnit unit) {
+}  // namespace
+
+double nanoseconds_per(TimeUnit unit) {
   switch (unit) {
     case TimeUnit::kSeconds: return 1e9;
     case TimeUnit::kMilliseconds: return 1e6;
@@ -21,6 +22,8 @@ double unit_ns(TimeUnit unit) {
   }
   return 1;
 }
+
+namespace {
 
 // Identity of the instruction an event belongs to (upstream's
 // InstructionEventSignature).
@@ -119,7 +122,7 @@ Result<std::vector<EventBlock>> event_blocks(const etdump::ETDump& trace, const 
     return Error::make(ErrorCode::kInvalidArgument,
                        "for time in cycles both the source and the target unit must be cycles");
   }
-  const double scale = unit_ns(options.target) / unit_ns(options.source);
+  const double scale = nanoseconds_per(options.target) / nanoseconds_per(options.source);
   std::vector<Group> groups;
   std::map<RunKey, size_t> group_index;
   for (size_t b = 0; b < trace.block_count(); ++b) {

@@ -153,10 +153,7 @@ Status index_tensor_out(KernelContext& context, Span<Value*> args) {
     }
     std::memcpy(static_cast<uint8_t*>(out.data()) + out_offset * int64_t(esize),
                 static_cast<const uint8_t*>(in.data()) + in_offset * int64_t(esize), esize);
-    for (int d = rank - 1; d >= 0; --d) {
-      if (++counter[d] < sizes[d]) break;
-      counter[d] = 0;
-    }
+    next_index(counter, sizes, rank);
   }
   return Ok{};
 }
@@ -278,10 +275,7 @@ Status repeat_out(KernelContext& context, Span<Value*> args) {
     }
     std::memcpy(static_cast<uint8_t*>(out.data()) + out_offset * int64_t(esize),
                 static_cast<const uint8_t*>(in.data()) + in_offset * int64_t(esize), esize);
-    for (int d = rank - 1; d >= 0; --d) {
-      if (++counter[d] < sizes[d]) break;
-      counter[d] = 0;
-    }
+    next_index(counter, sizes, rank);
   }
   return Ok{};
 }

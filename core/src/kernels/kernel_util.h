@@ -174,6 +174,16 @@ void broadcast_strides(const Tensor& t, int rank, const int64_t* out_sizes, int6
 /// order, so elementwise ops may run over flat memory.
 bool same_dense_layout(const Tensor& a, const Tensor& b);
 
+/// Advances a row-major multi-index over `sizes` (the last dim fastest);
+/// false after the last element.
+inline bool next_index(int64_t* index, const int64_t* sizes, int rank) {
+  for (int d = rank - 1; d >= 0; --d) {
+    if (++index[d] < sizes[d]) return true;
+    index[d] = 0;
+  }
+  return false;
+}
+
 /// Calls f(offsets...) for every element of `sizes` in row-major order,
 /// where each operand's offset (in elements) follows its strides.
 template <int N, typename F>

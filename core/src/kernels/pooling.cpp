@@ -62,6 +62,16 @@ Layout4 layout(const Tensor& t) {
   return l;
 }
 
+// Sum of the window [h0, h1) x [w0, w1) of plane (n, c).
+template <typename T>
+T window_sum(const T* x, const Layout4& l, int64_t n, int64_t c, int64_t h0, int64_t h1, int64_t w0,
+             int64_t w1) {
+  T sum = 0;
+  for (int64_t h = h0; h < h1; ++h)
+    for (int64_t w = w0; w < w1; ++w) sum += x[n * l.stride[0] + c * l.stride[1] + h * l.stride[2] + w * l.stride[3]];
+  return sum;
+}
+
 Status resize_pooled(KernelContext& context, const Tensor& in, int64_t oh, int64_t ow, Tensor& out) {
   int64_t sizes[4];
   for (int d = 0; d < in.dim(); ++d) sizes[d] = in.size(d);
@@ -167,10 +177,7 @@ Status avg_pool2d_out(KernelContext& context, Span<Value*> args) {
               dst = T(0);
               continue;
             }
-            T sum = 0;
-            for (int64_t h = hstart; h < hend; ++h)
-              for (int64_t w = wstart; w < wend; ++w)
-                sum += x[n * li.stride[0] + c * li.stride[1] + h * li.stride[2] + w * li.stride[3]];
+            const T sum = window_sum(x, li, n, c, hstart, hend, wstart, wend);
             const int64_t factor = divisor ? divisor
                                    : count_include_pad ? pool_size
                                                        : (hend - hstart) * (wend - wstart);
@@ -203,10 +210,7 @@ Status adaptive_avg_pool2d_out(KernelContext& context, Span<Value*> args) {
           const int64_t h0 = (y0 * ih) / oh, h1 = ((y0 + 1) * ih + oh - 1) / oh;
           for (int64_t x0 = 0; x0 < ow; ++x0) {
             const int64_t w0 = (x0 * iw) / ow, w1 = ((x0 + 1) * iw + ow - 1) / ow;
-            T sum = 0;
-            for (int64_t h = h0; h < h1; ++h)
-              for (int64_t w = w0; w < w1; ++w)
-                sum += x[n * li.stride[0] + c * li.stride[1] + h * li.stride[2] + w * li.stride[3]];
+            const T sum = window_sum(x, li, n, c, h0, h1, w0, w1);
             y[n * lo.stride[0] + c * lo.stride[1] + y0 * lo.stride[2] + x0 * lo.stride[3]] =
                 sum / T((h1 - h0) * (w1 - w0));
           }

@@ -25,6 +25,8 @@ enum class TimeUnit { kSeconds, kMilliseconds, kMicroseconds, kNanoseconds, kCyc
 
 Result<TimeUnit> parse_time_unit(const std::string& text);  ///< "s", "ms", "us", "ns", "cycles"
 const char* to_string(TimeUnit unit);
+/// Nanoseconds in one unit (1 for cycles, which only convert to cycles).
+double nanoseconds_per(TimeUnit unit);
 
 /// Durations and their statistics, in the target unit.
 struct PerfData {
