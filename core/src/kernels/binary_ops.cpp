@@ -1,10 +1,12 @@
 // add, sub, mul, div (Tensor and Scalar out variants, rounding modes),
 // maximum, minimum, pow, remainder, comparisons, logical ops and where.
 
+#include <algorithm>
 #include <cmath>
 #include <string_view>
 
 #include "elementwise.h"
+#include "etkit/core/tensor_access.h"
 
 namespace etkit::kernels {
 namespace {
@@ -409,9 +411,49 @@ Status where_out(KernelContext& context, Span<Value*> args) {
   return status;
 }
 
+// masked_fill keeps self's dtype and shape (the value is cast to it, as in
+// ATen); the mask is bool and broadcasts to self, never the other way.
+Status masked_fill_scalar_out(KernelContext& context, Span<Value*> args) {
+  const Tensor& self = tensor_arg(args, 0);
+  const Tensor& mask = tensor_arg(args, 1);
+  ScalarTensor value(*args[2]);
+  Tensor& out = tensor_arg(args, 3);
+  ETKIT_KERNEL_CHECK(context, mask.scalar_type() == ScalarType::kBool,
+                     "masked_fill only supports boolean masks, but got mask with dtype %s",
+                     to_string(mask.scalar_type()));
+  ETKIT_KERNEL_CHECK(context, out.scalar_type() == self.scalar_type(),
+                     "masked_fill expected out dtype %s, got %s", to_string(self.scalar_type()),
+                     to_string(out.scalar_type()));
+  int64_t sizes[kMaxRank];
+  int rank = 0;
+  ETKIT_KERNEL_CHECK(context,
+                     broadcast_shape(self.sizes(), mask.sizes(), sizes, rank) &&
+                         rank == self.dim() &&
+                         std::equal(sizes, sizes + rank, self.sizes().begin()),
+                     "masked_fill: mask of shape %s does not broadcast to self of shape %s",
+                     format_sizes(mask.sizes()).c_str(), format_sizes(self.sizes()).c_str());
+  ETKIT_TRY(resize_output(context, out, self.sizes()));
+  int64_t sm[kMaxRank], ss[kMaxRank];
+  broadcast_strides(mask, rank, sizes, sm);
+  broadcast_strides(self, rank, sizes, ss);
+  const int64_t* strides[3] = {sm, ss, out.strides().data()};
+  dispatch_compute(self.scalar_type(), [&](auto tag) {
+    using C = decltype(tag);
+    Loader<C> ls = loader_for<C>(self.scalar_type());
+    Storer<C> so = storer_for<C>(out.scalar_type());
+    const C fill = loader_for<C>(value.tensor.scalar_type())(value.tensor.data(), 0);
+    const auto* pm = mask.data_as<const uint8_t>();
+    for_each_index<3>(rank, sizes, strides, [&](const int64_t* o) {
+      so(out.data(), o[2], pm[o[0]] ? fill : ls(self.data(), o[1]));
+    });
+  });
+  return Ok{};
+}
+
 }  // namespace
 
 void register_binary_ops(KernelRegistry& r) {
+  ETKIT_REGISTER_KERNEL(r, "aten::masked_fill.Scalar_out", "TTsWW", masked_fill_scalar_out);
   ETKIT_REGISTER_KERNEL(r, "aten::add.out", "TTsWW", arith_tensor<Arith::kAdd>);
   ETKIT_REGISTER_KERNEL(r, "aten::add.Scalar_out", "TssWW", arith_scalar<Arith::kAdd>);
   ETKIT_REGISTER_KERNEL(r, "aten::sub.out", "TTsWW", arith_tensor<Arith::kSub>);

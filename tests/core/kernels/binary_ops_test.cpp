@@ -201,6 +201,30 @@ TEST(BinaryOps, PowRemainderWhere) {
   EXPECT_TRUE(tensors_close(where.result(), expected));
 }
 
+TEST(BinaryOps, MaskedFillMatchesLibtorch) {
+  // A causal mask broadcast over heads, as attention uses it, and an int
+  // tensor whose fill value is cast to its dtype.
+  at::Tensor scores = at::randn({2, 3, 4, 4});
+  at::Tensor causal = at::tril(at::ones({4, 4})).view({1, 1, 4, 4}) == 0;
+  at::Tensor expected = scores.masked_fill(causal, -INFINITY);
+  OpRunner fill("aten::masked_fill.Scalar_out");
+  fill.tensor(scores).tensor(causal).real(-INFINITY).out(at::kFloat, {2, 3, 4, 4}).returned();
+  ASSERT_EQ(fill.run(), "");
+  EXPECT_TRUE(tensors_close(fill.result(), expected));
+
+  at::Tensor ints = at::randint(-5, 5, {3, 2}, at::kInt);
+  at::Tensor mask = at::randn({2}) > 0;
+  OpRunner fill_int("aten::masked_fill.Scalar_out");
+  fill_int.tensor(ints).tensor(mask).real(2.7).out(at::kInt, {3, 2}).returned();
+  ASSERT_EQ(fill_int.run(), "");
+  EXPECT_TRUE(tensors_close(fill_int.result(), ints.masked_fill(mask, 2.7)));
+
+  OpRunner wide_mask("aten::masked_fill.Scalar_out");
+  wide_mask.tensor(at::randn({2})).tensor(at::ones({3, 2}, at::kBool)).real(0.0)
+      .out(at::kFloat, {2}).returned();
+  EXPECT_NE(wide_mask.run().find("does not broadcast"), std::string::npos);
+}
+
 TEST(BinaryOps, ErrorsInsteadOfCrashes) {
   at::Tensor a = at::ones({2, 3});
   at::Tensor b = at::ones({4});

@@ -1,0 +1,113 @@
+#!/usr/bin/python3
+"""Exports etkit's sample models: for each, a .pte, a .bpte whose expected
+outputs come from PyTorch eager mode, an ETRecord (per-method layout) and
+reference intermediate outputs (.npy per debug handle) for `etinspect gap`.
+
+    samples/export/export_samples.py [--out DIR] [--only NAME] [--full-size]
+        [--cases N] [--references] [--flatc PATH]
+
+Needs only Debian packages: python3-torch, python3-torchvision,
+python3-numpy and flatbuffers-compiler.
+"""
+import argparse
+import json
+import os
+import sys
+import time
+
+import numpy as np
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from etexport.bundle import eager_outputs, write_bundle  # noqa: E402
+from etexport.capture import capture  # noqa: E402
+from etexport.emit import emit_method  # noqa: E402
+from etexport.etrecord import write_etrecord  # noqa: E402
+from etexport.program import write_program  # noqa: E402
+import models  # noqa: E402
+
+SAMPLES_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SEED = 20261122
+
+
+def write_references(directory, method, inputs):
+    """Every instruction's first output as the eager graph computed it, named
+    by debug handle, plus the inputs that produced them."""
+    os.makedirs(directory, exist_ok=True)
+    for old in os.listdir(directory):
+        if old.endswith(".npy"):
+            os.remove(os.path.join(directory, old))
+    index = {}
+    for instruction_id, instruction in enumerate(method.instructions):
+        result = method.node_results[instruction.node]
+        tensor = result[0] if isinstance(result, (tuple, list)) else result
+        handle = method.debug_handles[instruction.node]
+        np.save(os.path.join(directory, "%d.npy" % handle), tensor.detach().numpy())
+        index[handle] = {"instruction_id": instruction_id, "node": instruction.node.name,
+                         "kernel": instruction.kernel}
+    for i, tensor in enumerate(inputs):
+        np.save(os.path.join(directory, "input_%d.npy" % i), tensor.numpy())
+    with open(os.path.join(directory, "index.json"), "w") as f:
+        json.dump(index, f, indent=1, sort_keys=True)
+
+
+def export(sample, out_dir, cases, references, flatc, pte_only):
+    start = time.monotonic()
+    generator = torch.Generator().manual_seed(SEED)
+    torch.manual_seed(SEED)
+    model = models.randomize_batch_norms(sample.build(), generator).eval()
+    example = sample.make_inputs(generator)
+    captured = capture(model, example)
+    constants = []
+    method = emit_method("forward", captured, example, constants)
+    program = write_program([method], constants, flatc)
+    directory = os.path.join(out_dir, sample.name)
+    os.makedirs(directory, exist_ok=True)
+    stem = os.path.join(directory, sample.name)
+    with open(stem + ".pte", "wb") as f:
+        f.write(program)
+    written = [stem + ".pte"]
+    if not pte_only:
+        bundle_cases = [(example, eager_outputs(model, example))]
+        for _ in range(cases - 1):
+            inputs = sample.make_inputs(generator)
+            bundle_cases.append((inputs, eager_outputs(model, inputs)))
+        with open(stem + ".bpte", "wb") as f:
+            f.write(write_bundle(program, "forward", bundle_cases, flatc))
+        write_etrecord(stem + ".etrecord", [method])
+        written += [stem + ".bpte", stem + ".etrecord"]
+        if references:
+            write_references(os.path.join(directory, "reference"), method, example)
+            written.append(os.path.join(directory, "reference/"))
+    print("%-18s %3d instructions, arena %7.2f MiB, constants %6.2f MiB, %.1f s -> %s" % (
+        sample.name, len(method.instructions), method.arena_size / 2**20,
+        sum(t.numel() * t.element_size() for t in constants) / 2**20,
+        time.monotonic() - start, ", ".join(os.path.basename(w.rstrip("/")) for w in written)),
+        flush=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default=SAMPLES_DIR, help="output folder (default samples/)")
+    parser.add_argument("--only", action="append", help="export only this sample (repeatable)")
+    parser.add_argument("--full-size", action="store_true",
+                        help="unreduced MobileNetV2 / ResNet-18 at 224x224, .pte only (benchmarks)")
+    parser.add_argument("--cases", type=int, default=3, help="test cases per bundle")
+    parser.add_argument("--references", action="store_true",
+                        help="also write reference/<debug handle>.npy (large; not checked in)")
+    parser.add_argument("--flatc", default="flatc")
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    chosen = models.samples(full_size=args.full_size)
+    if args.only:
+        unknown = set(args.only) - {s.name for s in chosen}
+        if unknown:
+            parser.error("unknown sample(s): %s" % ", ".join(sorted(unknown)))
+        chosen = [s for s in chosen if s.name in args.only]
+    for sample in chosen:
+        export(sample, args.out, args.cases, args.references, args.flatc,
+               pte_only=args.full_size)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,188 @@
+"""The sample models, with random weights from a fixed seed.
+
+Batch-norm layers get seeded, non-trivial running statistics and affine
+parameters: default initialisation makes them near-identity, and a runtime
+that skipped them would still pass.
+"""
+import math
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+import torchvision
+
+
+def randomize_batch_norms(model, generator):
+    for module in model.modules():
+        if isinstance(module, nn.BatchNorm2d):
+            n = module.num_features
+            with torch.no_grad():
+                module.running_mean.copy_(torch.randn(n, generator=generator) * 0.2)
+                module.running_var.copy_(torch.rand(n, generator=generator) + 0.5)
+                module.weight.copy_(torch.rand(n, generator=generator) + 0.5)
+                module.bias.copy_(torch.randn(n, generator=generator) * 0.2)
+    return model
+
+
+class TutorialCNN(nn.Module):
+    """The CNN of ExecuTorch's profiling tutorial: conv/relu/maxpool twice,
+    then three linear layers (the ops of the corpus tutorial_cnn trace)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(1, 16, 5)
+        self.conv2 = nn.Conv2d(16, 32, 5)
+        self.fc1 = nn.Linear(32 * 5 * 5, 120)
+        self.fc2 = nn.Linear(120, 84)
+        self.fc3 = nn.Linear(84, 10)
+
+    def forward(self, x):
+        x = F.max_pool2d(F.relu(self.conv1(x)), 2)
+        x = F.max_pool2d(F.relu(self.conv2(x)), 2)
+        x = torch.flatten(x, 1)
+        x = F.relu(self.fc1(x))
+        x = F.relu(self.fc2(x))
+        return self.fc3(x)
+
+
+def resnet18(width=1.0, num_classes=1000):
+    """torchvision's ResNet-18; width < 1 narrows every stage (64, 128, 256,
+    512 channels times width) with torchvision's own blocks."""
+    model = torchvision.models.resnet18(num_classes=num_classes)
+    if width == 1.0:
+        return model
+    block = torchvision.models.resnet.BasicBlock
+    planes = [max(8, int(c * width)) for c in (64, 128, 256, 512)]
+    model.inplanes = planes[0]
+    model.conv1 = nn.Conv2d(3, planes[0], kernel_size=7, stride=2, padding=3, bias=False)
+    model.bn1 = nn.BatchNorm2d(planes[0])
+    model.layer1 = model._make_layer(block, planes[0], 2)
+    model.layer2 = model._make_layer(block, planes[1], 2, stride=2)
+    model.layer3 = model._make_layer(block, planes[2], 2, stride=2)
+    model.layer4 = model._make_layer(block, planes[3], 2, stride=2)
+    model.fc = nn.Linear(planes[3], num_classes)
+    return model
+
+
+# nanoGPT as in the ExecuTorch LLM guide: 2 layers, 4 heads, 128 dims.
+class GPTConfig:
+    block_size = 64
+    vocab_size = 512
+    n_layer = 2
+    n_head = 4
+    n_embd = 128
+
+
+class CausalSelfAttention(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.c_attn = nn.Linear(config.n_embd, 3 * config.n_embd)
+        self.c_proj = nn.Linear(config.n_embd, config.n_embd)
+        self.n_head = config.n_head
+        self.n_embd = config.n_embd
+        mask = torch.tril(torch.ones(config.block_size, config.block_size))
+        self.register_buffer("bias", mask.view(1, 1, config.block_size, config.block_size))
+
+    def forward(self, x):
+        B, T, C = x.size()
+        q, k, v = self.c_attn(x).split(self.n_embd, dim=2)
+        k = k.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
+        q = q.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
+        v = v.view(B, T, self.n_head, C // self.n_head).transpose(1, 2)
+        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
+        att = att.masked_fill(self.bias[:, :, :T, :T] == 0, float("-inf"))
+        att = F.softmax(att, dim=-1)
+        y = att @ v
+        y = y.transpose(1, 2).contiguous().view(B, T, C)
+        return self.c_proj(y)
+
+
+class MLP(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.c_fc = nn.Linear(config.n_embd, 4 * config.n_embd)
+        self.gelu = nn.GELU()
+        self.c_proj = nn.Linear(4 * config.n_embd, config.n_embd)
+
+    def forward(self, x):
+        return self.c_proj(self.gelu(self.c_fc(x)))
+
+
+class Block(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.ln_1 = nn.LayerNorm(config.n_embd)
+        self.attn = CausalSelfAttention(config)
+        self.ln_2 = nn.LayerNorm(config.n_embd)
+        self.mlp = MLP(config)
+
+    def forward(self, x):
+        x = x + self.attn(self.ln_1(x))
+        return x + self.mlp(self.ln_2(x))
+
+
+class NanoGPT(nn.Module):
+    def __init__(self, config=GPTConfig()):
+        super().__init__()
+        self.wte = nn.Embedding(config.vocab_size, config.n_embd)
+        self.wpe = nn.Embedding(config.block_size, config.n_embd)
+        self.h = nn.ModuleList([Block(config) for _ in range(config.n_layer)])
+        self.ln_f = nn.LayerNorm(config.n_embd)
+        self.lm_head = nn.Linear(config.n_embd, config.vocab_size, bias=False)
+        self.lm_head.weight = self.wte.weight  # weight tying, as nanoGPT
+        self.apply(self._init_weights)
+
+    @staticmethod
+    def _init_weights(module):
+        # nanoGPT's initialisation: N(0, 0.02) weights, zero biases.
+        if isinstance(module, (nn.Linear, nn.Embedding)):
+            nn.init.normal_(module.weight, mean=0.0, std=0.02)
+        if isinstance(module, nn.Linear) and module.bias is not None:
+            nn.init.zeros_(module.bias)
+
+    def forward(self, idx):
+        _, t = idx.size()
+        pos = torch.arange(0, t, dtype=torch.long)
+        x = self.wte(idx) + self.wpe(pos)
+        for block in self.h:
+            x = block(x)
+        return self.lm_head(self.ln_f(x))
+
+
+class Sample:
+    """A model and how to make its inputs."""
+
+    def __init__(self, name, build, make_inputs, note=""):
+        self.name = name
+        self.build = build
+        self.make_inputs = make_inputs
+        self.note = note
+
+
+def _images(shape):
+    return lambda g: (torch.randn(*shape, generator=g),)
+
+
+def _tokens(g):
+    return (torch.randint(0, GPTConfig.vocab_size, (1, GPTConfig.block_size), generator=g),)
+
+
+def samples(full_size=False):
+    """The checked-in samples; full_size gives the unreduced networks at
+    1x3x224x224 for benchmarks (too large to check in)."""
+    if full_size:
+        return [
+            Sample("mobilenet_v2_full", lambda: torchvision.models.mobilenet_v2(),
+                   _images((1, 3, 224, 224))),
+            Sample("resnet18_full", lambda: resnet18(), _images((1, 3, 224, 224))),
+        ]
+    return [
+        Sample("tutorial_cnn", TutorialCNN, _images((1, 1, 32, 32))),
+        Sample("mobilenet_v2", lambda: torchvision.models.mobilenet_v2(
+            width_mult=0.5, num_classes=100), _images((1, 3, 128, 128)),
+            "width 0.5, 100 classes, 128x128 input (size budget)"),
+        Sample("resnet18", lambda: resnet18(width=0.25, num_classes=100),
+               _images((1, 3, 128, 128)),
+               "width 0.25, 100 classes, 128x128 input (size budget)"),
+        Sample("nano_gpt", NanoGPT, _tokens),
+    ]

@@ -1,0 +1,160 @@
+#!/usr/bin/python3
+"""Tests of the sample exporter, run by ctest:
+
+    test_exporter.py ETINSPECT [FLATC]
+
+The memory plan is checked on the written .pte itself, read back through a
+second path (Debian's flatc dumping it to JSON with etkit's schema), and
+every written file is read back by etkit.
+"""
+import filecmp
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from etexport import memory_plan  # noqa: E402
+from etexport.program import SCHEMAS  # noqa: E402
+
+ETINSPECT = None
+FLATC = "flatc"
+SAMPLES = os.path.dirname(HERE)
+NAMES = ["tutorial_cnn", "mobilenet_v2", "resnet18", "nano_gpt"]
+
+
+def export(out_dir, *extra):
+    subprocess.run([sys.executable, os.path.join(HERE, "export_samples.py"), "--out", out_dir,
+                    "--flatc", FLATC, *extra], check=True, stdout=subprocess.DEVNULL)
+
+
+def dump_program(path):
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run([FLATC, "--json", "--strict-json", "--raw-binary", "-o", tmp,
+                        SCHEMAS["program"], "--", path], check=True)
+        [name] = os.listdir(tmp)
+        with open(os.path.join(tmp, name)) as f:
+            # flatc writes non-finite doubles as bare inf / nan.
+            text = re.sub(r"(:\s*)(-?)inf\b", r"\1\2Infinity", f.read())
+            return json.loads(re.sub(r"(:\s*)nan\b", r"\1NaN", text))
+
+
+class MemoryPlanTest(unittest.TestCase):
+    def test_tensors_alive_together_get_disjoint_bytes(self):
+        a = memory_plan.Allocation("a", 100, 0, 2)
+        b = memory_plan.Allocation("b", 40, 1, 3)
+        c = memory_plan.Allocation("c", 100, 3, 4)  # starts after a ends
+        size = memory_plan.plan([a, b, c])
+        self.assertEqual(a.offset, 0)
+        self.assertEqual(b.offset, 112)   # after a, 16-byte aligned
+        self.assertEqual(c.offset, 0)     # reuses a's bytes
+        self.assertEqual(size, 160)
+        memory_plan.check([a, b, c])
+
+    def test_check_rejects_overlap(self):
+        a = memory_plan.Allocation("a", 64, 0, 5)
+        b = memory_plan.Allocation("b", 64, 2, 3)
+        a.offset, b.offset = 0, 32
+        with self.assertRaises(AssertionError):
+            memory_plan.check([a, b])
+
+
+class ExportedSamplesTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        export(cls.tmp.name, "--references")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def path(self, name, ext):
+        return os.path.join(self.tmp.name, name, name + ext)
+
+    def test_checked_in_samples_are_what_the_exporter_writes(self):
+        for name in NAMES:
+            for ext in (".pte", ".bpte", ".etrecord"):
+                with self.subTest(file=name + ext):
+                    self.assertTrue(filecmp.cmp(self.path(name, ext),
+                                                os.path.join(SAMPLES, name, name + ext),
+                                                shallow=False),
+                                    "run samples/export/export_samples.py to regenerate")
+
+    def test_written_plan_has_no_overlapping_live_tensors(self):
+        for name in NAMES:
+            with self.subTest(model=name):
+                plan = dump_program(self.path(name, ".pte"))["execution_plan"][0]
+                self.check_plan(plan)
+
+    def check_plan(self, plan):
+        values = plan["values"]
+        instructions = plan["chains"][0]["instructions"]
+        end = len(instructions)
+        life = {}
+        for index in plan["inputs"]:
+            life[index] = [-1, -1]
+        for position, instruction in enumerate(instructions):
+            args = instruction["instr_args"]["args"]
+            for index in args:
+                items = values[index]["val"].get("items", []) \
+                    if values[index]["val_type"] == "TensorList" else [index]
+                for item in items:
+                    span = life.setdefault(item, [position, position])
+                    span[1] = position
+        for index in plan["outputs"]:
+            life.setdefault(index, [end, end])[1] = end
+        allocations = []
+        for index, (first, last) in life.items():
+            tensor = values[index]["val"]
+            info = tensor.get("allocation_info")
+            if values[index]["val_type"] != "Tensor" or info is None:
+                continue
+            count = 1
+            for s in tensor.get("sizes", []):
+                count *= s
+            size = count * {"FLOAT": 4, "LONG": 8, "BOOL": 1, "INT": 4}[tensor["scalar_type"]]
+            allocation = memory_plan.Allocation(index, size, first, last)
+            allocation.offset = info.get("memory_offset_low", 0) + \
+                (info.get("memory_offset_high", 0) << 32)
+            self.assertLessEqual(allocation.offset + size, plan["non_const_buffer_sizes"][1])
+            allocations.append(allocation)
+        self.assertGreater(len(allocations), len(instructions))
+        memory_plan.check(allocations)
+
+    def test_every_file_reads_back_in_etkit(self):
+        for name in NAMES:
+            for ext in (".pte", ".bpte", ".etrecord"):
+                with self.subTest(file=name + ext):
+                    result = subprocess.run([ETINSPECT, "info", "--json", self.path(name, ext)],
+                                            capture_output=True, text=True)
+                    self.assertEqual(result.returncode, 0, result.stderr)
+                    json.loads(result.stdout)
+
+    def test_bundles_verify_against_eager_pytorch(self):
+        # atol 1e-6: float32 sums in another order than ATen's (see samples/README.md).
+        for name in NAMES:
+            with self.subTest(model=name):
+                result = subprocess.run([ETINSPECT, "verify", self.path(name, ".bpte"),
+                                         "--atol", "1e-6"], capture_output=True, text=True)
+                self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+
+    def test_references_cover_every_instruction(self):
+        for name in NAMES:
+            with self.subTest(model=name):
+                plan = dump_program(self.path(name, ".pte"))["execution_plan"][0]
+                with open(os.path.join(self.tmp.name, name, "reference", "index.json")) as f:
+                    index = json.load(f)
+                ids = sorted(entry["instruction_id"] for entry in index.values())
+                self.assertEqual(ids, list(range(len(plan["chains"][0]["instructions"]))))
+
+
+if __name__ == "__main__":
+    ETINSPECT = os.path.abspath(sys.argv.pop(1))
+    if len(sys.argv) > 1 and not sys.argv[1].startswith("-"):
+        FLATC = sys.argv.pop(1)
+    unittest.main()
