@@ -19,5 +19,7 @@ void register_bundle(CLI::App& app, CommandContext& context);
 void register_table(CLI::App& app, CommandContext& context);
 void register_trace(CLI::App& app, CommandContext& context);
 void register_diff(CLI::App& app, CommandContext& context);
+void register_modules(CLI::App& app, CommandContext& context);
+void register_gap(CLI::App& app, CommandContext& context);
 
 }  // namespace etkit::cli

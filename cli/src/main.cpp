@@ -18,6 +18,8 @@ int main(int argc, char** argv) {
   etkit::cli::register_table(app, context);
   etkit::cli::register_trace(app, context);
   etkit::cli::register_diff(app, context);
+  etkit::cli::register_modules(app, context);
+  etkit::cli::register_gap(app, context);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& help) {

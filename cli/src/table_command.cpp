@@ -11,7 +11,9 @@
 #include "diagnostics.h"
 #include "etkit/etdump/etdump_reader.h"
 #include "etkit/core/program_summary.h"
+#include "etkit/etrecord/etrecord.h"
 #include "etkit/inspector/event_blocks.h"
+#include "etkit/inspector/source_links.h"
 #include "program_loading.h"
 
 namespace etkit::cli {
@@ -28,6 +30,8 @@ struct TableOptions {
   std::string format = "text";
   std::string program;
   std::string method = "forward";
+  std::string etrecord;
+  bool source = false;
 };
 
 struct Row {
@@ -58,8 +62,29 @@ std::string op_types_text(const inspector::Event& e) {
   return text + "]";
 }
 
+// "file:line" of the innermost user frame of each linked node, joined.
+std::string source_text(const inspector::Event& e) {
+  std::string text;
+  for (const auto& [node, trace] : e.stack_traces) {
+    const std::string line = etrecord::innermost_source_line(trace);
+    if (line.empty() || text.find(line) != std::string::npos) continue;
+    text += (text.empty() ? "" : ", ") + line;
+  }
+  return text;
+}
+
+std::string module_text(const inspector::Event& e) {
+  std::string text;
+  for (const auto& [node, stack] : e.module_hierarchy) {
+    const std::string module = inspector::innermost_module(stack);
+    if (module.empty() || text.find(module) != std::string::npos) continue;
+    text += (text.empty() ? "" : ", ") + module;
+  }
+  return text;
+}
+
 // The printed columns of a row.
-std::vector<std::string> cells(const Row& row) {
+std::vector<std::string> cells(const Row& row, bool source_columns) {
   std::vector<std::string> out = {row.block->name, row.event->name};
   for (const char* column : kStatColumns) {
     out.push_back(row.event->perf_data ? number(stat(*row.event->perf_data, column)) : "");
@@ -67,10 +92,15 @@ std::vector<std::string> cells(const Row& row) {
   out.push_back(op_types_text(*row.event));
   out.push_back(row.event->is_delegated_op ? "True" : "False");
   out.push_back(row.event->delegate_backend_name);
+  if (source_columns) {
+    out.push_back(module_text(*row.event));
+    out.push_back(source_text(*row.event));
+  }
   return out;
 }
 
-void print_separated(const std::vector<std::string>& header, const std::vector<Row>& rows, char separator) {
+void print_separated(const std::vector<std::string>& header, const std::vector<Row>& rows, char separator,
+                     bool source_columns) {
   auto quote = [separator](const std::string& cell) {
     if (cell.find(separator) == std::string::npos && cell.find('"') == std::string::npos) return cell;
     std::string quoted = "\"";
@@ -80,15 +110,16 @@ void print_separated(const std::vector<std::string>& header, const std::vector<R
   for (size_t i = 0; i < header.size(); ++i) std::cout << (i ? std::string(1, separator) : "") << quote(header[i]);
   std::cout << "\n";
   for (const Row& row : rows) {
-    const auto c = cells(row);
+    const auto c = cells(row, source_columns);
     for (size_t i = 0; i < c.size(); ++i) std::cout << (i ? std::string(1, separator) : "") << quote(c[i]);
     std::cout << "\n";
   }
 }
 
-void print_aligned(const std::vector<std::string>& header, const std::vector<Row>& rows, bool markdown) {
+void print_aligned(const std::vector<std::string>& header, const std::vector<Row>& rows, bool markdown,
+                   bool source_columns) {
   std::vector<std::vector<std::string>> table = {header};
-  for (const Row& row : rows) table.push_back(cells(row));
+  for (const Row& row : rows) table.push_back(cells(row, source_columns));
   std::vector<size_t> width(header.size(), 0);
   for (const auto& line : table)
     for (size_t i = 0; i < line.size(); ++i) width[i] = std::max(width[i], line[i].size());
@@ -126,8 +157,16 @@ void print_json(const std::vector<Row>& rows) {
     if (e.delegate_debug_id_int) item["delegate_debug_identifier"] = *e.delegate_debug_id_int;
     else if (e.delegate_debug_id_str) item["delegate_debug_identifier"] = *e.delegate_debug_id_str;
     else item["delegate_debug_identifier"] = nullptr;
+    item["debug_handles"] = e.debug_handles;
     item["stack_traces"] = nlohmann::ordered_json::object();
+    for (const auto& [node, trace] : e.stack_traces) item["stack_traces"][node] = trace;
     item["module_hierarchy"] = nlohmann::ordered_json::object();
+    for (const auto& [node, stack] : e.module_hierarchy) {
+      // As upstream's nn_module_stack: key -> [qualified path, type].
+      nlohmann::ordered_json frames = nlohmann::ordered_json::object();
+      for (const auto& frame : stack) frames[frame.key] = {frame.path, frame.type};
+      item["module_hierarchy"][node] = frames;
+    }
     item["is_delegated_op"] = e.is_delegated_op;
     item["delegate_backend_name"] = e.delegate_backend_name.empty() ? nlohmann::ordered_json(nullptr)
                                                                     : nlohmann::ordered_json(e.delegate_backend_name);
@@ -166,6 +205,22 @@ int run_table(const TableOptions& options) {
                               options.method.c_str()));
     }
   }
+  if (!options.etrecord.empty()) {
+    auto record = etrecord::Etrecord::load_file(options.etrecord);
+    if (!record.ok()) return fail(record.error());
+    for (const std::string& warning : record->warnings()) diagnostics.warning(warning);
+    if (record->method(options.method) == nullptr) {
+      diagnostics.warning(options.etrecord + ": no method '" + options.method +
+                          "'; events are not linked to graph nodes");
+    }
+    const inspector::LinkReport report = inspector::link_etrecord(*blocks, *record, options.method);
+    if (report.unmatched > 0) {
+      diagnostics.warning(std::to_string(report.unmatched) + " event(s) with an instruction id have no graph node in " +
+                          options.etrecord + " (is it the record of this program?)");
+    }
+  } else if (options.source) {
+    return fail(Error::make(ErrorCode::kInvalidArgument, "--source needs --etrecord"));
+  }
   std::vector<Row> rows;
   for (const inspector::EventBlock& block : *blocks) {
     if (!options.block.empty() && block.name != options.block) continue;
@@ -194,10 +249,11 @@ int run_table(const TableOptions& options) {
   std::vector<std::string> header = {"event_block_name", "event_name"};
   for (const char* column : kStatColumns) header.push_back(column + unit);
   header.insert(header.end(), {"op_types", "is_delegated_op", "delegate_backend_name"});
+  if (options.source) header.insert(header.end(), {"module", "source"});
   if (options.format == "json") print_json(rows);
-  else if (options.format == "csv") print_separated(header, rows, ',');
-  else if (options.format == "tsv") print_separated(header, rows, '\t');
-  else print_aligned(header, rows, options.format == "markdown");
+  else if (options.format == "csv") print_separated(header, rows, ',', options.source);
+  else if (options.format == "tsv") print_separated(header, rows, '\t', options.source);
+  else print_aligned(header, rows, options.format == "markdown", options.source);
   return kExitOk;
 }
 
@@ -216,6 +272,10 @@ void register_table(CLI::App& app, CommandContext& context) {
   command->add_option("--top", options->top, "Keep the first N rows");
   command->add_option("--program", options->program, "The traced program, to name delegate backends");
   command->add_option("--method", options->method, "The traced method (default forward)");
+  command->add_option("--etrecord", options->etrecord,
+                      "ETRecord of the program: op types, stack traces, module hierarchy");
+  command->add_flag("--source", options->source,
+                    "Add module and source-line columns to text/csv/tsv/markdown (needs --etrecord)");
   command->add_flag("--include-operator-call", options->include_operator_call, "Keep OPERATOR_CALL rows");
   command->add_option("--format", options->format, "text, csv, tsv, json or markdown")
       ->check(CLI::IsMember({"text", "csv", "tsv", "json", "markdown"}));

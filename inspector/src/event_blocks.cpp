@@ -155,14 +155,17 @@ Result<std::vector<EventBlock>> event_blocks(const etdump::ETDump& trace, const 
     std::vector<Occurrence> occurrences;
     for (const InstructionKey& key : order) {
       const auto& [profiles, debug_name] = by_instruction[key];
+      // Chain -1 marks method-level events (load, init, execute): their
+      // instruction id field is meaningless, so they get none.
+      const int32_t instruction = std::get<1>(key) < 0 ? -1 : std::get<0>(key);
       if (profiles.empty()) {
-        run_key.events.push_back({std::get<0>(key), false, "", -1, "", debug_name});
+        run_key.events.push_back({instruction, false, "", -1, "", debug_name});
         occurrences.push_back({});
         continue;
       }
       for (size_t e : profiles) {
         const etdump::ProfileEventView p = run.event(e).profile;
-        run_key.events.push_back({std::get<0>(key), true, std::string(p.name), p.delegate_debug_id_int,
+        run_key.events.push_back({instruction, true, std::string(p.name), p.delegate_debug_id_int,
                                   std::string(p.delegate_debug_id_str), debug_name});
         occurrences.push_back({p.start_time, p.end_time, true});
       }

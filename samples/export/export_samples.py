@@ -42,7 +42,8 @@ def write_references(directory, method, inputs):
         result = method.node_results[instruction.node]
         tensor = result[0] if isinstance(result, (tuple, list)) else result
         handle = method.debug_handles[instruction.node]
-        np.save(os.path.join(directory, "%d.npy" % handle), tensor.detach().numpy())
+        np.save(os.path.join(directory, "%d.npy" % handle),
+                np.ascontiguousarray(tensor.detach().numpy()))
         index[handle] = {"instruction_id": instruction_id, "node": instruction.node.name,
                          "kernel": instruction.kernel}
     for i, tensor in enumerate(inputs):

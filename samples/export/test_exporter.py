@@ -11,6 +11,7 @@ import filecmp
 import json
 import os
 import re
+import struct
 import subprocess
 import sys
 import tempfile
@@ -151,6 +152,118 @@ class ExportedSamplesTest(unittest.TestCase):
                     index = json.load(f)
                 ids = sorted(entry["instruction_id"] for entry in index.values())
                 self.assertEqual(ids, list(range(len(plan["chains"][0]["instructions"]))))
+
+
+class GapTest(unittest.TestCase):
+    """etinspect gap against the exporter's eager references, and a weight
+    perturbed in the .pte bytes that must show as the first divergence."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        export(cls.tmp.name, "--references", "--cases", "1")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def gap(self, name, program):
+        folder = os.path.join(self.tmp.name, name)
+        trace = os.path.join(folder, "run.etdp")
+        buffer = os.path.join(folder, "run.bin")
+        subprocess.run([ETINSPECT, "run", program, "--input",
+                        os.path.join(folder, "reference", "input_0.npy"), "--etdump", trace,
+                        "--debug-level", "intermediates", "--debug-buffer", buffer],
+                       check=True, stdout=subprocess.DEVNULL)
+        result = subprocess.run([ETINSPECT, "gap", trace, "--debug-buffer", buffer, "--reference",
+                                 os.path.join(folder, "reference"), "--etrecord",
+                                 os.path.join(folder, name + ".etrecord"), "--json"],
+                                capture_output=True, text=True)
+        self.assertIn(result.returncode, (0, 1), result.stderr)
+        return result.returncode, json.loads(result.stdout)
+
+    def test_every_op_of_every_sample_is_near_zero(self):
+        for name in NAMES:
+            with self.subTest(model=name):
+                code, report = self.gap(name, os.path.join(self.tmp.name, name, name + ".pte"))
+                self.assertEqual(code, 0, [r for r in report["rows"] if r["status"] != "ok"][:3])
+                self.assertEqual(report["missing_references"], 0)
+                for row in report["rows"]:
+                    self.assertLess(row["max_abs"], 1e-4, row)
+                    cosine = row["cosine"]
+                    self.assertGreater(cosine, 0.99999, row)
+
+    def test_perturbed_weight_diverges_at_the_op_that_reads_it(self):
+        name = "resnet18"
+        path = os.path.join(self.tmp.name, name, name + ".pte")
+        plan = dump_program(path)
+        instructions = plan["execution_plan"][0]["chains"][0]["instructions"]
+        values = plan["execution_plan"][0]["values"]
+        # The third convolution's weight (layer1.0.conv2), read by instruction `target`.
+        convolutions = [i for i, ins in enumerate(instructions)
+                        if plan["execution_plan"][0]["operators"][ins["instr_args"].get("op_index", 0)]
+                        ["name"] == "aten::convolution"]
+        target = convolutions[2]
+        weight = values[instructions[target]["instr_args"]["args"][1]]["val"]
+        with open(path, "rb") as f:
+            data = bytearray(f.read())
+        base = int.from_bytes(data[24:32], "little")  # eh00: segment base offset
+        offset = base + plan["constant_segment"]["offsets"][weight["data_buffer_idx"]]
+        data[offset:offset + 4] = struct.pack("<f", 50.0)  # first weight element
+        perturbed = os.path.join(self.tmp.name, name, "perturbed.pte")
+        with open(perturbed, "wb") as f:
+            f.write(data)
+        code, report = self.gap(name, perturbed)
+        self.assertEqual(code, 1)
+        self.assertEqual(report["first_divergence"], target)
+        before = [r for r in report["rows"] if r["instruction_id"] < target]
+        self.assertTrue(before and all(r["status"] == "ok" for r in before))
+
+
+class LinkedTraceTest(unittest.TestCase):
+    """A trace of a checked-in sample, tabulated with its ETRecord."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.trace = os.path.join(cls.tmp.name, "resnet18.etdp")
+        subprocess.run([ETINSPECT, "run", os.path.join(SAMPLES, "resnet18", "resnet18.pte"),
+                        "--fill", "random", "--iterations", "3", "--etdump", cls.trace],
+                       check=True, stdout=subprocess.DEVNULL)
+        cls.record = os.path.join(SAMPLES, "resnet18", "resnet18.etrecord")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def test_table_carries_module_hierarchy_and_source_lines(self):
+        result = subprocess.run([ETINSPECT, "table", self.trace, "--etrecord", self.record,
+                                 "--format", "json"], capture_output=True, text=True, check=True)
+        rows = [r for r in json.loads(result.stdout) if r["event_block_name"] == "Execute"
+                and r["event_name"].startswith("native_call_")]
+        self.assertEqual(len(rows), 70)
+        first = rows[0]
+        self.assertEqual(first["op_types"], ["aten.convolution.default"])
+        self.assertEqual(first["debug_handles"], [1])
+        [(node, trace)] = first["stack_traces"].items()
+        # torchvision's ResNet._forward_impl calls conv1 on this line.
+        with open("/usr/lib/python3/dist-packages/torchvision/models/resnet.py") as f:
+            line = next(i for i, text in enumerate(f, 1) if "x = self.conv1(x)" in text)
+        self.assertIn('resnet.py", line %d' % line, trace)
+        self.assertEqual(first["module_hierarchy"][node]["L__self___conv1"],
+                         ["conv1", "torch.nn.modules.conv.Conv2d"])
+
+    def test_module_totals_add_up_to_the_run(self):
+        result = subprocess.run([ETINSPECT, "modules", self.trace, "--etrecord", self.record,
+                                 "--json"], capture_output=True, text=True, check=True)
+        report = json.loads(result.stdout)
+        root = report["modules"][0]
+        self.assertEqual(root["path"], "")
+        self.assertAlmostEqual(root["total"], report["run_total"], delta=0.01 * report["run_total"])
+        # Children of a module never add up to more than the module.
+        for module in report["modules"]:
+            children = sum(report["modules"][c]["total"] for c in module["children"])
+            self.assertLessEqual(children, module["total"] * (1 + 1e-9))
 
 
 if __name__ == "__main__":

@@ -24,10 +24,19 @@ def record_values(graph_module, inputs):
     outputs the graph never reads, and reference intermediates for `gap`."""
     results = {}
 
+    def snapshot(value):
+        # In-place ops later in the graph (`out += identity`) would change a
+        # kept tensor, so keep copies.
+        if isinstance(value, torch.Tensor):
+            return value.clone()
+        if isinstance(value, (tuple, list)):
+            return type(value)(snapshot(v) for v in value)
+        return value
+
     class Recorder(torch.fx.Interpreter):
         def run_node(self, node):
             result = super().run_node(node)
-            results[node] = result
+            results[node] = snapshot(result)
             return result
 
     with torch.no_grad():

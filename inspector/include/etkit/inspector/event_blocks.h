@@ -9,10 +9,12 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "etkit/core/program_summary.h"
 #include "etkit/core/result.h"
+#include "etkit/etrecord/edge_graph.h"
 
 namespace etkit::etdump {
 class ETDump;
@@ -47,6 +49,10 @@ struct Event {
   std::string delegate_backend_name;
   std::vector<std::string> op_types;
   std::vector<double> start_times;  ///< per run, target unit
+  // Filled by link_etrecord (source_links.h); empty without an ETRecord.
+  std::vector<int64_t> debug_handles;
+  std::vector<std::pair<std::string, std::string>> stack_traces;  ///< node name -> trace
+  std::vector<std::pair<std::string, std::vector<etrecord::ModuleFrame>>> module_hierarchy;
 };
 
 struct EventBlock {

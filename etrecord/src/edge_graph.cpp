@@ -1,0 +1,172 @@
+#include "etkit/etrecord/edge_graph.h"
+
+#include <cctype>
+#include <cstdlib>
+
+#include <nlohmann/json.hpp>
+
+namespace etkit::etrecord {
+namespace {
+
+using nlohmann::json;
+
+// Dialect prefixes the serializer writes before the op's own name.
+constexpr const char* kTargetPrefixes[] = {
+    "executorch.exir.dialects.edge.ops.", "executorch.exir.dialects.edge._ops.",
+    "executorch.exir.dialects.backend._ops.", "executorch.exir.dialects._ops.ops.",
+    "torch.ops.",
+};
+
+std::string short_target(const std::string& target) {
+  for (const char* prefix : kTargetPrefixes) {
+    const std::string p(prefix);
+    if (target.compare(0, p.size(), p) == 0) {
+      return target.substr(p.size());
+    }
+  }
+  return target;
+}
+
+const json* member(const json& object, const char* key) {
+  if (!object.is_object()) return nullptr;
+  auto it = object.find(key);
+  return it == object.end() || it->is_null() ? nullptr : &*it;
+}
+
+std::string string_member(const json& object, const char* key) {
+  const json* value = member(object, key);
+  return value && value->is_string() ? value->get<std::string>() : std::string();
+}
+
+// Names of the tensors an Argument refers to (as_tensor / as_tensors).
+void collect_tensor_names(const json& argument, std::vector<std::string>& names) {
+  if (const json* tensor = member(argument, "as_tensor")) {
+    std::string name = string_member(*tensor, "name");
+    if (!name.empty()) names.push_back(std::move(name));
+  }
+  if (const json* tensors = member(argument, "as_tensors"); tensors && tensors->is_array()) {
+    for (const json& t : *tensors) {
+      std::string name = string_member(t, "name");
+      if (!name.empty()) names.push_back(std::move(name));
+    }
+  }
+}
+
+// debug_handle is a string ("12") in serialized metadata; some writers use
+// a number.
+bool parse_handle(const json& value, int64_t& handle) {
+  if (value.is_number_integer()) {
+    handle = value.get<int64_t>();
+    return true;
+  }
+  if (!value.is_string()) return false;
+  const std::string text = value.get<std::string>();
+  char* end = nullptr;
+  const long long parsed = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || end != text.c_str() + text.size()) return false;
+  handle = parsed;
+  return true;
+}
+
+}  // namespace
+
+const GraphNode* EdgeGraph::find(int64_t debug_handle) const {
+  auto it = node_by_handle.find(debug_handle);
+  return it == node_by_handle.end() ? nullptr : &nodes[it->second];
+}
+
+std::vector<ModuleFrame> parse_module_stack(const std::string& text) {
+  std::vector<ModuleFrame> frames;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find(';', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string entry = text.substr(start, end - start);
+    start = end + 1;
+    // key,path,type: the key has no comma and the type has none either;
+    // the path in between may (dynamo-style "getattr(L['m'], '0')").
+    const size_t first = entry.find(',');
+    const size_t last = entry.rfind(',');
+    if (first == std::string::npos || last == first) {
+      continue;
+    }
+    frames.push_back({entry.substr(0, first), entry.substr(first + 1, last - first - 1),
+                      entry.substr(last + 1)});
+  }
+  return frames;
+}
+
+std::string innermost_source_line(const std::string& stack_trace) {
+  const size_t file = stack_trace.rfind("File \"");
+  if (file == std::string::npos) return std::string();
+  const size_t name_start = file + 6;
+  const size_t name_end = stack_trace.find('"', name_start);
+  if (name_end == std::string::npos) return std::string();
+  const size_t line = stack_trace.find("line ", name_end);
+  if (line == std::string::npos) return std::string();
+  size_t digits_end = line + 5;
+  while (digits_end < stack_trace.size() && std::isdigit(static_cast<unsigned char>(stack_trace[digits_end]))) {
+    ++digits_end;
+  }
+  return stack_trace.substr(name_start, name_end - name_start) + ":" +
+         stack_trace.substr(line + 5, digits_end - line - 5);
+}
+
+Result<EdgeGraph> parse_edge_graph(const std::string& json_text, const std::string& where,
+                                   std::vector<std::string>& warnings) {
+  const json document = json::parse(json_text, nullptr, /*allow_exceptions=*/false);
+  if (document.is_discarded()) {
+    return Error::make(ErrorCode::kMalformed, "%s: not valid JSON", where.c_str());
+  }
+  const json* graph_module = member(document, "graph_module");
+  const json* graph = graph_module ? member(*graph_module, "graph") : nullptr;
+  const json* nodes = graph ? member(*graph, "nodes") : nullptr;
+  if (nodes == nullptr || !nodes->is_array()) {
+    return Error::make(ErrorCode::kMalformed, "%s: no graph_module.graph.nodes array",
+                 where.c_str());
+  }
+  EdgeGraph result;
+  for (size_t i = 0; i < nodes->size(); ++i) {
+    const json& node = (*nodes)[i];
+    GraphNode parsed;
+    parsed.target = short_target(string_member(node, "target"));
+    if (parsed.target.empty()) {
+      warnings.push_back(where + ": node " + std::to_string(i) + " has no target; skipped");
+      continue;
+    }
+    if (const json* outputs = member(node, "outputs"); outputs && outputs->is_array()) {
+      std::vector<std::string> names;
+      for (const json& output : *outputs) collect_tensor_names(output, names);
+      if (!names.empty()) parsed.name = names.front();
+    }
+    if (parsed.name.empty()) parsed.name = parsed.target + "#" + std::to_string(i);
+    if (const json* inputs = member(node, "inputs"); inputs && inputs->is_array()) {
+      for (const json& input : *inputs) {
+        if (const json* arg = member(input, "arg")) collect_tensor_names(*arg, parsed.inputs);
+      }
+    }
+    if (const json* metadata = member(node, "metadata"); metadata && metadata->is_object()) {
+      parsed.stack_trace = string_member(*metadata, "stack_trace");
+      parsed.module_stack = parse_module_stack(string_member(*metadata, "nn_module_stack"));
+      parsed.source_fn = string_member(*metadata, "source_fn_stack");
+      if (const json* handle = member(*metadata, "debug_handle")) {
+        if (!parse_handle(*handle, parsed.debug_handle)) {
+          warnings.push_back(where + ": node " + parsed.name + " has debug_handle " +
+                             handle->dump() + ", not an integer");
+        }
+      }
+    }
+    if (parsed.debug_handle >= 0) {
+      auto [it, inserted] = result.node_by_handle.emplace(parsed.debug_handle, result.nodes.size());
+      if (!inserted) {
+        warnings.push_back(where + ": debug handle " + std::to_string(parsed.debug_handle) +
+                           " is on both " + result.nodes[it->second].name + " and " +
+                           parsed.name + "; the first is used");
+      }
+    }
+    result.nodes.push_back(std::move(parsed));
+  }
+  return result;
+}
+
+}  // namespace etkit::etrecord

@@ -1,0 +1,39 @@
+#pragma once
+/// @file
+/// Time per module of the model hierarchy: each operator event's average
+/// duration is added to every module on its graph node's nn_module_stack
+/// (inclusive totals), as upstream's find_total_for_module sums it.
+
+#include <string>
+#include <vector>
+
+#include "etkit/inspector/event_blocks.h"
+
+namespace etkit::inspector {
+
+struct ModuleTotal {
+  std::string path;   ///< "" for the root module
+  std::string type;   ///< Python type of the module
+  size_t depth = 0;   ///< 0 for the root
+  double total = 0;   ///< inclusive, target unit, average per run
+  size_t op_events = 0;
+  std::vector<size_t> children;  ///< indices into the result, first-seen order
+};
+
+struct ModuleTree {
+  std::vector<ModuleTotal> modules;  ///< depth-first, parents before children
+  double run_total = 0;        ///< Method::execute average, target unit (0 if absent)
+  double attributed = 0;       ///< sum over events that had a module stack
+  double unattributed = 0;     ///< operator events without one
+};
+
+/// Builds the tree from the events of blocks named `block` (after
+/// link_etrecord). Operator events are the kernel and delegated-op events;
+/// OPERATOR_CALL and DELEGATE_CALL wrappers are not counted twice.
+ModuleTree module_totals(const std::vector<EventBlock>& blocks, const std::string& block = "Execute");
+
+/// Upstream's find_total_for_module: the inclusive total of the module with
+/// qualified path `path` (0 when absent).
+double find_total_for_module(const ModuleTree& tree, const std::string& path);
+
+}  // namespace etkit::inspector

@@ -1,0 +1,45 @@
+#pragma once
+/// @file
+/// Numeric gap between runtime intermediate outputs and a reference, with
+/// upstream's metric definitions: MSE, L1 as a sum of absolute differences,
+/// SNR in dB (reference power over difference power), cosine similarity,
+/// plus the largest absolute difference.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "etkit/core/result.h"
+#include "etkit/core/byte_span.h"
+#include "etkit/etdump/etdump_reader.h"
+
+namespace etkit::inspector {
+
+struct GapMetrics {
+  int64_t count = 0;
+  double mse = 0;
+  double l1 = 0;
+  double snr_db = 0;   ///< +inf when the values are identical
+  double cosine = 0;   ///< 1 when both are all zeros
+  double max_abs = 0;
+  double max_abs_reference = 0;
+};
+
+/// Element-wise comparison; sizes must match (checked by the caller).
+GapMetrics compare_values(const std::vector<double>& actual, const std::vector<double>& reference);
+
+/// One instruction's recorded output.
+struct RecordedOutput {
+  int32_t instruction_id = -1;
+  std::string name;
+  std::vector<int64_t> sizes;
+  std::vector<double> values;
+};
+
+/// The intermediate outputs of the first run block that has any (the
+/// first tensor of each debug event with an instruction id), resolved in
+/// `debug_buffer`. Errors name the event whose tensor is out of bounds.
+Result<std::vector<RecordedOutput>> recorded_outputs(const etdump::ETDump& trace,
+                                                     ByteSpan debug_buffer);
+
+}  // namespace etkit::inspector

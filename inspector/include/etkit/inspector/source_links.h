@@ -1,0 +1,29 @@
+#pragma once
+/// @file
+/// Links runtime events to the model through an ETRecord: debug handles per
+/// instruction (or per delegate debug id), then the graph nodes' op types,
+/// stack traces and module hierarchy, as upstream's Inspector does.
+
+#include <string>
+#include <vector>
+
+#include "etkit/etrecord/etrecord.h"
+#include "etkit/inspector/event_blocks.h"
+
+namespace etkit::inspector {
+
+struct LinkReport {
+  size_t linked = 0;      ///< events that got at least one graph node
+  size_t unmatched = 0;   ///< events with an instruction id but no node
+};
+
+/// Annotates every event of `blocks` that has an instruction id with the
+/// handles and nodes of `method` in `record`. Events outside the record
+/// keep empty fields and are counted as unmatched.
+LinkReport link_etrecord(std::vector<EventBlock>& blocks, const etrecord::Etrecord& record,
+                         const std::string& method);
+
+/// The innermost module of a node's stack as "path (Type)", or "".
+std::string innermost_module(const std::vector<etrecord::ModuleFrame>& stack);
+
+}  // namespace etkit::inspector

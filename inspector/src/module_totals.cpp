@@ -1,0 +1,82 @@
+#include "etkit/inspector/module_totals.h"
+
+#include <map>
+
+namespace etkit::inspector {
+namespace {
+
+bool is_operator_event(const Event& event) {
+  return event.instruction_id >= 0 && event.name != "OPERATOR_CALL" &&
+         event.name != "DELEGATE_CALL";
+}
+
+}  // namespace
+
+ModuleTree module_totals(const std::vector<EventBlock>& blocks, const std::string& block) {
+  ModuleTree tree;
+  std::map<std::string, size_t> index_of;  // path -> index in tree.modules
+  std::vector<ModuleTotal> found;
+  std::vector<std::string> parent_of;
+  for (const EventBlock& b : blocks) {
+    if (b.name != block) continue;
+    for (const Event& event : b.events) {
+      if (event.name == "Method::execute" && event.perf_data) tree.run_total += event.perf_data->avg;
+      if (!is_operator_event(event) || !event.perf_data) continue;
+      const double time = event.perf_data->avg;
+      if (event.module_hierarchy.empty()) {
+        tree.unattributed += time;
+        continue;
+      }
+      tree.attributed += time;
+      // An event fused from several nodes shares its time among them.
+      const double share = time / double(event.module_hierarchy.size());
+      for (const auto& [node, stack] : event.module_hierarchy) {
+        std::string parent = "\x01";  // no parent
+        for (size_t depth = 0; depth < stack.size(); ++depth) {
+          const etrecord::ModuleFrame& frame = stack[depth];
+          auto [it, inserted] = index_of.emplace(frame.path, found.size());
+          if (inserted) {
+            found.push_back({frame.path, frame.type, depth, 0, 0, {}});
+            parent_of.push_back(parent);
+          }
+          found[it->second].total += share;
+          found[it->second].op_events += 1;
+          parent = frame.path;
+        }
+      }
+    }
+  }
+  // Children in first-seen order, then a depth-first layout.
+  std::vector<std::vector<size_t>> children(found.size());
+  std::vector<size_t> roots;
+  for (size_t i = 0; i < found.size(); ++i) {
+    auto parent = index_of.find(parent_of[i]);
+    if (parent == index_of.end()) roots.push_back(i);
+    else children[parent->second].push_back(i);
+  }
+  std::vector<size_t> order;
+  std::vector<size_t> stack(roots.rbegin(), roots.rend());
+  while (!stack.empty()) {
+    const size_t i = stack.back();
+    stack.pop_back();
+    order.push_back(i);
+    for (auto it = children[i].rbegin(); it != children[i].rend(); ++it) stack.push_back(*it);
+  }
+  std::vector<size_t> position(found.size());
+  for (size_t i = 0; i < order.size(); ++i) position[order[i]] = i;
+  for (size_t i : order) {
+    ModuleTotal total = found[i];
+    for (size_t child : children[i]) total.children.push_back(position[child]);
+    tree.modules.push_back(std::move(total));
+  }
+  return tree;
+}
+
+double find_total_for_module(const ModuleTree& tree, const std::string& path) {
+  for (const ModuleTotal& module : tree.modules) {
+    if (module.path == path) return module.total;
+  }
+  return 0;
+}
+
+}  // namespace etkit::inspector

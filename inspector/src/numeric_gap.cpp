@@ -1,0 +1,79 @@
+#include "etkit/inspector/numeric_gap.h"
+
+#include <cmath>
+#include <limits>
+
+#include "etkit/core/tensor_access.h"
+
+namespace etkit::inspector {
+
+GapMetrics compare_values(const std::vector<double>& actual, const std::vector<double>& reference) {
+  GapMetrics m;
+  m.count = static_cast<int64_t>(actual.size());
+  double sum_sq_diff = 0, sum_sq_ref = 0, sum_sq_act = 0, dot = 0;
+  for (size_t i = 0; i < actual.size(); ++i) {
+    const double a = actual[i], r = reference[i];
+    // Equal values (masked -inf scores included) and NaN against NaN agree,
+    // as allclose(equal_nan=True) has it; they add nothing to the sums.
+    if (a == r || (std::isnan(a) && std::isnan(r))) {
+      if (std::isfinite(r)) {
+        sum_sq_ref += r * r;
+        sum_sq_act += a * a;
+        dot += a * r;
+        m.max_abs_reference = std::max(m.max_abs_reference, std::fabs(r));
+      }
+      continue;
+    }
+    if (!std::isfinite(a) || !std::isfinite(r)) {
+      m.max_abs = std::numeric_limits<double>::infinity();
+      m.l1 = std::numeric_limits<double>::infinity();
+      sum_sq_diff = std::numeric_limits<double>::infinity();
+      continue;
+    }
+    const double diff = a - r;
+    sum_sq_diff += diff * diff;
+    sum_sq_ref += r * r;
+    sum_sq_act += a * a;
+    dot += a * r;
+    m.l1 += std::fabs(diff);
+    m.max_abs = std::max(m.max_abs, std::fabs(diff));
+    m.max_abs_reference = std::max(m.max_abs_reference, std::fabs(r));
+  }
+  m.mse = m.count ? sum_sq_diff / double(m.count) : 0;
+  m.snr_db = sum_sq_diff == 0 ? std::numeric_limits<double>::infinity()
+                              : 10.0 * std::log10(sum_sq_ref / sum_sq_diff);
+  if (sum_sq_ref == 0 && sum_sq_act == 0) m.cosine = 1;
+  else if (sum_sq_ref == 0 || sum_sq_act == 0) m.cosine = 0;
+  else m.cosine = dot / (std::sqrt(sum_sq_ref) * std::sqrt(sum_sq_act));
+  return m;
+}
+
+Result<std::vector<RecordedOutput>> recorded_outputs(const etdump::ETDump& trace,
+                                                     ByteSpan debug_buffer) {
+  for (size_t b = 0; b < trace.block_count(); ++b) {
+    const etdump::RunBlock block = trace.block(b);
+    std::vector<RecordedOutput> outputs;
+    for (size_t e = 0; e < block.event_count(); ++e) {
+      const etdump::EventView event = block.event(e);
+      if (event.kind != etdump::EventKind::kDebug) continue;
+      const etdump::DebugEventView& debug = event.debug;
+      if (debug.instruction_id < 0 || debug.tensors.empty()) continue;
+      Result<Tensor> tensor = etdump::debug_tensor(debug.tensors.front(), debug_buffer);
+      if (!tensor.ok()) {
+        return tensor.error().with_context("run block %zu, debug event %zu (instruction %d)", b, e,
+                                           debug.instruction_id);
+      }
+      RecordedOutput out;
+      out.instruction_id = debug.instruction_id;
+      out.name = std::string(debug.name);
+      out.sizes.assign(tensor->sizes().begin(), tensor->sizes().end());
+      out.values.resize(static_cast<size_t>(tensor->numel()));
+      for (int64_t i = 0; i < tensor->numel(); ++i) out.values[size_t(i)] = element_as_double(*tensor, i);
+      outputs.push_back(std::move(out));
+    }
+    if (!outputs.empty()) return outputs;
+  }
+  return std::vector<RecordedOutput>{};
+}
+
+}  // namespace etkit::inspector

@@ -1,0 +1,141 @@
+// The decoded ETRecord: edge graph nodes and the instruction/delegate maps,
+// from the upstream corpus record, from records written by the Python
+// exporter (a second writer), and from damaged records built here.
+
+#include "etkit/etrecord/etrecord.h"
+
+#include <gtest/gtest.h>
+#include <zip.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "support/corpus.h"
+
+namespace etkit::etrecord {
+namespace {
+
+std::string write_zip(const std::string& name,
+                      const std::vector<std::pair<std::string, std::string>>& entries) {
+  const std::string path = test::write_temp(name, {});
+  int error = 0;
+  zip_t* zip = zip_open(path.c_str(), ZIP_TRUNCATE | ZIP_CREATE, &error);
+  EXPECT_NE(zip, nullptr);
+  for (const auto& [entry, content] : entries) {
+    zip_source_t* source = zip_source_buffer(zip, content.data(), content.size(), 0);
+    EXPECT_GE(zip_file_add(zip, entry.c_str(), source, ZIP_FL_OVERWRITE), 0);
+  }
+  EXPECT_EQ(zip_close(zip), 0);  // copies the buffers, which are still alive here
+  return path;
+}
+
+bool has_warning(const Etrecord& record, const std::string& text) {
+  for (const std::string& warning : record.warnings()) {
+    if (warning.find(text) != std::string::npos) return true;
+  }
+  return false;
+}
+
+const std::string kGraph = R"({"graph_module": {"graph": {"nodes": [
+  {"target": "executorch.exir.dialects.edge.ops.aten.mul.Tensor",
+   "inputs": [{"name": "self", "arg": {"as_tensor": {"name": "x"}}}],
+   "outputs": [{"as_tensor": {"name": "mul"}}],
+   "metadata": {"debug_handle": "1", "stack_trace": "  File \"m.py\", line 7, in forward\n    return x * 2\n",
+                "nn_module_stack": "L__self__,,M;L__self___lin,lin,torch.nn.modules.linear.Linear"}},
+  {"target": "executorch.exir.dialects.edge.ops.aten.add.Tensor", "inputs": [],
+   "outputs": [{"as_tensor": {"name": "add"}}], "metadata": {"debug_handle": 2}}]}}})";
+
+TEST(Etrecord, CorpusLegacyRecordLinksItsMulNode) {
+  // Per the corpus README and its dump: one node, aten mul.Tensor, debug
+  // handle "2", source line "return input * other"; both maps are {}.
+  auto record = Etrecord::load_file(test::corpus("upstream/etrecord/toy_model_v0.etrecord"));
+  ASSERT_TRUE(record.ok()) << record.error().message();
+  const MethodRecord* forward = record->method("forward");
+  ASSERT_NE(forward, nullptr);
+  ASSERT_TRUE(forward->has_graph);
+  const GraphNode* node = forward->graph.find(2);
+  ASSERT_NE(node, nullptr);
+  EXPECT_EQ(node->target, "aten.mul.Tensor");
+  EXPECT_EQ(node->name, "aten_mul_tensor");
+  EXPECT_NE(node->stack_trace.find("return input * other"), std::string::npos);
+  EXPECT_NE(innermost_source_line(node->stack_trace).find("toy_model/model.py:18"), std::string::npos);
+  EXPECT_TRUE(forward->handles_by_instruction.empty());
+}
+
+TEST(Etrecord, PerMethodRecordWithMaps) {
+  const std::string path = write_zip("per_method.etrecord", {
+      {"ETRECORD_V0", ""},
+      {"edge_dialect_exported_program/forward", kGraph},
+      {"debug_handle_map", R"({"forward": {"0": [1], "1": 2}})"},
+      {"delegate_map", R"({"forward": {"3": {"name": "XnnpackBackend", "delegate_map": {"0": [1, 2], "conv": [2]}}}})"},
+  });
+  auto record = Etrecord::load_file(path);
+  ASSERT_TRUE(record.ok()) << record.error().message();
+  EXPECT_TRUE(record->warnings().empty()) << record->warnings().front();
+  EXPECT_EQ(record->instruction_handles("forward", 0), std::vector<int64_t>{1});
+  EXPECT_EQ(record->instruction_handles("forward", 1), std::vector<int64_t>{2});  // a bare int
+  EXPECT_TRUE(record->instruction_handles("forward", 9).empty());
+  EXPECT_EQ(record->delegate_handles("forward", 3, "0"), (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(record->delegate_handles("forward", 3, "conv"), std::vector<int64_t>{2});
+  EXPECT_EQ(record->method("forward")->delegates_by_instruction.at(3).backend, "XnnpackBackend");
+  const GraphNode* mul = record->method("forward")->graph.find(1);
+  ASSERT_NE(mul, nullptr);
+  ASSERT_EQ(mul->module_stack.size(), 2u);
+  EXPECT_EQ(mul->module_stack[1].key, "L__self___lin");
+  EXPECT_EQ(mul->module_stack[1].path, "lin");
+  EXPECT_EQ(mul->module_stack[1].type, "torch.nn.modules.linear.Linear");
+  EXPECT_EQ(mul->module_stack[0].path, "");
+  EXPECT_EQ(innermost_source_line(mul->stack_trace), "m.py:7");
+  EXPECT_EQ(mul->inputs, std::vector<std::string>{"x"});
+}
+
+TEST(Etrecord, DamagedEntriesBecomeWarnings) {
+  const std::string path = write_zip("damaged.etrecord", {
+      {"ETRECORD_V0", ""},
+      {"edge_dialect_exported_program/forward", kGraph},
+      {"edge_dialect_exported_program/decode", "{not json"},
+      {"debug_handle_map", R"({"forward": {"0": [1], "1": [42], "x": [1], "2": "three"}})"},
+  });
+  auto record = Etrecord::load_file(path);
+  ASSERT_TRUE(record.ok()) << record.error().message();
+  EXPECT_TRUE(has_warning(*record, "edge_dialect_exported_program/decode: not valid JSON"));
+  EXPECT_TRUE(has_warning(*record, "delegate_map is missing"));
+  EXPECT_TRUE(has_warning(*record, "debug_handle_map[forward][x]"));
+  EXPECT_TRUE(has_warning(*record, "debug_handle_map[forward][2]"));
+  EXPECT_TRUE(has_warning(*record, "1 handle(s) with no graph node (e.g. 42)"));
+  // What could be read is still there.
+  EXPECT_EQ(record->instruction_handles("forward", 0), std::vector<int64_t>{1});
+  EXPECT_NE(record->method("forward")->graph.find(1), nullptr);
+}
+
+TEST(Etrecord, BadZipIsAnError) {
+  const std::string path = test::write_temp("bad.etrecord", {'P', 'K', 3, 4, 0, 0});
+  auto record = Etrecord::load_file(path);
+  ASSERT_FALSE(record.ok());
+  EXPECT_NE(std::string(record.error().message()).find("bad.etrecord"), std::string::npos);
+}
+
+TEST(Etrecord, SampleRecordFromThePythonExporter) {
+  // Written by samples/export (Python's zipfile + json): instruction i maps
+  // to handle i + 1, and the first convolution is ResNet's conv1, called at
+  // torchvision's resnet.py `x = self.conv1(x)`.
+  auto record = Etrecord::load_file(std::string(ETKIT_SOURCE_DIR) + "/samples/resnet18/resnet18.etrecord");
+  ASSERT_TRUE(record.ok()) << record.error().message();
+  EXPECT_EQ(record->archive().layout(), Layout::kPerMethod);
+  EXPECT_TRUE(record->warnings().empty());
+  const MethodRecord* forward = record->method("forward");
+  ASSERT_NE(forward, nullptr);
+  EXPECT_EQ(forward->handles_by_instruction.size(), 70u);
+  EXPECT_EQ(record->instruction_handles("forward", 0), std::vector<int64_t>{1});
+  const GraphNode* conv1 = forward->graph.find(1);
+  ASSERT_NE(conv1, nullptr);
+  EXPECT_EQ(conv1->target, "aten.convolution.default");
+  ASSERT_FALSE(conv1->module_stack.empty());
+  EXPECT_EQ(conv1->module_stack.back().path, "conv1");
+  EXPECT_EQ(conv1->module_stack.back().type, "torch.nn.modules.conv.Conv2d");
+  EXPECT_NE(conv1->stack_trace.find("x = self.conv1(x)"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace etkit::etrecord
