@@ -3,8 +3,12 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
+#include <functional>
 #include <iostream>
+#include <optional>
+#include <string_view>
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
@@ -41,19 +45,14 @@ struct Row {
 
 const char* kStatColumns[] = {"p10", "p50", "p90", "avg", "min", "max"};
 
-double stat(const inspector::PerfData& p, const std::string& name) {
-  if (name == "p10") return p.p10;
-  if (name == "p50") return p.p50;
-  if (name == "p90") return p.p90;
-  if (name == "avg") return p.avg;
-  if (name == "min") return p.min;
-  return p.max;
+// Statistic number `index` of kStatColumns.
+double stat(const inspector::PerfData& p, size_t index) {
+  const double values[] = {p.p10, p.p50, p.p90, p.avg, p.min, p.max};
+  return values[index];
 }
 
-std::string number(double v) {
-  char text[32];
-  std::snprintf(text, sizeof(text), "%.6g", v);
-  return text;
+size_t stat_index(const std::string& name) {
+  return size_t(std::find(std::begin(kStatColumns), std::end(kStatColumns), name) - std::begin(kStatColumns));
 }
 
 std::string op_types_text(const inspector::Event& e) {
@@ -84,74 +83,109 @@ std::string module_text(const inspector::Event& e) {
 }
 
 // The printed columns of a row.
-std::vector<std::string> cells(const Row& row, bool source_columns) {
-  std::vector<std::string> out = {row.block->name, row.event->name};
-  for (const char* column : kStatColumns) {
-    out.push_back(row.event->perf_data ? number(stat(*row.event->perf_data, column)) : "");
+// Calls emit(column, text) for each cell without building a string per
+// cell where it can (numbers go through a stack buffer): the aligned text
+// format visits every row twice.
+template <typename Emit>
+void for_each_cell(const Row& row, bool source_columns, Emit&& emit) {
+  const inspector::Event& e = *row.event;
+  size_t column = 0;
+  emit(column++, std::string_view(row.block->name));
+  emit(column++, std::string_view(e.name));
+  for (size_t stat_column = 0; stat_column < std::size(kStatColumns); ++stat_column) {
+    if (!e.perf_data) {
+      emit(column++, std::string_view());
+      continue;
+    }
+    char text[32];
+    const auto result = std::to_chars(text, text + sizeof(text), stat(*e.perf_data, stat_column),
+                                      std::chars_format::general, 6);
+    emit(column++, std::string_view(text, size_t(result.ptr - text)));
   }
-  out.push_back(op_types_text(*row.event));
-  out.push_back(row.event->is_delegated_op ? "True" : "False");
-  out.push_back(row.event->delegate_backend_name);
+  if (e.op_types.empty()) emit(column++, std::string_view("[]"));
+  else emit(column++, std::string_view(op_types_text(e)));
+  emit(column++, std::string_view(e.is_delegated_op ? "True" : "False"));
+  emit(column++, std::string_view(e.delegate_backend_name));
   if (source_columns) {
-    out.push_back(module_text(*row.event));
-    out.push_back(source_text(*row.event));
+    emit(column++, std::string_view(module_text(e)));
+    emit(column++, std::string_view(source_text(e)));
   }
+}
+
+std::vector<std::string> cells(const Row& row, bool source_columns) {
+  std::vector<std::string> out;
+  out.reserve(13);
+  for_each_cell(row, source_columns, [&](size_t, std::string_view text) { out.emplace_back(text); });
   return out;
 }
 
-void print_separated(const std::vector<std::string>& header, const std::vector<Row>& rows, char separator,
-                     bool source_columns) {
-  auto quote = [separator](const std::string& cell) {
-    if (cell.find(separator) == std::string::npos && cell.find('"') == std::string::npos) return cell;
-    std::string quoted = "\"";
-    for (char c : cell) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return quoted + "\"";
-  };
-  for (size_t i = 0; i < header.size(); ++i) std::cout << (i ? std::string(1, separator) : "") << quote(header[i]);
-  std::cout << "\n";
-  for (const Row& row : rows) {
-    const auto c = cells(row, source_columns);
-    for (size_t i = 0; i < c.size(); ++i) std::cout << (i ? std::string(1, separator) : "") << quote(c[i]);
-    std::cout << "\n";
+// Output goes through one large buffer: a million rows through iostreams
+// would dominate the command's time.
+class Output {
+ public:
+  ~Output() { flush(); }
+  void add(std::string_view text) {
+    buffer_ += text;
+    if (buffer_.size() > (1u << 20)) flush();
   }
+  void spaces(size_t n) { buffer_.append(n, ' '); }
+  /// Drops trailing spaces of the line being written.
+  void trim_spaces() {
+    while (!buffer_.empty() && buffer_.back() == ' ') buffer_.pop_back();
+  }
+  void flush() {
+    std::fwrite(buffer_.data(), 1, buffer_.size(), stdout);
+    buffer_.clear();
+  }
+
+ private:
+  std::string buffer_;
+};
+
+// A CSV/TSV cell, quoted when it holds the separator or a quote.
+void append_separated_cell(std::string& line, std::string_view cell, char separator) {
+  if (cell.find(separator) == std::string_view::npos && cell.find('"') == std::string_view::npos) {
+    line += cell;
+    return;
+  }
+  line += '"';
+  for (char c : cell) {
+    if (c == '"') line += '"';
+    line += c;
+  }
+  line += '"';
 }
 
-void print_aligned(const std::vector<std::string>& header, const std::vector<Row>& rows, bool markdown,
-                   bool source_columns) {
-  std::vector<std::vector<std::string>> table = {header};
-  for (const Row& row : rows) table.push_back(cells(row, source_columns));
-  std::vector<size_t> width(header.size(), 0);
-  for (const auto& line : table)
-    for (size_t i = 0; i < line.size(); ++i) width[i] = std::max(width[i], line[i].size());
-  auto print_line = [&](const std::vector<std::string>& line) {
-    std::string text = markdown ? "| " : "";
-    for (size_t i = 0; i < line.size(); ++i) {
-      text += line[i] + std::string(width[i] - line[i].size(), ' ');
-      text += i + 1 < line.size() ? (markdown ? " | " : "  ") : (markdown ? " |" : "");
-    }
-    while (!markdown && !text.empty() && text.back() == ' ') text.pop_back();
-    std::cout << text << "\n";
-  };
-  print_line(table[0]);
-  if (markdown) {
-    std::vector<std::string> rule;
-    for (size_t w : width) rule.push_back(std::string(std::max<size_t>(w, 3), '-'));
-    for (size_t i = 0; i < rule.size(); ++i) width[i] = std::max(width[i], rule[i].size());
-    print_line(rule);
+std::string separated_line(const std::vector<std::string>& cells, char separator) {
+  std::string line;
+  for (size_t i = 0; i < cells.size(); ++i) {
+    if (i) line += separator;
+    append_separated_cell(line, cells[i], separator);
   }
-  for (size_t i = 1; i < table.size(); ++i) print_line(table[i]);
+  return line + "\n";
 }
 
-void print_json(const std::vector<Row>& rows) {
-  nlohmann::ordered_json out = nlohmann::ordered_json::array();
-  for (const Row& row : rows) {
+std::string aligned_line(const std::vector<std::string>& line, const std::vector<size_t>& width, bool markdown) {
+  std::string text = markdown ? "| " : "";
+  for (size_t i = 0; i < line.size(); ++i) {
+    text += line[i];
+    if (i + 1 < line.size() || markdown) text.append(width[i] - line[i].size(), ' ');
+    if (i + 1 < line.size()) text += markdown ? " | " : "  ";
+    else if (markdown) text += " |";
+  }
+  while (!markdown && !text.empty() && text.back() == ' ') text.pop_back();
+  return text + "\n";
+}
+
+nlohmann::ordered_json json_item(const Row& row) {
+  {
     const inspector::Event& e = *row.event;
     nlohmann::ordered_json item;
     item["event_block_name"] = row.block->name;
     item["event_name"] = e.name;
     item["raw"] = e.perf_data ? nlohmann::ordered_json(e.perf_data->raw) : nlohmann::ordered_json(nullptr);
-    for (const char* column : kStatColumns) {
-      item[column] = e.perf_data ? nlohmann::ordered_json(stat(*e.perf_data, column)) : nlohmann::ordered_json(nullptr);
+    for (size_t i = 0; i < std::size(kStatColumns); ++i) {
+      item[kStatColumns[i]] = e.perf_data ? nlohmann::ordered_json(stat(*e.perf_data, i)) : nlohmann::ordered_json(nullptr);
     }
     item["op_types"] = e.op_types;
     if (e.delegate_debug_id_int) item["delegate_debug_identifier"] = *e.delegate_debug_id_int;
@@ -172,9 +206,8 @@ void print_json(const std::vector<Row>& rows) {
                                                                     : nlohmann::ordered_json(e.delegate_backend_name);
     item["debug_data"] = nlohmann::ordered_json::array();
     item["start_time"] = e.start_times;
-    out.push_back(item);
+    return item;
   }
-  std::cout << out.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
 }
 
 int run_table(const TableOptions& options) {
@@ -189,71 +222,174 @@ int run_table(const TableOptions& options) {
   if (!target.ok()) return fail(target.error());
   auto trace = etdump::ETDump::load_file(options.etdump);
   if (!trace.ok()) return fail(trace.error());
-  auto blocks = inspector::event_blocks(*trace, {*source, *target});
-  if (!blocks.ok()) return fail(blocks.error());
+  auto grouped = inspector::GroupedEvents::build(*trace, {*source, *target});
+  if (!grouped.ok()) return fail(grouped.error());
+  std::optional<MethodSummary> method;
   if (!options.program.empty()) {
     auto loaded = load_program(options.program, {});
     if (!loaded.ok()) return fail(loaded.error());
-    bool found = false;
-    for (const MethodSummary& method : summarize(*(*loaded)->program).methods) {
-      if (method.name != options.method) continue;
-      found = true;
-      inspector::annotate_backends(*blocks, method);
+    for (MethodSummary& m : summarize(*(*loaded)->program).methods) {
+      if (m.name == options.method) method = std::move(m);
     }
-    if (!found) {
+    if (!method) {
       return fail(Error::make(ErrorCode::kNotFound, "%s: no method '%s'", options.program.c_str(),
                               options.method.c_str()));
     }
   }
+  std::optional<etrecord::Etrecord> record;
   if (!options.etrecord.empty()) {
-    auto record = etrecord::Etrecord::load_file(options.etrecord);
-    if (!record.ok()) return fail(record.error());
-    for (const std::string& warning : record->warnings()) diagnostics.warning(warning);
-    if (record->method(options.method) == nullptr) {
+    auto loaded = etrecord::Etrecord::load_file(options.etrecord);
+    if (!loaded.ok()) return fail(loaded.error());
+    for (const std::string& warning : loaded->warnings()) diagnostics.warning(warning);
+    if (loaded->method(options.method) == nullptr) {
       diagnostics.warning(options.etrecord + ": no method '" + options.method +
                           "'; events are not linked to graph nodes");
     }
-    const inspector::LinkReport report = inspector::link_etrecord(*blocks, *record, options.method);
-    if (report.unmatched > 0) {
-      diagnostics.warning(std::to_string(report.unmatched) + " event(s) with an instruction id have no graph node in " +
-                          options.etrecord + " (is it the record of this program?)");
-    }
+    record.emplace(std::move(*loaded));
   } else if (options.source) {
     return fail(Error::make(ErrorCode::kInvalidArgument, "--source needs --etrecord"));
   }
-  std::vector<Row> rows;
-  for (const inspector::EventBlock& block : *blocks) {
-    if (!options.block.empty() && block.name != options.block) continue;
-    for (const inspector::Event& event : block.events) {
-      if (!options.include_operator_call && event.name == "OPERATOR_CALL") continue;
-      rows.push_back({&block, &event});
-    }
+  const bool numeric_sort =
+      std::find(std::begin(kStatColumns), std::end(kStatColumns), options.sort) != std::end(kStatColumns);
+  if (!options.sort.empty() && !numeric_sort && options.sort != "event_name" && options.sort != "event_block_name") {
+    return fail(Error::make(ErrorCode::kInvalidArgument,
+                            "--sort %s: sort by p10, p50, p90, avg, min, max, event_name or event_block_name",
+                            options.sort.c_str()));
   }
-  if (!options.sort.empty()) {
-    const std::string column = options.sort;
-    const bool numeric = std::find(std::begin(kStatColumns), std::end(kStatColumns), column) != std::end(kStatColumns);
-    if (!numeric && column != "event_name" && column != "event_block_name") {
-      return fail(Error::make(ErrorCode::kInvalidArgument,
-                              "--sort %s: sort by p10, p50, p90, avg, min, max, event_name or event_block_name",
-                              column.c_str()));
+
+  // One block at a time, annotated; blocks are materialized again when a
+  // second pass needs them, so memory stays that of one block.
+  size_t unmatched = 0;
+  std::vector<inspector::EventBlock> one(1);
+  auto load_block = [&](size_t index, bool count_unmatched) -> std::vector<inspector::EventBlock>& {
+    grouped->block_into(index, one.front());
+    if (method) inspector::annotate_backends(one, *method);
+    if (record) {
+      const inspector::LinkReport report = inspector::link_etrecord(one, *record, options.method);
+      if (count_unmatched) unmatched += report.unmatched;
     }
-    std::stable_sort(rows.begin(), rows.end(), [&](const Row& a, const Row& b) {
-      if (!numeric) return column == "event_name" ? a.event->name < b.event->name : a.block->name < b.block->name;
-      const double x = a.event->perf_data ? stat(*a.event->perf_data, column) : -1;
-      const double y = b.event->perf_data ? stat(*b.event->perf_data, column) : -1;
-      return x > y;  // slowest first
-    });
-  }
-  if (options.top > 0 && rows.size() > options.top) rows.resize(options.top);
+    return one;
+  };
+  auto wanted = [&](const inspector::EventBlock& block, const inspector::Event& event) {
+    return (options.block.empty() || block.name == options.block) &&
+           (options.include_operator_call || event.name != "OPERATOR_CALL");
+  };
+  // Calls `visit` on every wanted row in order, at most --top rows.
+  auto for_each_row = [&](bool first_pass, const std::function<void(const Row&)>& visit) {
+    size_t count = 0;
+    for (size_t b = 0; b < grouped->block_count(); ++b) {
+      const auto& block = load_block(b, first_pass).front();
+      for (const inspector::Event& event : block.events) {
+        if (!wanted(block, event)) continue;
+        if (options.top > 0 && count == options.top) return;
+        visit({&block, &event});
+        ++count;
+      }
+    }
+  };
+
   const std::string unit = std::string(" (") + options.time_unit + ")";
   std::vector<std::string> header = {"event_block_name", "event_name"};
   for (const char* column : kStatColumns) header.push_back(column + unit);
   header.insert(header.end(), {"op_types", "is_delegated_op", "delegate_backend_name"});
   if (options.source) header.insert(header.end(), {"module", "source"});
-  if (options.format == "json") print_json(rows);
-  else if (options.format == "csv") print_separated(header, rows, ',', options.source);
-  else if (options.format == "tsv") print_separated(header, rows, '\t', options.source);
-  else print_aligned(header, rows, options.format == "markdown", options.source);
+  Output out;
+  const bool aligned = options.format == "text" || options.format == "markdown";
+  const bool markdown = options.format == "markdown";
+  const char separator = options.format == "csv" ? ',' : '\t';
+
+  if (!options.sort.empty()) {
+    // Sorting needs every row at once.
+    std::vector<inspector::EventBlock> blocks;
+    for (size_t b = 0; b < grouped->block_count(); ++b) blocks.push_back(load_block(b, true).front());
+    std::vector<Row> rows;
+    for (const inspector::EventBlock& block : blocks) {
+      for (const inspector::Event& event : block.events) {
+        if (wanted(block, event)) rows.push_back({&block, &event});
+      }
+    }
+    const std::string column = options.sort;
+    const size_t sort_stat = stat_index(column);
+    std::stable_sort(rows.begin(), rows.end(), [&](const Row& a, const Row& b) {
+      if (!numeric_sort) return column == "event_name" ? a.event->name < b.event->name : a.block->name < b.block->name;
+      const double x = a.event->perf_data ? stat(*a.event->perf_data, sort_stat) : -1;
+      const double y = b.event->perf_data ? stat(*b.event->perf_data, sort_stat) : -1;
+      return x > y;  // slowest first
+    });
+    if (options.top > 0 && rows.size() > options.top) rows.resize(options.top);
+    if (options.format == "json") {
+      nlohmann::ordered_json items = nlohmann::ordered_json::array();
+      for (const Row& row : rows) items.push_back(json_item(row));
+      out.add(items.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
+    } else if (aligned) {
+      std::vector<size_t> width(header.size(), markdown ? 3 : 0);
+      for (size_t i = 0; i < header.size(); ++i) width[i] = std::max(width[i], header[i].size());
+      for (const Row& row : rows) {
+        const auto c = cells(row, options.source);
+        for (size_t i = 0; i < c.size(); ++i) width[i] = std::max(width[i], c[i].size());
+      }
+      out.add(aligned_line(header, width, markdown));
+      if (markdown) {
+        std::vector<std::string> rule;
+        for (size_t w : width) rule.push_back(std::string(w, '-'));
+        out.add(aligned_line(rule, width, markdown));
+      }
+      for (const Row& row : rows) out.add(aligned_line(cells(row, options.source), width, markdown));
+    } else {
+      out.add(separated_line(header, separator));
+      for (const Row& row : rows) out.add(separated_line(cells(row, options.source), separator));
+    }
+  } else if (options.format == "json") {
+    out.add("[");
+    bool first = true;
+    for_each_row(true, [&](const Row& row) {
+      out.add(first ? "\n" : ",\n");
+      first = false;
+      out.add(json_item(row).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
+    });
+    out.add(first ? "]\n" : "\n]\n");
+  } else if (aligned) {
+    std::vector<size_t> width(header.size(), markdown ? 3 : 0);
+    for (size_t i = 0; i < header.size(); ++i) width[i] = std::max(width[i], header[i].size());
+    for_each_row(true, [&](const Row& row) {
+      for_each_cell(row, options.source, [&](size_t i, std::string_view text) { width[i] = std::max(width[i], text.size()); });
+    });
+    out.add(aligned_line(header, width, markdown));
+    if (markdown) {
+      std::vector<std::string> rule;
+      for (size_t w : width) rule.push_back(std::string(w, '-'));
+      out.add(aligned_line(rule, width, markdown));
+    }
+    const size_t last = header.size() - 1;
+    for_each_row(false, [&](const Row& row) {
+      if (markdown) out.add("| ");
+      for_each_cell(row, options.source, [&](size_t i, std::string_view text) {
+        out.add(text);
+        if (i < last || markdown) out.spaces(width[i] - text.size());
+        if (i < last) out.add(markdown ? " | " : "  ");
+      });
+      if (markdown) out.add(" |");
+      else out.trim_spaces();
+      out.add("\n");
+    });
+  } else {
+    out.add(separated_line(header, separator));
+    std::string line;
+    for_each_row(true, [&](const Row& row) {
+      line.clear();
+      for_each_cell(row, options.source, [&](size_t i, std::string_view text) {
+        if (i) line += separator;
+        append_separated_cell(line, text, separator);
+      });
+      line += '\n';
+      out.add(line);
+    });
+  }
+  out.flush();
+  if (unmatched > 0) {
+    diagnostics.warning(std::to_string(unmatched) + " event(s) with an instruction id have no graph node in " +
+                        options.etrecord + " (is it the record of this program?)");
+  }
   return kExitOk;
 }
 

@@ -1,16 +1,13 @@
 #include "etkit/inspector/event_blocks.h"
 
 #include <algorithm>
-#include <map>
 #include <numeric>
-#include <tuple>
+#include <string_view>
+#include <unordered_map>
 
 #include "etkit/etdump/etdump_reader.h"
 
 namespace etkit::inspector {
-namespace {
-
-}  // namespace
 
 double nanoseconds_per(TimeUnit unit) {
   switch (unit) {
@@ -25,45 +22,70 @@ double nanoseconds_per(TimeUnit unit) {
 
 namespace {
 
-// Identity of the instruction an event belongs to (upstream's
-// InstructionEventSignature).
-using InstructionKey = std::tuple<int32_t, int32_t, int32_t, std::string>;
-
 // Identity of an event inside a run (upstream's EventSignature): the
 // instruction, the profile event's name and delegate ids (absent for a
-// debug-only instruction) and the first debug event's name.
+// debug-only instruction) and the first debug event's name. Names are views
+// into the trace, which outlives the grouping.
 struct EventKey {
   int32_t instruction = -1;
-  bool has_profile = false;
-  std::string profile_name;
   int32_t delegate_int = -1;
-  std::string delegate_str;
-  std::string debug_name;
-  bool operator<(const EventKey& o) const {
-    return std::tie(instruction, has_profile, profile_name, delegate_int, delegate_str, debug_name) <
-           std::tie(o.instruction, o.has_profile, o.profile_name, o.delegate_int, o.delegate_str, o.debug_name);
+  bool has_profile = false;
+  std::string_view profile_name;
+  std::string_view delegate_str;
+  std::string_view debug_name;
+  bool operator==(const EventKey& o) const {
+    return instruction == o.instruction && delegate_int == o.delegate_int && has_profile == o.has_profile &&
+           profile_name == o.profile_name && delegate_str == o.delegate_str && debug_name == o.debug_name;
   }
-  bool operator==(const EventKey& o) const { return !(*this < o) && !(o < *this); }
 };
 
 struct Occurrence {
   uint64_t start = 0, end = 0;
-  bool has_profile = false;
 };
 
-struct RunKey {
-  std::string name;
-  std::vector<EventKey> events;
+// Runs with equal signatures (name, bundled input index, event keys) merge.
+struct Group {
+  std::string_view name;
   int32_t bundled_input_index = -1;
-  bool operator<(const RunKey& o) const {
-    return std::tie(name, events, bundled_input_index) < std::tie(o.name, o.events, o.bundled_input_index);
+  size_t runs = 0;
+  std::vector<EventKey> keys;
+  std::vector<Occurrence> occurrences;  // run-major: runs x keys
+};
+
+uint64_t mix(uint64_t h, uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+  return h;
+}
+
+uint64_t hash_view(std::string_view text) { return std::hash<std::string_view>{}(text); }
+
+// Identity of the instruction an event belongs to (upstream's
+// InstructionEventSignature), and what the run recorded for it.
+struct InstructionKey {
+  int32_t instruction, chain, delegate_int;
+  std::string_view delegate_str;
+  bool operator==(const InstructionKey& o) const {
+    return instruction == o.instruction && chain == o.chain && delegate_int == o.delegate_int &&
+           delegate_str == o.delegate_str;
   }
 };
-
-struct Group {
-  RunKey key;
-  size_t runs = 0;
-  std::vector<std::vector<Occurrence>> occurrences;  // per event signature
+struct InstructionKeyHash {
+  size_t operator()(const InstructionKey& k) const {
+    return mix(mix(mix(uint64_t(uint32_t(k.instruction)), uint64_t(uint32_t(k.chain))), uint64_t(uint32_t(k.delegate_int))),
+               hash_view(k.delegate_str));
+  }
+};
+struct ProfileRecord {
+  std::string_view name;
+  int32_t delegate_int;
+  std::string_view delegate_str;
+  uint64_t start, end;
+};
+struct InstructionRecord {
+  InstructionKey key;
+  std::vector<ProfileRecord> profiles;
+  std::string_view debug_name;
+  bool has_debug_name = false;
 };
 
 // Upstream's elapsed time, including its 32-bit wraparound rule.
@@ -73,16 +95,164 @@ double elapsed(uint64_t start, uint64_t end) {
   return start > end ? 0.0 : double(end - start);
 }
 
-PerfData perf_of(std::vector<double> raw) {
-  PerfData perf;
-  perf.raw = raw;
-  perf.p10 = percentile(raw, 10);
-  perf.p50 = percentile(raw, 50);
-  perf.p90 = percentile(raw, 90);
-  perf.avg = std::accumulate(raw.begin(), raw.end(), 0.0) / double(raw.size());
-  perf.min = *std::min_element(raw.begin(), raw.end());
-  perf.max = *std::max_element(raw.begin(), raw.end());
-  return perf;
+// NumPy's linear percentile on already sorted values.
+double sorted_percentile(const std::vector<double>& sorted, double q) {
+  const double rank = q / 100.0 * double(sorted.size() - 1);
+  const size_t lo = size_t(rank);
+  const size_t hi = std::min(lo + 1, sorted.size() - 1);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * (rank - double(lo));
+}
+
+// Fills `perf` from its raw durations; `scratch` is reused for sorting.
+void compute_stats(PerfData& perf, std::vector<double>& scratch) {
+  scratch.assign(perf.raw.begin(), perf.raw.end());
+  std::sort(scratch.begin(), scratch.end());
+  perf.p10 = sorted_percentile(scratch, 10);
+  perf.p50 = sorted_percentile(scratch, 50);
+  perf.p90 = sorted_percentile(scratch, 90);
+  perf.avg = std::accumulate(perf.raw.begin(), perf.raw.end(), 0.0) / double(perf.raw.size());
+  perf.min = scratch.front();
+  perf.max = scratch.back();
+}
+
+// Groups the runs of a trace; the views point into `trace`.
+std::vector<Group> group_runs(const etdump::ETDump& trace) {
+  std::vector<Group> groups;
+  std::unordered_map<uint64_t, std::vector<size_t>> groups_by_hash;
+  std::unordered_map<InstructionKey, size_t, InstructionKeyHash> index_of;
+  std::vector<InstructionRecord> records;  // reused across runs
+  size_t used = 0;
+  std::vector<EventKey> keys;
+  std::vector<Occurrence> occurrences;
+  for (size_t b = 0; b < trace.block_count(); ++b) {
+    const etdump::RunBlock run = trace.block(b);
+    // Collate by instruction, in first-seen order.
+    index_of.clear();
+    used = 0;
+    for (size_t e = 0; e < run.event_count(); ++e) {
+      const etdump::EventView event = run.event(e);
+      InstructionKey key;
+      if (event.kind == etdump::EventKind::kProfile) {
+        key = {event.profile.instruction_id, event.profile.chain_index, event.profile.delegate_debug_id_int,
+               event.profile.delegate_debug_id_str};
+      } else if (event.kind == etdump::EventKind::kDebug) {
+        if (event.debug.is_output) continue;  // run outputs are not events
+        key = {event.debug.instruction_id, int32_t(event.debug.chain_index), event.debug.delegate_debug_id_int,
+               event.debug.delegate_debug_id_str};
+      } else {
+        continue;  // allocation events are not part of the tables
+      }
+      auto [it, inserted] = index_of.try_emplace(key, used);
+      if (inserted) {
+        if (used == records.size()) records.emplace_back();
+        InstructionRecord& record = records[used++];
+        record.key = key;
+        record.profiles.clear();
+        record.has_debug_name = false;
+        record.debug_name = {};
+      }
+      InstructionRecord& record = records[it->second];
+      if (event.kind == etdump::EventKind::kProfile) {
+        const etdump::ProfileEventView& p = event.profile;
+        record.profiles.push_back({p.name, p.delegate_debug_id_int, p.delegate_debug_id_str, p.start_time, p.end_time});
+      } else if (!record.has_debug_name) {
+        record.debug_name = event.debug.name;
+        record.has_debug_name = true;
+      }
+    }
+    keys.clear();
+    occurrences.clear();
+    const std::string_view name = run.name();
+    const int32_t bundled = run.bundled_input_index();
+    uint64_t hash = mix(hash_view(name), uint64_t(uint32_t(bundled)));
+    for (size_t r = 0; r < used; ++r) {
+      const InstructionRecord& record = records[r];
+      // Chain -1 marks method-level events (load, init, execute): their
+      // instruction id field is meaningless, so they get none.
+      const int32_t instruction = record.key.chain < 0 ? -1 : record.key.instruction;
+      if (record.profiles.empty()) {
+        keys.push_back({instruction, -1, false, {}, {}, record.debug_name});
+        occurrences.push_back({});
+      }
+      for (const ProfileRecord& p : record.profiles) {
+        keys.push_back({instruction, p.delegate_int, true, p.name, p.delegate_str, record.debug_name});
+        occurrences.push_back({p.start, p.end});
+      }
+    }
+    for (const EventKey& k : keys) {
+      hash = mix(hash, InstructionKeyHash{}({k.instruction, 0, k.delegate_int, k.delegate_str}));
+      hash = mix(mix(hash, hash_view(k.profile_name)), hash_view(k.debug_name) + k.has_profile);
+    }
+    std::vector<size_t>& candidates = groups_by_hash[hash];
+    Group* group = nullptr;
+    for (size_t index : candidates) {
+      Group& g = groups[index];
+      if (g.name == name && g.bundled_input_index == bundled && g.keys == keys) {
+        group = &g;
+        break;
+      }
+    }
+    if (group == nullptr) {
+      candidates.push_back(groups.size());
+      groups.push_back({name, bundled, 0, keys, {}});
+      group = &groups.back();
+    }
+    ++group->runs;
+    group->occurrences.insert(group->occurrences.end(), occurrences.begin(), occurrences.end());
+  }
+  return groups;
+}
+
+// Writes the block of `group` into `block`, reusing its storage: callers
+// that walk millions of events one block at a time then allocate almost
+// nothing per block.
+void materialize_into(const Group& group, double scale, EventBlock& block) {
+  static thread_local std::vector<double> scratch;
+  block.name.assign(group.name);
+  block.bundled_input_index = group.bundled_input_index;
+  block.runs = group.runs;
+  const size_t width = group.keys.size();
+  block.events.resize(width);
+  for (size_t k = 0; k < width; ++k) {
+    const EventKey& key = group.keys[k];
+    Event& event = block.events[k];
+    event.instruction_id = key.instruction;
+    event.delegate_debug_id_int.reset();
+    event.delegate_debug_id_str.reset();
+    if (key.delegate_int != -1) event.delegate_debug_id_int = key.delegate_int;
+    if (!key.delegate_str.empty()) event.delegate_debug_id_str = std::string(key.delegate_str);
+    event.is_delegated_op = event.delegate_debug_id_int || event.delegate_debug_id_str;
+    if (event.delegate_debug_id_int) event.name = std::to_string(*event.delegate_debug_id_int);
+    else if (event.delegate_debug_id_str) event.name = *event.delegate_debug_id_str;
+    else event.name.assign(key.has_profile ? key.profile_name : key.debug_name);
+    event.delegate_backend_name.clear();
+    event.op_types.clear();
+    event.debug_handles.clear();
+    event.stack_traces.clear();
+    event.module_hierarchy.clear();
+    event.start_times.clear();
+    if (!key.has_profile) {
+      event.perf_data.reset();
+      continue;
+    }
+    if (!event.perf_data) event.perf_data.emplace();
+    PerfData& perf = *event.perf_data;
+    perf.raw.clear();
+    for (size_t run = 0; run < group.runs; ++run) {
+      const Occurrence& o = group.occurrences[run * width + k];
+      perf.raw.push_back(elapsed(o.start, o.end) / scale);
+      event.start_times.push_back(double(o.start) / scale);
+    }
+    compute_stats(perf, scratch);
+  }
+}
+
+Result<double> scale_of(const EventBlockOptions& options) {
+  if ((options.source == TimeUnit::kCycles) != (options.target == TimeUnit::kCycles)) {
+    return Error::make(ErrorCode::kInvalidArgument,
+                       "for time in cycles both the source and the target unit must be cycles");
+  }
+  return nanoseconds_per(options.target) / nanoseconds_per(options.source);
 }
 
 }  // namespace
@@ -111,102 +281,43 @@ const char* to_string(TimeUnit unit) {
 double percentile(std::vector<double> values, double q) {
   if (values.empty()) return 0;
   std::sort(values.begin(), values.end());
-  const double rank = q / 100.0 * double(values.size() - 1);
-  const size_t lo = size_t(rank);
-  const size_t hi = std::min(lo + 1, values.size() - 1);
-  return values[lo] + (values[hi] - values[lo]) * (rank - double(lo));
+  return sorted_percentile(values, q);
+}
+
+struct GroupedEvents::State {
+  std::vector<Group> groups;
+  double scale = 1;
+};
+
+GroupedEvents::GroupedEvents(std::unique_ptr<State> state) : state_(std::move(state)) {}
+GroupedEvents::~GroupedEvents() = default;
+GroupedEvents::GroupedEvents(GroupedEvents&&) noexcept = default;
+GroupedEvents& GroupedEvents::operator=(GroupedEvents&&) noexcept = default;
+
+Result<GroupedEvents> GroupedEvents::build(const etdump::ETDump& trace, const EventBlockOptions& options) {
+  auto state = std::make_unique<State>();
+  ETKIT_ASSIGN_OR_RETURN(state->scale, scale_of(options));
+  state->groups = group_runs(trace);
+  return GroupedEvents(std::move(state));
+}
+
+size_t GroupedEvents::block_count() const { return state_->groups.size(); }
+
+EventBlock GroupedEvents::block(size_t index) const {
+  EventBlock block;
+  materialize_into(state_->groups[index], state_->scale, block);
+  return block;
+}
+
+void GroupedEvents::block_into(size_t index, EventBlock& block) const {
+  materialize_into(state_->groups[index], state_->scale, block);
 }
 
 Result<std::vector<EventBlock>> event_blocks(const etdump::ETDump& trace, const EventBlockOptions& options) {
-  if ((options.source == TimeUnit::kCycles) != (options.target == TimeUnit::kCycles)) {
-    return Error::make(ErrorCode::kInvalidArgument,
-                       "for time in cycles both the source and the target unit must be cycles");
-  }
-  const double scale = nanoseconds_per(options.target) / nanoseconds_per(options.source);
-  std::vector<Group> groups;
-  std::map<RunKey, size_t> group_index;
-  for (size_t b = 0; b < trace.block_count(); ++b) {
-    const etdump::RunBlock run = trace.block(b);
-    // Collate by instruction, in first-seen order.
-    std::vector<InstructionKey> order;
-    std::map<InstructionKey, std::pair<std::vector<size_t>, std::string>> by_instruction;
-    for (size_t e = 0; e < run.event_count(); ++e) {
-      const etdump::EventView event = run.event(e);
-      InstructionKey key;
-      if (event.kind == etdump::EventKind::kProfile) {
-        key = {event.profile.instruction_id, event.profile.chain_index, event.profile.delegate_debug_id_int,
-               std::string(event.profile.delegate_debug_id_str)};
-      } else if (event.kind == etdump::EventKind::kDebug) {
-        if (event.debug.is_output) continue;  // run outputs are not events
-        key = {event.debug.instruction_id, int32_t(event.debug.chain_index), event.debug.delegate_debug_id_int,
-               std::string(event.debug.delegate_debug_id_str)};
-      } else {
-        continue;  // allocation events are not part of the tables
-      }
-      auto [it, inserted] = by_instruction.try_emplace(key);
-      if (inserted) order.push_back(key);
-      if (event.kind == etdump::EventKind::kProfile) {
-        it->second.first.push_back(e);
-      } else if (it->second.second.empty()) {
-        it->second.second = std::string(event.debug.name);
-      }
-    }
-    RunKey run_key{std::string(run.name()), {}, run.bundled_input_index()};
-    std::vector<Occurrence> occurrences;
-    for (const InstructionKey& key : order) {
-      const auto& [profiles, debug_name] = by_instruction[key];
-      // Chain -1 marks method-level events (load, init, execute): their
-      // instruction id field is meaningless, so they get none.
-      const int32_t instruction = std::get<1>(key) < 0 ? -1 : std::get<0>(key);
-      if (profiles.empty()) {
-        run_key.events.push_back({instruction, false, "", -1, "", debug_name});
-        occurrences.push_back({});
-        continue;
-      }
-      for (size_t e : profiles) {
-        const etdump::ProfileEventView p = run.event(e).profile;
-        run_key.events.push_back({instruction, true, std::string(p.name), p.delegate_debug_id_int,
-                                  std::string(p.delegate_debug_id_str), debug_name});
-        occurrences.push_back({p.start_time, p.end_time, true});
-      }
-    }
-    auto [it, inserted] = group_index.try_emplace(run_key, groups.size());
-    if (inserted) {
-      groups.push_back({run_key, 0, std::vector<std::vector<Occurrence>>(run_key.events.size())});
-    }
-    Group& group = groups[it->second];
-    ++group.runs;
-    for (size_t k = 0; k < occurrences.size(); ++k) group.occurrences[k].push_back(occurrences[k]);
-  }
+  ETKIT_ASSIGN_OR_RETURN(GroupedEvents grouped, GroupedEvents::build(trace, options));
   std::vector<EventBlock> blocks;
-  for (const Group& group : groups) {
-    EventBlock block;
-    block.name = group.key.name;
-    block.bundled_input_index = group.key.bundled_input_index;
-    block.runs = group.runs;
-    for (size_t k = 0; k < group.key.events.size(); ++k) {
-      const EventKey& key = group.key.events[k];
-      Event event;
-      event.instruction_id = key.instruction;
-      if (key.delegate_int != -1) event.delegate_debug_id_int = key.delegate_int;
-      if (!key.delegate_str.empty()) event.delegate_debug_id_str = key.delegate_str;
-      event.is_delegated_op = event.delegate_debug_id_int || event.delegate_debug_id_str;
-      event.name = event.delegate_debug_id_int  ? std::to_string(*event.delegate_debug_id_int)
-                   : event.delegate_debug_id_str ? *event.delegate_debug_id_str
-                   : key.has_profile              ? key.profile_name
-                                                  : key.debug_name;
-      if (key.has_profile) {
-        std::vector<double> raw;
-        for (const Occurrence& o : group.occurrences[k]) {
-          raw.push_back(elapsed(o.start, o.end) / scale);
-          event.start_times.push_back(double(o.start) / scale);
-        }
-        event.perf_data = perf_of(std::move(raw));
-      }
-      block.events.push_back(std::move(event));
-    }
-    blocks.push_back(std::move(block));
-  }
+  blocks.reserve(grouped.block_count());
+  for (size_t i = 0; i < grouped.block_count(); ++i) blocks.push_back(grouped.block(i));
   return blocks;
 }
 

@@ -7,6 +7,7 @@
 /// runs with p10/p50/p90/avg/min/max statistics.
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -71,6 +72,30 @@ struct EventBlockOptions {
 /// cycles (as upstream).
 Result<std::vector<EventBlock>> event_blocks(const etdump::ETDump& trace,
                                              const EventBlockOptions& options = {});
+
+/// The grouping behind event_blocks(), kept compact (names are views into
+/// the trace, timestamps 16 bytes per event and run) so that a caller can
+/// materialize one block at a time, print it and drop it: traces of
+/// millions of events then need little more memory than the trace itself.
+/// The trace must outlive this object.
+class GroupedEvents {
+ public:
+  static Result<GroupedEvents> build(const etdump::ETDump& trace, const EventBlockOptions& options = {});
+  ~GroupedEvents();
+  GroupedEvents(GroupedEvents&&) noexcept;
+  GroupedEvents& operator=(GroupedEvents&&) noexcept;
+
+  size_t block_count() const;
+  /// Block `index` as event_blocks() returns it.
+  EventBlock block(size_t index) const;
+  /// The same, written over `block` so its storage is reused.
+  void block_into(size_t index, EventBlock& block) const;
+
+ private:
+  struct State;
+  explicit GroupedEvents(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
 
 /// Names the backend of delegated events and DELEGATE_CALL events of
 /// "Execute" blocks from the program's instructions (chain 0 of `method`).
