@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <cstring>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 #include "fast_math.h"
 
 namespace etkit::kernels {
@@ -112,11 +116,71 @@ __attribute__((always_inline)) inline void micro_kernel_f32_body(int64_t kc, con
   }
 }
 
-ETKIT_AVX2_FMA void micro_kernel_f32_avx2(int64_t kc, const float* a, const float* b, float* c,
-                                          int64_t rs, int64_t cs, int64_t mr, int64_t nr,
+#if defined(__x86_64__)
+// The same tile with intrinsics: GCC builds the generic body's broadcast
+// from scalar inserts and spills accumulators, at a third of peak.
+ETKIT_AVX2_FMA void micro_kernel_f32_avx2(int64_t kc, const float* __restrict a, const float* __restrict b,
+                                          float* c, int64_t rs, int64_t cs, int64_t mr, int64_t nr,
                                           float alpha) {
+  __m256 c00 = _mm256_setzero_ps(), c01 = _mm256_setzero_ps(), c10 = _mm256_setzero_ps(),
+         c11 = _mm256_setzero_ps(), c20 = _mm256_setzero_ps(), c21 = _mm256_setzero_ps(),
+         c30 = _mm256_setzero_ps(), c31 = _mm256_setzero_ps(), c40 = _mm256_setzero_ps(),
+         c41 = _mm256_setzero_ps(), c50 = _mm256_setzero_ps(), c51 = _mm256_setzero_ps();
+  for (int64_t p = 0; p < kc; ++p) {
+    const __m256 b0 = _mm256_load_ps(b), b1 = _mm256_load_ps(b + 8);
+    __m256 av = _mm256_broadcast_ss(a + 0);
+    c00 = _mm256_fmadd_ps(av, b0, c00);
+    c01 = _mm256_fmadd_ps(av, b1, c01);
+    av = _mm256_broadcast_ss(a + 1);
+    c10 = _mm256_fmadd_ps(av, b0, c10);
+    c11 = _mm256_fmadd_ps(av, b1, c11);
+    av = _mm256_broadcast_ss(a + 2);
+    c20 = _mm256_fmadd_ps(av, b0, c20);
+    c21 = _mm256_fmadd_ps(av, b1, c21);
+    av = _mm256_broadcast_ss(a + 3);
+    c30 = _mm256_fmadd_ps(av, b0, c30);
+    c31 = _mm256_fmadd_ps(av, b1, c31);
+    av = _mm256_broadcast_ss(a + 4);
+    c40 = _mm256_fmadd_ps(av, b0, c40);
+    c41 = _mm256_fmadd_ps(av, b1, c41);
+    av = _mm256_broadcast_ss(a + 5);
+    c50 = _mm256_fmadd_ps(av, b0, c50);
+    c51 = _mm256_fmadd_ps(av, b1, c51);
+    a += kMR;
+    b += kNR;
+  }
+  alignas(32) float acc[kMR][kNR];
+  _mm256_store_ps(acc[0], c00);
+  _mm256_store_ps(acc[0] + 8, c01);
+  _mm256_store_ps(acc[1], c10);
+  _mm256_store_ps(acc[1] + 8, c11);
+  _mm256_store_ps(acc[2], c20);
+  _mm256_store_ps(acc[2] + 8, c21);
+  _mm256_store_ps(acc[3], c30);
+  _mm256_store_ps(acc[3] + 8, c31);
+  _mm256_store_ps(acc[4], c40);
+  _mm256_store_ps(acc[4] + 8, c41);
+  _mm256_store_ps(acc[5], c50);
+  _mm256_store_ps(acc[5] + 8, c51);
+  if (mr == kMR && nr == kNR && cs == 1) {
+    const __m256 scale = _mm256_set1_ps(alpha);
+    for (int r = 0; r < 6; ++r) {
+      float* row = c + r * rs;
+      _mm256_storeu_ps(row, _mm256_fmadd_ps(_mm256_load_ps(acc[r]), scale, _mm256_loadu_ps(row)));
+      _mm256_storeu_ps(row + 8, _mm256_fmadd_ps(_mm256_load_ps(acc[r] + 8), scale, _mm256_loadu_ps(row + 8)));
+    }
+    return;
+  }
+  for (int64_t r = 0; r < mr; ++r) {
+    for (int64_t j = 0; j < nr; ++j) c[r * rs + j * cs] += alpha * acc[r][j];
+  }
+}
+#else
+void micro_kernel_f32_avx2(int64_t kc, const float* a, const float* b, float* c, int64_t rs, int64_t cs,
+                           int64_t mr, int64_t nr, float alpha) {
   micro_kernel_f32_body(kc, a, b, c, rs, cs, mr, nr, alpha);
 }
+#endif
 void micro_kernel_f32_baseline(int64_t kc, const float* a, const float* b, float* c, int64_t rs,
                                int64_t cs, int64_t mr, int64_t nr, float alpha) {
   micro_kernel_f32_body(kc, a, b, c, rs, cs, mr, nr, alpha);
