@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 #include "elementwise.h"
+#include "fast_math.h"
 #include "gemm.h"
 
 namespace etkit::kernels {
@@ -93,37 +95,61 @@ void im2col_rows(const ConvShape& s, const T* in_g, int64_t channels, int64_t ro
 
 // Depthwise (one input channel per group): a direct stencil, since a GEMM
 // with one row and k_h*k_w columns is all overhead.
+// Depthwise: one input plane per output plane. Each output row takes all
+// k_h x k_w taps while it is in L1; the column range [lo, hi) of each tap is
+// where it reads inside the input row (padding columns contribute nothing).
 template <typename T>
-void conv_depthwise(const ConvShape& s, const T* in, const T* weight, const int64_t* ws, T* out) {
+__attribute__((always_inline)) inline void conv_depthwise_body(const ConvShape& s, const T* in,
+                                                               const T* weight, const int64_t* ws,
+                                                               T* out) {
   const int64_t multiplier = s.out_c / s.groups;
+  const int64_t step = s.stride_w * s.is[3];
+  const int64_t ostep = s.os[3];
   for (int64_t n = 0; n < s.n; ++n)
     for (int64_t oc = 0; oc < s.out_c; ++oc) {
       const int64_t ic = oc / multiplier;
       const T* plane = in + n * s.is[0] + ic * s.is[1];
       T* dst_plane = out + n * s.os[0] + oc * s.os[1];
-      for (int64_t kh = 0; kh < s.k_h; ++kh)
-        for (int64_t kw = 0; kw < s.k_w; ++kw) {
-          const T w = weight[oc * ws[0] + kh * ws[2] + kw * ws[3]];
-          const int64_t shift = kw * s.dil_w - s.pad_w;
-          int64_t lo = shift >= 0 ? 0 : (-shift + s.stride_w - 1) / s.stride_w;
-          int64_t hi = (s.in_w - 1 - shift) < 0 ? 0 : (s.in_w - 1 - shift) / s.stride_w + 1;
-          lo = std::min(lo, s.out_w);
-          hi = std::max(lo, std::min(hi, s.out_w));
-          for (int64_t oh = 0; oh < s.out_h; ++oh) {
-            const int64_t ih = oh * s.stride_h - s.pad_h + kh * s.dil_h;
-            if (ih < 0 || ih >= s.in_h) continue;
-            const T* src = plane + ih * s.is[2] + shift * s.is[3];
-            T* dst = dst_plane + oh * s.os[2];
-            const int64_t step = s.stride_w * s.is[3];
-            const int64_t ostep = s.os[3];
-            if (step == 1 && ostep == 1) {
+      for (int64_t oh = 0; oh < s.out_h; ++oh) {
+        T* __restrict dst = dst_plane + oh * s.os[2];
+        for (int64_t kh = 0; kh < s.k_h; ++kh) {
+          const int64_t ih = oh * s.stride_h - s.pad_h + kh * s.dil_h;
+          if (ih < 0 || ih >= s.in_h) continue;
+          for (int64_t kw = 0; kw < s.k_w; ++kw) {
+            const T w = weight[oc * ws[0] + kh * ws[2] + kw * ws[3]];
+            const int64_t shift = kw * s.dil_w - s.pad_w;
+            int64_t lo = shift >= 0 ? 0 : (-shift + s.stride_w - 1) / s.stride_w;
+            int64_t hi = (s.in_w - 1 - shift) < 0 ? 0 : (s.in_w - 1 - shift) / s.stride_w + 1;
+            lo = std::min(lo, s.out_w);
+            hi = std::max(lo, std::min(hi, s.out_w));
+            const T* __restrict src = plane + ih * s.is[2] + shift * s.is[3];
+            if (ostep == 1 && step == 1) {
               for (int64_t ow = lo; ow < hi; ++ow) dst[ow] += w * src[ow];
+            } else if (ostep == 1 && step == 2) {
+              for (int64_t ow = lo; ow < hi; ++ow) dst[ow] += w * src[2 * ow];
             } else {
               for (int64_t ow = lo; ow < hi; ++ow) dst[ow * ostep] += w * src[ow * step];
             }
           }
         }
+      }
     }
+}
+
+ETKIT_AVX2_FMA void conv_depthwise_f32_avx2(const ConvShape& s, const float* in, const float* weight,
+                                            const int64_t* ws, float* out) {
+  conv_depthwise_body(s, in, weight, ws, out);
+}
+
+template <typename T>
+void conv_depthwise(const ConvShape& s, const T* in, const T* weight, const int64_t* ws, T* out) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (cpu_has_avx2_fma()) {
+      conv_depthwise_f32_avx2(s, in, weight, ws, out);
+      return;
+    }
+  }
+  conv_depthwise_body(s, in, weight, ws, out);
 }
 
 template <typename T>

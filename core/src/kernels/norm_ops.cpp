@@ -2,6 +2,7 @@
 // _native_batch_norm_legit_no_training.
 
 #include <cmath>
+#include <type_traits>
 
 #include "elementwise.h"
 #include "fast_math.h"
@@ -91,6 +92,51 @@ Status softmax(KernelContext& context, Span<Value*> args) {
   return Ok{};
 }
 
+// Layer norm of `outer` rows of `inner` elements: mean and variance in
+// double (two passes, for stability) with eight independent partial sums so
+// the loops vectorize, then y = (x - mean) * rstd * w + b.
+template <typename T>
+__attribute__((always_inline)) inline void layer_norm_rows(const T* x, const T* w, const T* b, double eps,
+                                                           int64_t outer, int64_t inner, T* y, T* mean,
+                                                           T* rstd) {
+  for (int64_t o = 0; o < outer; ++o) {
+    const T* row = x + o * inner;
+    double part[8] = {};
+    int64_t i = 0;
+    for (; i + 8 <= inner; i += 8)
+      for (int j = 0; j < 8; ++j) part[j] += double(row[i + j]);
+    double sum = 0;
+    for (; i < inner; ++i) sum += double(row[i]);
+    for (double p : part) sum += p;
+    const double m = sum / double(inner);
+    double sq[8] = {};
+    for (i = 0; i + 8 <= inner; i += 8)
+      for (int j = 0; j < 8; ++j) {
+        const double d = double(row[i + j]) - m;
+        sq[j] += d * d;
+      }
+    double var = 0;
+    for (; i < inner; ++i) var += (double(row[i]) - m) * (double(row[i]) - m);
+    for (double p : sq) var += p;
+    var /= double(inner);
+    const double r = 1.0 / std::sqrt(var + eps);
+    T* dst = y + o * inner;
+    for (i = 0; i < inner; ++i) {
+      T v = T((double(row[i]) - m) * r);
+      if (w) v = v * w[i];
+      if (b) v = v + b[i];
+      dst[i] = v;
+    }
+    mean[o] = T(m);
+    rstd[o] = T(r);
+  }
+}
+
+ETKIT_AVX2_FMA void layer_norm_rows_f32_avx2(const float* x, const float* w, const float* b, double eps,
+                                             int64_t outer, int64_t inner, float* y, float* mean, float* rstd) {
+  layer_norm_rows(x, w, b, eps, outer, inner, y, mean, rstd);
+}
+
 // native_layer_norm.out(input, normalized_shape, weight?, bias?, eps, out,
 // mean, rstd) -> (out, mean, rstd).
 Status native_layer_norm_out(KernelContext& context, Span<Value*> args) {
@@ -122,29 +168,17 @@ Status native_layer_norm_out(KernelContext& context, Span<Value*> args) {
   const int64_t outer = inner == 0 ? 0 : in.numel() / inner;
   const bool known = dispatch_floating(in.scalar_type(), [&](auto tag) {
     using T = decltype(tag);
-    const T* x = in.data_as<const T>();
     const T* w = weight ? weight->data_as<const T>() : nullptr;
     const T* b = bias ? bias->data_as<const T>() : nullptr;
-    T* y = out.data_as<T>();
-    for (int64_t o = 0; o < outer; ++o) {
-      const T* row = x + o * inner;
-      // Two-pass mean and variance in double for stability.
-      double sum = 0;
-      for (int64_t i = 0; i < inner; ++i) sum += row[i];
-      const double m = sum / double(inner);
-      double var = 0;
-      for (int64_t i = 0; i < inner; ++i) var += (row[i] - m) * (row[i] - m);
-      var /= double(inner);
-      const double r = 1.0 / std::sqrt(var + eps);
-      for (int64_t i = 0; i < inner; ++i) {
-        T v = T((row[i] - m) * r);
-        if (w) v = v * w[i];
-        if (b) v = v + b[i];
-        y[o * inner + i] = v;
+    if constexpr (std::is_same_v<T, float>) {
+      if (cpu_has_avx2_fma()) {
+        layer_norm_rows_f32_avx2(in.data_as<const float>(), w, b, eps, outer, inner, out.data_as<float>(),
+                                 mean.data_as<float>(), rstd.data_as<float>());
+        return;
       }
-      mean.data_as<T>()[o] = T(m);
-      rstd.data_as<T>()[o] = T(r);
     }
+    layer_norm_rows(in.data_as<const T>(), w, b, eps, outer, inner, out.data_as<T>(), mean.data_as<T>(),
+                    rstd.data_as<T>());
   });
   ETKIT_KERNEL_CHECK(context, known, "layer_norm supports float32 and float64");
   return Ok{};
