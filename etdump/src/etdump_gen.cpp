@@ -162,7 +162,9 @@ BlockRecord* current_block(ETDumpGen& gen, ETDumpGen::State& s) {
   return s.blocks.empty() ? nullptr : &s.blocks.back();
 }
 
-ETDumpGen::Record* append(ETDumpGen& gen, ETDumpGen::State& s) {
+// The next free record, not cleared: profile events set every field the
+// writer reads for them, which saves clearing 88 bytes per event.
+ETDumpGen::Record* next_record(ETDumpGen& gen, ETDumpGen::State& s) {
   BlockRecord* block = current_block(gen, s);
   if (block == nullptr) {
     ++s.dropped_events;
@@ -173,13 +175,26 @@ ETDumpGen::Record* append(ETDumpGen& gen, ETDumpGen::State& s) {
     ++block->dropped_events;
     return nullptr;
   }
-  ETDumpGen::Record* record = &s.records[s.record_count++];
-  *record = ETDumpGen::Record();
   ++block->event_count;
+  return &s.records[s.record_count++];
+}
+
+ETDumpGen::Record* append(ETDumpGen& gen, ETDumpGen::State& s) {
+  ETDumpGen::Record* record = next_record(gen, s);
+  if (record != nullptr) *record = ETDumpGen::Record();
   return record;
 }
 
 }  // namespace
+
+// Reads the clock, inlining the time stamp counter when it is the clock
+// (the common case) instead of calling through the TickSource.
+inline uint64_t read_clock(const TickSource& clock) {
+#if defined(__x86_64__)
+  if (clock.now == &tsc_now) return __rdtsc();
+#endif
+  return clock.now(clock.context);
+}
 
 EventTracerEntry ETDumpGen::start_profiling(const char* name, int32_t chain_id,
                                             int32_t instruction_id) {
@@ -187,20 +202,26 @@ EventTracerEntry ETDumpGen::start_profiling(const char* name, int32_t chain_id,
   entry.name = name;
   entry.chain_id = chain_id;
   entry.instruction_id = instruction_id;
-  entry.start_time = now();
+  entry.start_time = read_clock(options_.clock);
   return entry;
 }
 
 void ETDumpGen::end_profiling(EventTracerEntry entry) {
-  const uint64_t end = now();
-  Record* record = append(*this, *state_);
+  const uint64_t end = read_clock(options_.clock);
+  Record* record = next_record(*this, *state_);
   if (record == nullptr) return;
   record->kind = RecordKind::kProfile;
+  record->value_kind = ValueKind::kNull;
+  record->is_output = false;
   record->name = intern(*state_, entry.name);
   record->chain = entry.chain_id;
   record->instruction = entry.instruction_id;
+  record->delegate_int = -1;
+  record->delegate_str = {};
+  record->metadata = {};
   record->start = entry.start_time;
   record->end = end;
+  record->tensor_count = 0;
 }
 
 EventTracerEntry ETDumpGen::start_profiling_delegate(const char* name, int32_t delegate_debug_id_int) {
@@ -209,12 +230,12 @@ EventTracerEntry ETDumpGen::start_profiling_delegate(const char* name, int32_t d
   entry.chain_id = current_chain_id;
   entry.instruction_id = current_instruction_id;
   entry.delegate_debug_id_int = delegate_debug_id_int;
-  entry.start_time = now();
+  entry.start_time = read_clock(options_.clock);
   return entry;
 }
 
 void ETDumpGen::end_profiling_delegate(EventTracerEntry entry, ByteSpan metadata) {
-  const uint64_t end = now();
+  const uint64_t end = read_clock(options_.clock);
   log_profiling_delegate(entry.name, entry.delegate_debug_id_int, entry.start_time, end, metadata);
 }
 
