@@ -41,18 +41,14 @@ Result<bundled::OwnedValue> npy_value(const std::string& path) {
 
 int run_bundle(const BundleOptions& options) {
   Diagnostics diagnostics;
-  auto fail = [&](const Error& error) {
-    diagnostics.error(error.message());
-    return kExitBadInput;
-  };
   auto program = FileData::load(options.program);
-  if (!program.ok()) return fail(program.error());
+  if (!program.ok()) return diagnostics.fail(program.error());
   bundled::OwnedTestSuite suite;
   suite.method = options.method;
   for (const std::string& spec : options.cases) {
     const auto sides = split(spec, '=');
     if (sides.size() != 2) {
-      return fail(Error::make(ErrorCode::kInvalidArgument,
+      return diagnostics.fail(Error::make(ErrorCode::kInvalidArgument,
                               "--case '%s': expected INPUTS=OUTPUTS, each a comma-separated list of .npy files",
                               spec.c_str()));
     }
@@ -60,23 +56,23 @@ int run_bundle(const BundleOptions& options) {
     for (const std::string& path : split(sides[0], ',')) {
       if (path.empty()) continue;
       auto value = npy_value(path);
-      if (!value.ok()) return fail(value.error());
+      if (!value.ok()) return diagnostics.fail(value.error());
       test_case.inputs.push_back(std::move(value).value());
     }
     for (const std::string& path : split(sides[1], ',')) {
       if (path.empty()) continue;
       auto value = npy_value(path);
-      if (!value.ok()) return fail(value.error());
+      if (!value.ok()) return diagnostics.fail(value.error());
       test_case.expected_outputs.push_back(std::move(value).value());
     }
     suite.cases.push_back(std::move(test_case));
   }
   auto bytes = bundled::write_bundled_program((*program)->bytes(), {suite});
-  if (!bytes.ok()) return fail(bytes.error().with_context("%s", options.program.c_str()));
+  if (!bytes.ok()) return diagnostics.fail(bytes.error().with_context("%s", options.program.c_str()));
   std::ofstream out(options.output, std::ios::binary | std::ios::trunc);
   out.write(reinterpret_cast<const char*>(bytes->data()), std::streamsize(bytes->size()));
   out.close();
-  if (!out) return fail(Error::make(ErrorCode::kIo, "%s: cannot write", options.output.c_str()));
+  if (!out) return diagnostics.fail(Error::make(ErrorCode::kIo, "%s: cannot write", options.output.c_str()));
   std::cout << options.output << ": " << suite.cases.size() << " test cases for method '" << options.method
             << "', " << bytes->size() << " bytes\n";
   return kExitOk;

@@ -39,6 +39,11 @@ void Diagnostics::error(const std::string& message) {
   emit("error", "31", message);
 }
 
+int Diagnostics::fail(const Error& error) {
+  this->error(error.message());
+  return kExitBadInput;
+}
+
 void Diagnostics::warning(const std::string& message) {
   if (repeated_warnings_[message]++ == 0) {
     emit("warning", "35", message);

@@ -6,6 +6,8 @@
 #include <map>
 #include <string>
 
+#include "etkit/core/error.h"
+
 namespace etkit::cli {
 
 /// Exit codes shared by all subcommands.
@@ -21,6 +23,9 @@ class Diagnostics {
   Diagnostics();
   void error(const std::string& message);
   void warning(const std::string& message);
+  /// Reports `error` and returns the bad-input exit code, for commands'
+  /// early returns: `return diagnostics.fail(result.error());`.
+  int fail(const Error& error);
   /// Prints the folded counts of repeated warnings.
   void flush();
   size_t error_count() const { return errors_; }

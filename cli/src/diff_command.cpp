@@ -38,11 +38,10 @@ using Key = std::tuple<std::string, std::string, size_t>;
 
 Result<std::map<Key, double>> p50s(const std::string& path, const DiffOptions& options,
                                    std::vector<Key>& order) {
-  ETKIT_ASSIGN_OR_RETURN(inspector::TimeUnit source, inspector::parse_time_unit(options.source_unit));
-  ETKIT_ASSIGN_OR_RETURN(inspector::TimeUnit target, inspector::parse_time_unit(options.time_unit));
+  ETKIT_ASSIGN_OR_RETURN(inspector::EventBlockOptions units,
+                         inspector::parse_time_units(options.source_unit, options.time_unit));
   ETKIT_ASSIGN_OR_RETURN(etdump::ETDump trace, etdump::ETDump::load_file(path));
-  ETKIT_ASSIGN_OR_RETURN(std::vector<inspector::EventBlock> blocks,
-                         inspector::event_blocks(trace, {source, target}));
+  ETKIT_ASSIGN_OR_RETURN(std::vector<inspector::EventBlock> blocks, inspector::event_blocks(trace, units));
   std::map<Key, double> out;
   std::map<std::pair<std::string, std::string>, size_t> seen;
   for (const inspector::EventBlock& block : blocks) {

@@ -89,18 +89,14 @@ nlohmann::ordered_json json_number(double v) {
 
 int run_gap(const GapOptions& options) {
   Diagnostics diagnostics;
-  auto fail = [&](const Error& error) {
-    diagnostics.error(error.message());
-    return kExitBadInput;
-  };
   auto trace = etdump::ETDump::load_file(options.etdump);
-  if (!trace.ok()) return fail(trace.error());
+  if (!trace.ok()) return diagnostics.fail(trace.error());
   auto buffer = FileData::load(options.debug_buffer);
-  if (!buffer.ok()) return fail(buffer.error());
+  if (!buffer.ok()) return diagnostics.fail(buffer.error());
   auto outputs = inspector::recorded_outputs(*trace, (*buffer)->bytes());
-  if (!outputs.ok()) return fail(outputs.error().with_context("%s", options.debug_buffer.c_str()));
+  if (!outputs.ok()) return diagnostics.fail(outputs.error().with_context("%s", options.debug_buffer.c_str()));
   if (outputs->empty()) {
-    return fail(Error::make(ErrorCode::kNotFound,
+    return diagnostics.fail(Error::make(ErrorCode::kNotFound,
                             "%s has no intermediate outputs; record them with etinspect run --debug-level "
                             "intermediates --debug-buffer FILE",
                             options.etdump.c_str()));
@@ -108,7 +104,7 @@ int run_gap(const GapOptions& options) {
   std::optional<etrecord::Etrecord> record;
   if (!options.etrecord.empty()) {
     auto loaded = etrecord::Etrecord::load_file(options.etrecord);
-    if (!loaded.ok()) return fail(loaded.error());
+    if (!loaded.ok()) return diagnostics.fail(loaded.error());
     for (const std::string& warning : loaded->warnings()) diagnostics.warning(warning);
     record.emplace(std::move(*loaded));
   }
@@ -120,18 +116,18 @@ int run_gap(const GapOptions& options) {
   if (!reference_is_dir) {
     auto reference_trace = etdump::ETDump::load_file(options.reference);
     if (!reference_trace.ok()) {
-      return fail(reference_trace.error().with_context("--reference is neither a folder nor a trace"));
+      return diagnostics.fail(reference_trace.error().with_context("--reference is neither a folder nor a trace"));
     }
     if (options.reference_debug_buffer.empty()) {
-      return fail(Error::make(ErrorCode::kInvalidArgument,
+      return diagnostics.fail(Error::make(ErrorCode::kInvalidArgument,
                               "--reference %s is a trace: give its --reference-debug-buffer",
                               options.reference.c_str()));
     }
     auto loaded = FileData::load(options.reference_debug_buffer);
-    if (!loaded.ok()) return fail(loaded.error());
+    if (!loaded.ok()) return diagnostics.fail(loaded.error());
     reference_buffer = *loaded;
     auto recorded = inspector::recorded_outputs(*reference_trace, reference_buffer->bytes());
-    if (!recorded.ok()) return fail(recorded.error().with_context("%s", options.reference_debug_buffer.c_str()));
+    if (!recorded.ok()) return diagnostics.fail(recorded.error().with_context("%s", options.reference_debug_buffer.c_str()));
     for (auto& output : *recorded) reference_outputs[output.instruction_id] = std::move(output);
   }
   const DirectoryReference directory{options.reference};
@@ -163,7 +159,7 @@ int run_gap(const GapOptions& options) {
       std::string tried;
       auto array = directory.find(keys, tried);
       if (!array.ok() && array.error().code() != ErrorCode::kNotFound) {
-        return fail(array.error());  // a reference that exists but cannot be read
+        return diagnostics.fail(array.error());  // a reference that exists but cannot be read
       }
       if (!array.ok()) {
         row.status = keys.empty() ? "no debug handle" : "no reference (" + tried + ")";

@@ -71,20 +71,14 @@ void print_json(const inspector::ModuleTree& tree, const ModulesOptions& options
 
 int run_modules(const ModulesOptions& options) {
   Diagnostics diagnostics;
-  auto fail = [&](const Error& error) {
-    diagnostics.error(error.message());
-    return kExitBadInput;
-  };
-  auto source = inspector::parse_time_unit(options.source_unit);
-  if (!source.ok()) return fail(source.error());
-  auto target = inspector::parse_time_unit(options.time_unit);
-  if (!target.ok()) return fail(target.error());
+  auto units = inspector::parse_time_units(options.source_unit, options.time_unit);
+  if (!units.ok()) return diagnostics.fail(units.error());
   auto trace = etdump::ETDump::load_file(options.etdump);
-  if (!trace.ok()) return fail(trace.error());
-  auto blocks = inspector::event_blocks(*trace, {*source, *target});
-  if (!blocks.ok()) return fail(blocks.error());
+  if (!trace.ok()) return diagnostics.fail(trace.error());
+  auto blocks = inspector::event_blocks(*trace, *units);
+  if (!blocks.ok()) return diagnostics.fail(blocks.error());
   auto record = etrecord::Etrecord::load_file(options.etrecord);
-  if (!record.ok()) return fail(record.error());
+  if (!record.ok()) return diagnostics.fail(record.error());
   for (const std::string& warning : record->warnings()) diagnostics.warning(warning);
   inspector::link_etrecord(*blocks, *record, options.method);
   const inspector::ModuleTree tree = inspector::module_totals(*blocks, options.block);

@@ -146,12 +146,8 @@ double percentile(std::vector<double> values, double p) {
 
 int run(const RunOptions& options) {
   Diagnostics diagnostics;
-  auto fail = [&](const Error& error) {
-    diagnostics.error(error.message());
-    return kExitBadInput;
-  };
   auto loaded = load_program(options.program, options.data);
-  if (!loaded.ok()) return fail(loaded.error());
+  if (!loaded.ok()) return diagnostics.fail(loaded.error());
   // Room for every event of every run: per instruction two profile events
   // and a value, plus each run's own events.
   size_t instructions = 0;
@@ -161,16 +157,16 @@ int run(const RunOptions& options) {
   const size_t runs = size_t(options.iterations + options.warmup);
   Tracing tracing;
   Status traced = setup_tracing(options.tracing, (instructions * 3 + 8) * runs + 64, runs + 8, tracing);
-  if (!traced.ok()) return fail(traced.error());
+  if (!traced.ok()) return diagnostics.fail(traced.error());
   MethodOptions method_opts = method_options_for(**loaded);
   method_opts.tracer = tracing.gen.get();
   auto method = Method::load(*(*loaded)->program, options.method, method_opts);
-  if (!method.ok()) return fail(method.error());
+  if (!method.ok()) return diagnostics.fail(method.error());
   InputBuffers owned;
   Status inputs = !options.inputs.empty()     ? npy_inputs(**method, options, owned)
                   : options.bundled_input >= 0 ? bundled_inputs(**method, **loaded, options)
                                                : fill_inputs(**method, options, owned);
-  if (!inputs.ok()) return fail(inputs.error());
+  if (!inputs.ok()) return diagnostics.fail(inputs.error());
   std::vector<double> latencies;
   const bool progress = use_colour(2) && options.iterations >= 20;
   for (int i = 0; i < options.warmup + options.iterations; ++i) {
@@ -181,7 +177,7 @@ int run(const RunOptions& options) {
       // Marks the block this execute created, as upstream's runners do.
       tracing.gen->set_bundled_input_index(options.bundled_input);
     }
-    if (!status.ok()) return fail(status.error().with_context("%s", options.program.c_str()));
+    if (!status.ok()) return diagnostics.fail(status.error().with_context("%s", options.program.c_str()));
     if (i >= options.warmup) {
       latencies.push_back(std::chrono::duration<double, std::milli>(end - start).count());
     }
@@ -205,12 +201,12 @@ int run(const RunOptions& options) {
                               is_int ? static_cast<void*>(&iv) : static_cast<void*>(&v), 8);
         written = inspector::write_npy(path, *t);
       }
-      if (!written.ok()) return fail(written.error());
+      if (!written.ok()) return diagnostics.fail(written.error());
     }
   }
   if (tracing.gen) {
     Status written = tracing.finish(options.tracing.etdump);
-    if (!written.ok()) return fail(written.error());
+    if (!written.ok()) return diagnostics.fail(written.error());
     const etdump::ETDumpGenStats stats = tracing.gen->stats();
     if (stats.dropped_events + stats.dropped_values > 0) {
       diagnostics.warning(options.tracing.etdump + ": " + std::to_string(stats.dropped_events) +

@@ -61,28 +61,28 @@ std::string op_types_text(const inspector::Event& e) {
   return text + "]";
 }
 
-// "file:line" of the innermost user frame of each linked node, joined.
+// The distinct non-empty texts `describe` gives for each linked node, joined.
+template <typename Items, typename Describe>
+std::string join_distinct(const Items& items, Describe describe) {
+  std::string text;
+  for (const auto& [node, item] : items) {
+    const std::string part = describe(item);
+    if (part.empty() || text.find(part) != std::string::npos) continue;
+    text += (text.empty() ? "" : ", ") + part;
+  }
+  return text;
+}
+
+// "file:line" of the innermost user frame of each linked node.
 std::string source_text(const inspector::Event& e) {
-  std::string text;
-  for (const auto& [node, trace] : e.stack_traces) {
-    const std::string line = etrecord::innermost_source_line(trace);
-    if (line.empty() || text.find(line) != std::string::npos) continue;
-    text += (text.empty() ? "" : ", ") + line;
-  }
-  return text;
+  return join_distinct(e.stack_traces, etrecord::innermost_source_line);
 }
 
+// "path (Type)" of the innermost module of each linked node.
 std::string module_text(const inspector::Event& e) {
-  std::string text;
-  for (const auto& [node, stack] : e.module_hierarchy) {
-    const std::string module = inspector::innermost_module(stack);
-    if (module.empty() || text.find(module) != std::string::npos) continue;
-    text += (text.empty() ? "" : ", ") + module;
-  }
-  return text;
+  return join_distinct(e.module_hierarchy, inspector::innermost_module);
 }
 
-// The printed columns of a row.
 // Calls emit(column, text) for each cell without building a string per
 // cell where it can (numbers go through a stack buffer): the aligned text
 // format visits every row twice.
@@ -212,34 +212,28 @@ nlohmann::ordered_json json_item(const Row& row) {
 
 int run_table(const TableOptions& options) {
   Diagnostics diagnostics;
-  auto fail = [&](const Error& error) {
-    diagnostics.error(error.message());
-    return kExitBadInput;
-  };
-  auto source = inspector::parse_time_unit(options.source_unit);
-  if (!source.ok()) return fail(source.error());
-  auto target = inspector::parse_time_unit(options.time_unit);
-  if (!target.ok()) return fail(target.error());
+  auto units = inspector::parse_time_units(options.source_unit, options.time_unit);
+  if (!units.ok()) return diagnostics.fail(units.error());
   auto trace = etdump::ETDump::load_file(options.etdump);
-  if (!trace.ok()) return fail(trace.error());
-  auto grouped = inspector::GroupedEvents::build(*trace, {*source, *target});
-  if (!grouped.ok()) return fail(grouped.error());
+  if (!trace.ok()) return diagnostics.fail(trace.error());
+  auto grouped = inspector::GroupedEvents::build(*trace, *units);
+  if (!grouped.ok()) return diagnostics.fail(grouped.error());
   std::optional<MethodSummary> method;
   if (!options.program.empty()) {
     auto loaded = load_program(options.program, {});
-    if (!loaded.ok()) return fail(loaded.error());
+    if (!loaded.ok()) return diagnostics.fail(loaded.error());
     for (MethodSummary& m : summarize(*(*loaded)->program).methods) {
       if (m.name == options.method) method = std::move(m);
     }
     if (!method) {
-      return fail(Error::make(ErrorCode::kNotFound, "%s: no method '%s'", options.program.c_str(),
+      return diagnostics.fail(Error::make(ErrorCode::kNotFound, "%s: no method '%s'", options.program.c_str(),
                               options.method.c_str()));
     }
   }
   std::optional<etrecord::Etrecord> record;
   if (!options.etrecord.empty()) {
     auto loaded = etrecord::Etrecord::load_file(options.etrecord);
-    if (!loaded.ok()) return fail(loaded.error());
+    if (!loaded.ok()) return diagnostics.fail(loaded.error());
     for (const std::string& warning : loaded->warnings()) diagnostics.warning(warning);
     if (loaded->method(options.method) == nullptr) {
       diagnostics.warning(options.etrecord + ": no method '" + options.method +
@@ -247,12 +241,12 @@ int run_table(const TableOptions& options) {
     }
     record.emplace(std::move(*loaded));
   } else if (options.source) {
-    return fail(Error::make(ErrorCode::kInvalidArgument, "--source needs --etrecord"));
+    return diagnostics.fail(Error::make(ErrorCode::kInvalidArgument, "--source needs --etrecord"));
   }
   const bool numeric_sort =
       std::find(std::begin(kStatColumns), std::end(kStatColumns), options.sort) != std::end(kStatColumns);
   if (!options.sort.empty() && !numeric_sort && options.sort != "event_name" && options.sort != "event_block_name") {
-    return fail(Error::make(ErrorCode::kInvalidArgument,
+    return diagnostics.fail(Error::make(ErrorCode::kInvalidArgument,
                             "--sort %s: sort by p10, p50, p90, avg, min, max, event_name or event_block_name",
                             options.sort.c_str()));
   }

@@ -28,19 +28,15 @@ struct TraceOptions {
 
 int run_trace(const TraceOptions& options) {
   Diagnostics diagnostics;
-  auto fail = [&](const Error& error) {
-    diagnostics.error(error.message());
-    return kExitBadInput;
-  };
   auto unit = inspector::parse_time_unit(options.source_unit);
-  if (!unit.ok()) return fail(unit.error());
+  if (!unit.ok()) return diagnostics.fail(unit.error());
   auto trace = etdump::ETDump::load_file(options.etdump);
-  if (!trace.ok()) return fail(trace.error());
+  if (!trace.ok()) return diagnostics.fail(trace.error());
   std::map<int32_t, std::string> backends;  // DelegateCall instruction -> backend id
   std::map<int32_t, std::string> operators;  // KernelCall instruction -> operator
   if (!options.program.empty()) {
     auto loaded = load_program(options.program, {});
-    if (!loaded.ok()) return fail(loaded.error());
+    if (!loaded.ok()) return diagnostics.fail(loaded.error());
     for (const MethodSummary& method : summarize(*(*loaded)->program).methods) {
       if (method.name != options.method) continue;
       for (const InstructionSummary& i : method.instructions) {
@@ -107,7 +103,7 @@ int run_trace(const TraceOptions& options) {
   std::ofstream out(options.output);
   out << root.dump(1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
   out.close();
-  if (!out) return fail(Error::make(ErrorCode::kIo, "%s: cannot write", options.output.c_str()));
+  if (!out) return diagnostics.fail(Error::make(ErrorCode::kIo, "%s: cannot write", options.output.c_str()));
   return kExitOk;
 }
 

@@ -32,14 +32,10 @@ struct VerifyCliOptions {
 
 int run_verify(const VerifyCliOptions& options) {
   Diagnostics diagnostics;
-  auto fail = [&](const Error& error) {
-    diagnostics.error(error.message());
-    return kExitBadInput;
-  };
   auto loaded = load_program(options.bundle, options.data);
-  if (!loaded.ok()) return fail(loaded.error());
+  if (!loaded.ok()) return diagnostics.fail(loaded.error());
   if (!(*loaded)->bundle) {
-    return fail(Error::make(ErrorCode::kInvalidArgument, "%s: not a bundled program (.bpte)",
+    return diagnostics.fail(Error::make(ErrorCode::kInvalidArgument, "%s: not a bundled program (.bpte)",
                             options.bundle.c_str()));
   }
   MethodOptions method_options = method_options_for(**loaded);
@@ -47,7 +43,7 @@ int run_verify(const VerifyCliOptions& options) {
   for (const auto& suite : (*loaded)->bundle->suites()) cases += suite.cases.size();
   Tracing tracing;
   Status traced = setup_tracing(options.tracing, (cases + 4) * 4096, cases + 16, tracing);
-  if (!traced.ok()) return fail(traced.error());
+  if (!traced.ok()) return diagnostics.fail(traced.error());
   method_options.tracer = tracing.gen.get();
   bundled::VerifyOptions verify_options;
   verify_options.rtol = options.rtol;
@@ -62,7 +58,7 @@ int run_verify(const VerifyCliOptions& options) {
     };
   }
   auto report = bundled::verify(*(*loaded)->bundle, *(*loaded)->program, method_options, verify_options);
-  if (!report.ok()) return fail(report.error());
+  if (!report.ok()) return diagnostics.fail(report.error());
   write_verify_text(std::cout, options.bundle, *report, use_colour(1));
   auto write_file = [&](const std::string& path, auto writer) -> bool {
     std::ofstream out(path);
@@ -82,7 +78,7 @@ int run_verify(const VerifyCliOptions& options) {
     return kExitBadInput;
   }
   Status written = tracing.finish(options.tracing.etdump);
-  if (!written.ok()) return fail(written.error());
+  if (!written.ok()) return diagnostics.fail(written.error());
   return report->failed == 0 ? kExitOk : kExitCheckFailed;
 }
 

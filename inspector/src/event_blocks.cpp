@@ -267,6 +267,13 @@ Result<TimeUnit> parse_time_unit(const std::string& text) {
                      text.c_str());
 }
 
+Result<EventBlockOptions> parse_time_units(const std::string& source, const std::string& target) {
+  EventBlockOptions options;
+  ETKIT_ASSIGN_OR_RETURN(options.source, parse_time_unit(source));
+  ETKIT_ASSIGN_OR_RETURN(options.target, parse_time_unit(target));
+  return options;
+}
+
 const char* to_string(TimeUnit unit) {
   switch (unit) {
     case TimeUnit::kSeconds: return "s";

@@ -9,18 +9,15 @@ ResNet-18, a small transformer) come from samples/export/.
     samples/tiny/make_tiny_samples.py [--flatc PATH]
 """
 import argparse
-import json
 import os
 import struct
-import subprocess
-import tempfile
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-SCHEMAS = {
-    "program": os.path.join(ROOT, "core", "schema", "program.fbs"),
-    "bundled": os.path.join(ROOT, "bundled", "schema", "bundled_program.fbs"),
-}
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "export"))
+from etexport import program as program_writer  # noqa: E402
+
+SCHEMAS = program_writer.SCHEMAS
 
 
 def f32_bytes(values):
@@ -70,17 +67,7 @@ def affine_program():
 
 
 def compile_json(flatc, schema, document, out_path):
-    with tempfile.TemporaryDirectory() as tmp:
-        stem = os.path.splitext(os.path.basename(out_path))[0]
-        source = os.path.join(tmp, stem + ".json")
-        with open(source, "w") as f:
-            json.dump(document, f)
-        subprocess.run([flatc, "--binary", "-I", os.path.dirname(SCHEMAS["program"]),
-                        "-o", tmp, schema, source], check=True)
-        # flatc names the output after the schema's file_extension.
-        [binary] = [os.path.join(tmp, n) for n in os.listdir(tmp) if not n.endswith(".json")]
-        with open(binary, "rb") as f:
-            data = f.read()
+    data = program_writer.compile_json(schema, document, flatc)
     with open(out_path, "wb") as f:
         f.write(data)
     return data

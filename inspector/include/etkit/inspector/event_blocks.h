@@ -68,6 +68,10 @@ struct EventBlockOptions {
   TimeUnit target = TimeUnit::kMilliseconds;
 };
 
+/// Both units from their names, as the CLI's --source-time-unit and
+/// --time-unit give them.
+Result<EventBlockOptions> parse_time_units(const std::string& source, const std::string& target);
+
 /// Builds the blocks. Fails when exactly one of source and target is
 /// cycles (as upstream).
 Result<std::vector<EventBlock>> event_blocks(const etdump::ETDump& trace,
