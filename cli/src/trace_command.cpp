@@ -5,13 +5,16 @@
 #include <CLI/CLI.hpp>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
 #include "diagnostics.h"
 #include "etkit/core/program_summary.h"
 #include "etkit/etdump/etdump_reader.h"
+#include "etkit/etrecord/etrecord.h"
 #include "etkit/inspector/event_blocks.h"
+#include "etkit/inspector/source_links.h"
 #include "program_loading.h"
 
 namespace etkit::cli {
@@ -24,7 +27,31 @@ struct TraceOptions {
   std::string source_unit = "ns";
   std::string program;
   std::string method = "forward";
+  std::string etrecord;
 };
+
+// Graph-node details of an event's debug handles, as trace event args.
+void add_source_args(const etrecord::Etrecord& record, const std::string& method,
+                     const std::vector<int64_t>& handles, nlohmann::ordered_json& args) {
+  if (handles.empty()) return;
+  args["debug_handles"] = handles;
+  const etrecord::MethodRecord* m = record.method(method);
+  if (m == nullptr) return;
+  nlohmann::ordered_json op_types = nlohmann::ordered_json::array();
+  for (int64_t handle : handles) {
+    const etrecord::GraphNode* node = m->graph.find(handle);
+    if (node == nullptr) continue;
+    op_types.push_back(node->target);
+    if (!args.contains("module") && !node->module_stack.empty()) {
+      args["module"] = inspector::innermost_module(node->module_stack);
+    }
+    if (!args.contains("source")) {
+      const std::string line = etrecord::innermost_source_line(node->stack_trace);
+      if (!line.empty()) args["source"] = line;
+    }
+  }
+  if (!op_types.empty()) args["op_types"] = op_types;
+}
 
 int run_trace(const TraceOptions& options) {
   Diagnostics diagnostics;
@@ -44,6 +71,13 @@ int run_trace(const TraceOptions& options) {
         (i.kind == "delegate" ? backends : operators)[i.index] = i.target;
       }
     }
+  }
+  std::optional<etrecord::Etrecord> record;
+  if (!options.etrecord.empty()) {
+    auto loaded = etrecord::Etrecord::load_file(options.etrecord);
+    if (!loaded.ok()) return diagnostics.fail(loaded.error());
+    for (const std::string& warning : loaded->warnings()) diagnostics.warning(warning);
+    record.emplace(std::move(*loaded));
   }
   const double scale = inspector::nanoseconds_per(*unit) / 1000.0;  // to microseconds (cycles shown as ns)
   // Timestamps relative to the earliest event keep the numbers readable.
@@ -87,6 +121,12 @@ int run_trace(const TraceOptions& options) {
       if (auto it = backends.find(p.instruction_id); it != backends.end() && (delegated || name == "DELEGATE_CALL")) {
         args["delegate_backend_name"] = it->second;
       }
+      if (record && p.chain_index >= 0) {
+        add_source_args(*record, options.method,
+                        delegated ? record->delegate_handles(options.method, p.instruction_id, name)
+                                  : record->instruction_handles(options.method, p.instruction_id),
+                        args);
+      }
       const double start = double(p.start_time - origin) * scale;
       const double duration = p.end_time >= p.start_time ? double(p.end_time - p.start_time) * scale : 0.0;
       events.push_back({{"ph", "X"},
@@ -120,6 +160,7 @@ void register_trace(CLI::App& app, CommandContext& context) {
       ->check(CLI::IsMember({"s", "ms", "us", "ns", "cycles"}));
   command->add_option("--program", options->program, "The traced program, for op and backend names");
   command->add_option("--method", options->method, "The traced method (default forward)");
+  command->add_option("--etrecord", options->etrecord, "ETRecord: debug handles, op types, module and source line");
   command->callback([options, &context] { context.exit_code = run_trace(*options); });
 }
 

@@ -159,6 +159,22 @@ Result<Etrecord> Etrecord::load_file(const std::string& path) {
     }
   }
 
+  // Records without map entries for a method (the corpus's old record has
+  // "{}") are matched in graph order: the emitter writes one instruction
+  // per call node. Said as a warning, since it is an inference.
+  for (auto& [method, m] : record.methods_) {
+    if (!m.has_graph || !m.handles_by_instruction.empty()) continue;
+    int64_t instruction = 0;
+    for (const GraphNode& node : m.graph.nodes) {
+      if (node.debug_handle >= 0) m.handles_by_instruction[instruction++] = {node.debug_handle};
+    }
+    if (instruction > 0) {
+      m.handles_inferred = true;
+      warn("debug_handle_map has no entries for method '" + method +
+           "'; instructions are matched to graph nodes in order");
+    }
+  }
+
   // Handles that point at no node of the graph are reported once per method.
   for (const auto& [method, m] : record.methods_) {
     if (!m.has_graph) continue;

@@ -60,7 +60,10 @@ TEST(Etrecord, CorpusLegacyRecordLinksItsMulNode) {
   EXPECT_EQ(node->name, "aten_mul_tensor");
   EXPECT_NE(node->stack_trace.find("return input * other"), std::string::npos);
   EXPECT_NE(innermost_source_line(node->stack_trace).find("toy_model/model.py:18"), std::string::npos);
-  EXPECT_TRUE(forward->handles_by_instruction.empty());
+  // Its debug_handle_map is {}: instruction 0 is matched to the one node.
+  EXPECT_TRUE(forward->handles_inferred);
+  EXPECT_EQ(record->instruction_handles("forward", 0), std::vector<int64_t>{2});
+  EXPECT_TRUE(has_warning(*record, "matched to graph nodes in order"));
 }
 
 TEST(Etrecord, PerMethodRecordWithMaps) {

@@ -26,6 +26,9 @@ struct MethodRecord {
   bool has_graph = false;
   std::map<int64_t, std::vector<int64_t>> handles_by_instruction;
   std::map<int64_t, DelegateMapping> delegates_by_instruction;
+  /// True when the record had no map for this method and instructions were
+  /// matched to graph nodes in order.
+  bool handles_inferred = false;
 };
 
 class Etrecord {

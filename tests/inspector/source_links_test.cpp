@@ -1,0 +1,72 @@
+// Runtime events linked to graph nodes through an ETRecord: a trace of the
+// corpus toy model (forward(input, other) = input * other, f32[3, 2], as the
+// corpus ETRecord's edge program says) carries that node's debug handle,
+// op type and stack trace.
+
+#include "etkit/inspector/source_links.h"
+
+#include <gtest/gtest.h>
+
+#include "etkit/core/file_data.h"
+#include "etkit/core/method.h"
+#include "etkit/etdump/etdump_gen.h"
+#include "etkit/etdump/etdump_reader.h"
+#include "support/corpus.h"
+#include "support/program_builder.h"
+
+namespace etkit::inspector {
+namespace {
+
+Result<etdump::ETDump> trace_of_toy_model() {
+  test::ProgramBuilder b;
+  const int32_t input = b.tensor({3, 2}, 0), other = b.tensor({3, 2}, 32), out = b.tensor({3, 2}, 64);
+  b.kernel_call("aten::mul", "out", {input, other, out, out});
+  b.inputs({input, other});
+  b.outputs({out});
+  b.arena(96);
+  auto program = b.load();
+  if (!program.ok()) return program.error();
+  etdump::ETDumpGen gen;
+  MethodOptions options;
+  options.tracer = &gen;
+  ETKIT_ASSIGN_OR_RETURN(auto method, Method::load(*program, "forward", options));
+  std::vector<float> x(6, 2.0f);
+  std::vector<int64_t> sizes = {3, 2};
+  ETKIT_ASSIGN_OR_RETURN(Tensor t, Tensor::make(ScalarType::kFloat, Span<const int64_t>(sizes.data(), 2), {},
+                                                x.data(), x.size() * sizeof(float)));
+  ETKIT_TRY(method->set_input(0, t));
+  ETKIT_TRY(method->set_input(1, t));
+  ETKIT_TRY(method->execute());
+  ETKIT_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, gen.serialize());
+  return etdump::ETDump::load(FileData::copy_of(ByteSpan{bytes.data(), bytes.size()}, "toy.etdp"), "toy.etdp");
+}
+
+TEST(SourceLinks, ToyModelTraceCarriesTheCorpusRecordsNode) {
+  auto trace = trace_of_toy_model();
+  ASSERT_TRUE(trace.ok()) << trace.error().message();
+  auto blocks = event_blocks(*trace);
+  ASSERT_TRUE(blocks.ok());
+  auto record = etrecord::Etrecord::load_file(test::corpus("upstream/etrecord/toy_model_v0.etrecord"));
+  ASSERT_TRUE(record.ok()) << record.error().message();
+  const LinkReport report = link_etrecord(*blocks, *record, "forward");
+  EXPECT_EQ(report.unmatched, 0u);
+  const Event* kernel = nullptr;
+  for (const EventBlock& block : *blocks) {
+    for (const Event& event : block.events) {
+      if (event.name == "native_call_mul.out") kernel = &event;
+      // Method-level events have no instruction and stay unlinked.
+      if (event.name == "Method::execute") {
+        EXPECT_TRUE(event.debug_handles.empty());
+      }
+    }
+  }
+  ASSERT_NE(kernel, nullptr);
+  EXPECT_EQ(kernel->debug_handles, std::vector<int64_t>{2});
+  EXPECT_EQ(kernel->op_types, std::vector<std::string>{"aten.mul.Tensor"});
+  ASSERT_EQ(kernel->stack_traces.size(), 1u);
+  EXPECT_EQ(kernel->stack_traces[0].first, "aten_mul_tensor");
+  EXPECT_NE(kernel->stack_traces[0].second.find("return input * other"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace etkit::inspector
