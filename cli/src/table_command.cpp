@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <functional>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <string_view>
 #include <nlohmann/json.hpp>
@@ -15,8 +16,10 @@
 #include "diagnostics.h"
 #include "etkit/etdump/etdump_reader.h"
 #include "etkit/core/program_summary.h"
+#include "etkit/core/file_data.h"
 #include "etkit/etrecord/etrecord.h"
 #include "etkit/inspector/event_blocks.h"
+#include "etkit/inspector/numeric_gap.h"
 #include "etkit/inspector/source_links.h"
 #include "program_loading.h"
 
@@ -36,7 +39,32 @@ struct TableOptions {
   std::string method = "forward";
   std::string etrecord;
   bool source = false;
+  std::string debug_buffer;
 };
+
+using DebugOutputs = std::map<int32_t, inspector::RecordedOutput>;
+
+// An intermediate output as JSON: its shape and statistics, and the values
+// themselves when there are few (a table row is no place for megabytes).
+nlohmann::ordered_json debug_value(const inspector::RecordedOutput& output) {
+  constexpr size_t kMaxInlineValues = 64;
+  nlohmann::ordered_json value;
+  value["sizes"] = output.sizes;
+  value["numel"] = output.values.size();
+  if (!output.values.empty()) {
+    double lo = output.values[0], hi = output.values[0], sum = 0;
+    for (double v : output.values) {
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+      sum += v;
+    }
+    value["min"] = lo;
+    value["max"] = hi;
+    value["mean"] = sum / double(output.values.size());
+  }
+  if (output.values.size() <= kMaxInlineValues) value["values"] = output.values;
+  return value;
+}
 
 struct Row {
   const inspector::EventBlock* block;
@@ -177,7 +205,7 @@ std::string aligned_line(const std::vector<std::string>& line, const std::vector
   return text + "\n";
 }
 
-nlohmann::ordered_json json_item(const Row& row) {
+nlohmann::ordered_json json_item(const Row& row, const DebugOutputs& debug) {
   {
     const inspector::Event& e = *row.event;
     nlohmann::ordered_json item;
@@ -205,6 +233,9 @@ nlohmann::ordered_json json_item(const Row& row) {
     item["delegate_backend_name"] = e.delegate_backend_name.empty() ? nlohmann::ordered_json(nullptr)
                                                                     : nlohmann::ordered_json(e.delegate_backend_name);
     item["debug_data"] = nlohmann::ordered_json::array();
+    if (auto it = debug.find(e.instruction_id); e.instruction_id >= 0 && it != debug.end()) {
+      item["debug_data"].push_back(debug_value(it->second));
+    }
     item["start_time"] = e.start_times;
     return item;
   }
@@ -242,6 +273,17 @@ int run_table(const TableOptions& options) {
     record.emplace(std::move(*loaded));
   } else if (options.source) {
     return diagnostics.fail(Error::make(ErrorCode::kInvalidArgument, "--source needs --etrecord"));
+  }
+  DebugOutputs debug;
+  if (!options.debug_buffer.empty()) {
+    auto buffer = FileData::load(options.debug_buffer);
+    if (!buffer.ok()) return diagnostics.fail(buffer.error());
+    auto outputs = inspector::recorded_outputs(*trace, (*buffer)->bytes());
+    if (!outputs.ok()) return diagnostics.fail(outputs.error().with_context("%s", options.debug_buffer.c_str()));
+    if (outputs->empty()) {
+      diagnostics.warning(options.etdump + " has no intermediate outputs; debug_data stays empty");
+    }
+    for (auto& output : *outputs) debug[output.instruction_id] = std::move(output);
   }
   const bool numeric_sort =
       std::find(std::begin(kStatColumns), std::end(kStatColumns), options.sort) != std::end(kStatColumns);
@@ -313,7 +355,7 @@ int run_table(const TableOptions& options) {
     if (options.top > 0 && rows.size() > options.top) rows.resize(options.top);
     if (options.format == "json") {
       nlohmann::ordered_json items = nlohmann::ordered_json::array();
-      for (const Row& row : rows) items.push_back(json_item(row));
+      for (const Row& row : rows) items.push_back(json_item(row, debug));
       out.add(items.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
     } else if (aligned) {
       std::vector<size_t> width(header.size(), markdown ? 3 : 0);
@@ -339,7 +381,7 @@ int run_table(const TableOptions& options) {
     for_each_row(true, [&](const Row& row) {
       out.add(first ? "\n" : ",\n");
       first = false;
-      out.add(json_item(row).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
+      out.add(json_item(row, debug).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
     });
     out.add(first ? "]\n" : "\n]\n");
   } else if (aligned) {
@@ -406,6 +448,8 @@ void register_table(CLI::App& app, CommandContext& context) {
                       "ETRecord of the program: op types, stack traces, module hierarchy");
   command->add_flag("--source", options->source,
                     "Add module and source-line columns to text/csv/tsv/markdown (needs --etrecord)");
+  command->add_option("--debug-buffer", options->debug_buffer,
+                      "Debug buffer of the trace: intermediate outputs as debug_data in --format json");
   command->add_flag("--include-operator-call", options->include_operator_call, "Keep OPERATOR_CALL rows");
   command->add_option("--format", options->format, "text, csv, tsv, json or markdown")
       ->check(CLI::IsMember({"text", "csv", "tsv", "json", "markdown"}));

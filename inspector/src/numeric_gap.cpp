@@ -48,32 +48,56 @@ GapMetrics compare_values(const std::vector<double>& actual, const std::vector<d
   return m;
 }
 
+namespace {
+
+// The first tensor of each debug event of block `b` that `wanted` accepts.
+template <typename Wanted>
+Result<std::vector<RecordedOutput>> block_values(const etdump::ETDump& trace, ByteSpan debug_buffer, size_t b,
+                                                 Wanted wanted) {
+  const etdump::RunBlock block = trace.block(b);
+  std::vector<RecordedOutput> outputs;
+  for (size_t e = 0; e < block.event_count(); ++e) {
+    const etdump::EventView event = block.event(e);
+    if (event.kind != etdump::EventKind::kDebug) continue;
+    const etdump::DebugEventView& debug = event.debug;
+    if (!wanted(debug) || debug.tensors.empty()) continue;
+    Result<Tensor> tensor = etdump::debug_tensor(debug.tensors.front(), debug_buffer);
+    if (!tensor.ok()) {
+      return tensor.error().with_context("run block %zu, debug event %zu (instruction %d)", b, e,
+                                         debug.instruction_id);
+    }
+    RecordedOutput out;
+    out.instruction_id = debug.instruction_id;
+    out.name = std::string(debug.name);
+    out.sizes.assign(tensor->sizes().begin(), tensor->sizes().end());
+    out.values.resize(static_cast<size_t>(tensor->numel()));
+    for (int64_t i = 0; i < tensor->numel(); ++i) out.values[size_t(i)] = element_as_double(*tensor, i);
+    outputs.push_back(std::move(out));
+  }
+  return outputs;
+}
+
+}  // namespace
+
 Result<std::vector<RecordedOutput>> recorded_outputs(const etdump::ETDump& trace,
                                                      ByteSpan debug_buffer) {
   for (size_t b = 0; b < trace.block_count(); ++b) {
-    const etdump::RunBlock block = trace.block(b);
-    std::vector<RecordedOutput> outputs;
-    for (size_t e = 0; e < block.event_count(); ++e) {
-      const etdump::EventView event = block.event(e);
-      if (event.kind != etdump::EventKind::kDebug) continue;
-      const etdump::DebugEventView& debug = event.debug;
-      if (debug.instruction_id < 0 || debug.tensors.empty()) continue;
-      Result<Tensor> tensor = etdump::debug_tensor(debug.tensors.front(), debug_buffer);
-      if (!tensor.ok()) {
-        return tensor.error().with_context("run block %zu, debug event %zu (instruction %d)", b, e,
-                                           debug.instruction_id);
-      }
-      RecordedOutput out;
-      out.instruction_id = debug.instruction_id;
-      out.name = std::string(debug.name);
-      out.sizes.assign(tensor->sizes().begin(), tensor->sizes().end());
-      out.values.resize(static_cast<size_t>(tensor->numel()));
-      for (int64_t i = 0; i < tensor->numel(); ++i) out.values[size_t(i)] = element_as_double(*tensor, i);
-      outputs.push_back(std::move(out));
-    }
+    ETKIT_ASSIGN_OR_RETURN(std::vector<RecordedOutput> outputs,
+                           block_values(trace, debug_buffer, b, [](const etdump::DebugEventView& d) {
+                             return !d.is_output && d.instruction_id >= 0;
+                           }));
     if (!outputs.empty()) return outputs;
   }
   return std::vector<RecordedOutput>{};
+}
+
+Result<std::vector<RecordedOutput>> run_outputs(const etdump::ETDump& trace, ByteSpan debug_buffer,
+                                                size_t block) {
+  if (block >= trace.block_count()) {
+    return Error::make(ErrorCode::kOutOfRange, "%s: run block %zu of %zu", trace.name().c_str(), block,
+                       trace.block_count());
+  }
+  return block_values(trace, debug_buffer, block, [](const etdump::DebugEventView& d) { return d.is_output; });
 }
 
 }  // namespace etkit::inspector

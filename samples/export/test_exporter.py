@@ -17,6 +17,8 @@ import sys
 import tempfile
 import unittest
 
+import numpy as np
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from etexport import memory_plan  # noqa: E402
@@ -252,6 +254,24 @@ class LinkedTraceTest(unittest.TestCase):
         self.assertIn('resnet.py", line %d' % line, trace)
         self.assertEqual(first["module_hierarchy"][node]["L__self___conv1"],
                          ["conv1", "torch.nn.modules.conv.Conv2d"])
+
+    def test_debug_data_of_the_last_op_is_the_program_output(self):
+        # Two paths: the table's debug_data from the debug buffer, and the
+        # output .npy that `run --output-dir` writes.
+        trace = os.path.join(self.tmp.name, "cnn.etdp")
+        buffer = os.path.join(self.tmp.name, "cnn.bin")
+        subprocess.run([ETINSPECT, "run", os.path.join(SAMPLES, "tutorial_cnn", "tutorial_cnn.pte"),
+                        "--fill", "random", "--seed", "3", "--etdump", trace, "--debug-level",
+                        "intermediates", "--debug-buffer", buffer, "--output-dir", self.tmp.name],
+                       check=True, stdout=subprocess.DEVNULL)
+        result = subprocess.run([ETINSPECT, "table", trace, "--debug-buffer", buffer, "--format",
+                                 "json"], capture_output=True, text=True, check=True)
+        rows = [r for r in json.loads(result.stdout) if r["debug_data"]]
+        last = max(rows, key=lambda r: r["start_time"][0])
+        expected = np.load(os.path.join(self.tmp.name, "output_0.npy"))
+        self.assertEqual(last["debug_data"][0]["sizes"], list(expected.shape))
+        np.testing.assert_array_equal(np.array(last["debug_data"][0]["values"], dtype=np.float32),
+                                      expected.ravel())
 
     def test_module_totals_add_up_to_the_run(self):
         result = subprocess.run([ETINSPECT, "modules", self.trace, "--etrecord", self.record,

@@ -5,6 +5,8 @@
 
 #include "etkit/inspector/source_links.h"
 
+#include "etkit/inspector/numeric_gap.h"
+
 #include <gtest/gtest.h>
 
 #include "etkit/core/file_data.h"
@@ -17,7 +19,10 @@
 namespace etkit::inspector {
 namespace {
 
-Result<etdump::ETDump> trace_of_toy_model() {
+// A run of the toy model on inputs of 2.0, traced with `debug` (program
+// outputs or intermediates) into `debug_buffer`.
+Result<etdump::ETDump> trace_of_toy_model(etdump::DebugLevel debug = etdump::DebugLevel::kNone,
+                                          Span<uint8_t> debug_buffer = {}) {
   test::ProgramBuilder b;
   const int32_t input = b.tensor({3, 2}, 0), other = b.tensor({3, 2}, 32), out = b.tensor({3, 2}, 64);
   b.kernel_call("aten::mul", "out", {input, other, out, out});
@@ -26,7 +31,10 @@ Result<etdump::ETDump> trace_of_toy_model() {
   b.arena(96);
   auto program = b.load();
   if (!program.ok()) return program.error();
-  etdump::ETDumpGen gen;
+  etdump::ETDumpGenOptions gen_options;
+  gen_options.debug_level = debug;
+  gen_options.debug_buffer = debug_buffer;
+  etdump::ETDumpGen gen(gen_options);
   MethodOptions options;
   options.tracer = &gen;
   ETKIT_ASSIGN_OR_RETURN(auto method, Method::load(*program, "forward", options));
@@ -66,6 +74,31 @@ TEST(SourceLinks, ToyModelTraceCarriesTheCorpusRecordsNode) {
   ASSERT_EQ(kernel->stack_traces.size(), 1u);
   EXPECT_EQ(kernel->stack_traces[0].first, "aten_mul_tensor");
   EXPECT_NE(kernel->stack_traces[0].second.find("return input * other"), std::string::npos);
+}
+
+TEST(SourceLinks, RunOutputsAndIntermediatesOfTheToyModel) {
+  // input * other with both 2.0: every element is 4.0, as output and as the
+  // one instruction's intermediate.
+  std::vector<uint8_t> buffer(4096);
+  auto trace = trace_of_toy_model(etdump::DebugLevel::kIntermediateOutputs, Span<uint8_t>(buffer.data(), buffer.size()));
+  ASSERT_TRUE(trace.ok()) << trace.error().message();
+  const ByteSpan bytes{buffer.data(), buffer.size()};
+  size_t execute = trace->block_count();
+  for (size_t b = 0; b < trace->block_count(); ++b) {
+    if (trace->block(b).name() == "Execute") execute = b;
+  }
+  ASSERT_LT(execute, trace->block_count());
+  auto outputs = run_outputs(*trace, bytes, execute);
+  ASSERT_TRUE(outputs.ok()) << outputs.error().message();
+  ASSERT_EQ(outputs->size(), 1u);
+  EXPECT_EQ((*outputs)[0].sizes, (std::vector<int64_t>{3, 2}));
+  EXPECT_EQ((*outputs)[0].values, std::vector<double>(6, 4.0));
+  auto intermediates = recorded_outputs(*trace, bytes);
+  ASSERT_TRUE(intermediates.ok());
+  ASSERT_EQ(intermediates->size(), 1u);
+  EXPECT_EQ((*intermediates)[0].instruction_id, 0);
+  EXPECT_EQ((*intermediates)[0].values, std::vector<double>(6, 4.0));
+  EXPECT_FALSE(run_outputs(*trace, bytes, trace->block_count()).ok());
 }
 
 }  // namespace

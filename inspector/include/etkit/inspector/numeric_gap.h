@@ -42,4 +42,10 @@ struct RecordedOutput {
 Result<std::vector<RecordedOutput>> recorded_outputs(const etdump::ETDump& trace,
                                                      ByteSpan debug_buffer);
 
+/// Program outputs recorded in run block `block` (debug events marked as
+/// outputs; empty when the trace was recorded without them): upstream's
+/// EventBlock.run_output.
+Result<std::vector<RecordedOutput>> run_outputs(const etdump::ETDump& trace, ByteSpan debug_buffer,
+                                                size_t block);
+
 }  // namespace etkit::inspector
