@@ -10,6 +10,19 @@ std::string innermost_module(const std::vector<etrecord::ModuleFrame>& stack) {
   return (frame.path.empty() ? std::string("<root>") : frame.path) + " (" + type + ")";
 }
 
+std::vector<std::string> op_list(const EventBlock& block) {
+  std::vector<std::string> ops;
+  for (const Event& event : block.events) {
+    if (event.instruction_id < 0 || event.name == "OPERATOR_CALL" || event.name == "DELEGATE_CALL") continue;
+    if (event.op_types.empty()) {
+      ops.push_back(event.name);
+    } else {
+      ops.insert(ops.end(), event.op_types.begin(), event.op_types.end());
+    }
+  }
+  return ops;
+}
+
 LinkReport link_etrecord(std::vector<EventBlock>& blocks, const etrecord::Etrecord& record,
                          const std::string& method) {
   LinkReport report;

@@ -195,6 +195,31 @@ class GapTest(unittest.TestCase):
                     cosine = row["cosine"]
                     self.assertGreater(cosine, 0.99999, row)
 
+    def test_a_second_trace_as_reference(self):
+        # Two runs of the same program agree exactly; a run of the perturbed
+        # program against the original diverges.
+        name = "tutorial_cnn"
+        folder = os.path.join(self.tmp.name, name)
+        program = os.path.join(folder, name + ".pte")
+        traces = []
+        for tag in ("a", "b"):
+            trace, buffer = os.path.join(folder, tag + ".etdp"), os.path.join(folder, tag + ".bin")
+            subprocess.run([ETINSPECT, "run", program, "--fill", "random", "--seed", "7", "--etdump",
+                            trace, "--debug-level", "intermediates", "--debug-buffer", buffer],
+                           check=True, stdout=subprocess.DEVNULL)
+            traces.append((trace, buffer))
+        result = subprocess.run([ETINSPECT, "gap", traces[0][0], "--debug-buffer", traces[0][1],
+                                 "--reference", traces[1][0], "--reference-debug-buffer",
+                                 traces[1][1], "--json"], capture_output=True, text=True)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        report = json.loads(result.stdout)
+        self.assertEqual(len(report["rows"]), 15)
+        self.assertTrue(all(r["max_abs"] == 0 and r["snr_db"] == "inf" for r in report["rows"]))
+        missing = subprocess.run([ETINSPECT, "gap", traces[0][0], "--debug-buffer", traces[0][1],
+                                  "--reference", traces[1][0]], capture_output=True, text=True)
+        self.assertEqual(missing.returncode, 2)
+        self.assertIn("--reference-debug-buffer", missing.stderr)
+
     def test_perturbed_weight_diverges_at_the_op_that_reads_it(self):
         name = "resnet18"
         path = os.path.join(self.tmp.name, name, name + ".pte")

@@ -74,6 +74,11 @@ TEST(SourceLinks, ToyModelTraceCarriesTheCorpusRecordsNode) {
   ASSERT_EQ(kernel->stack_traces.size(), 1u);
   EXPECT_EQ(kernel->stack_traces[0].first, "aten_mul_tensor");
   EXPECT_NE(kernel->stack_traces[0].second.find("return input * other"), std::string::npos);
+  for (const EventBlock& block : *blocks) {
+    if (block.name == "Execute") {
+      EXPECT_EQ(op_list(block), std::vector<std::string>{"aten.mul.Tensor"});
+    }
+  }
 }
 
 TEST(SourceLinks, RunOutputsAndIntermediatesOfTheToyModel) {

@@ -23,6 +23,11 @@ struct LinkReport {
 LinkReport link_etrecord(std::vector<EventBlock>& blocks, const etrecord::Etrecord& record,
                          const std::string& method);
 
+/// The operators a block ran, in order: each operator or delegated-op
+/// event's op types when linked to an ETRecord, else its event name
+/// (OPERATOR_CALL, DELEGATE_CALL and method-level events are not ops).
+std::vector<std::string> op_list(const EventBlock& block);
+
 /// The innermost module of a node's stack as "path (Type)", or "".
 std::string innermost_module(const std::vector<etrecord::ModuleFrame>& stack);
 
