@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
+#include <cstring>
 #include <functional>
 #include <iostream>
 #include <map>
 #include <optional>
 #include <string_view>
+#include <thread>
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
@@ -120,15 +122,24 @@ void for_each_cell(const Row& row, bool source_columns, Emit&& emit) {
   size_t column = 0;
   emit(column++, std::string_view(row.block->name));
   emit(column++, std::string_view(e.name));
+  // Equal statistics (all six, when a block has one run) are formatted once.
+  char text[32];
+  size_t length = 0;
+  double formatted = 0;
+  bool have_text = false;
   for (size_t stat_column = 0; stat_column < std::size(kStatColumns); ++stat_column) {
     if (!e.perf_data) {
       emit(column++, std::string_view());
       continue;
     }
-    char text[32];
-    const auto result = std::to_chars(text, text + sizeof(text), stat(*e.perf_data, stat_column),
-                                      std::chars_format::general, 6);
-    emit(column++, std::string_view(text, size_t(result.ptr - text)));
+    const double value = stat(*e.perf_data, stat_column);
+    if (!have_text || std::memcmp(&value, &formatted, sizeof(value)) != 0) {
+      const auto result = std::to_chars(text, text + sizeof(text), value, std::chars_format::general, 6);
+      length = size_t(result.ptr - text);
+      formatted = value;
+      have_text = true;
+    }
+    emit(column++, std::string_view(text, length));
   }
   if (e.op_types.empty()) emit(column++, std::string_view("[]"));
   else emit(column++, std::string_view(op_types_text(e)));
@@ -155,11 +166,6 @@ class Output {
   void add(std::string_view text) {
     buffer_ += text;
     if (buffer_.size() > (1u << 20)) flush();
-  }
-  void spaces(size_t n) { buffer_.append(n, ' '); }
-  /// Drops trailing spaces of the line being written.
-  void trim_spaces() {
-    while (!buffer_.empty() && buffer_.back() == ' ') buffer_.pop_back();
   }
   void flush() {
     std::fwrite(buffer_.data(), 1, buffer_.size(), stdout);
@@ -293,34 +299,69 @@ int run_table(const TableOptions& options) {
                             options.sort.c_str()));
   }
 
+  Output out;
   // One block at a time, annotated; blocks are materialized again when a
-  // second pass needs them, so memory stays that of one block.
-  size_t unmatched = 0;
-  std::vector<inspector::EventBlock> one(1);
-  auto load_block = [&](size_t index, bool count_unmatched) -> std::vector<inspector::EventBlock>& {
-    grouped->block_into(index, one.front());
-    if (method) inspector::annotate_backends(one, *method);
-    if (record) {
-      const inspector::LinkReport report = inspector::link_etrecord(one, *record, options.method);
-      if (count_unmatched) unmatched += report.unmatched;
-    }
-    return one;
+  // second pass needs them, so memory stays that of one block per worker.
+  struct Worker {
+    std::vector<inspector::EventBlock> one = std::vector<inspector::EventBlock>(1);
+    size_t unmatched = 0;
+    std::vector<size_t> width;
+    std::string text;
   };
   auto wanted = [&](const inspector::EventBlock& block, const inspector::Event& event) {
     return (options.block.empty() || block.name == options.block) &&
            (options.include_operator_call || event.name != "OPERATOR_CALL");
   };
-  // Calls `visit` on every wanted row in order, at most --top rows.
+  // Calls visit(row) for the wanted rows of block `index`.
+  auto block_rows = [&](Worker& worker, size_t index, bool count_unmatched, auto&& visit) {
+    inspector::EventBlock& block = worker.one.front();
+    grouped->block_into(index, block);
+    if (method) inspector::annotate_backends(worker.one, *method);
+    if (record) {
+      const inspector::LinkReport report = inspector::link_etrecord(worker.one, *record, options.method);
+      if (count_unmatched) worker.unmatched += report.unmatched;
+    }
+    for (const inspector::Event& event : block.events) {
+      if (wanted(block, event)) visit(Row{&block, &event});
+    }
+  };
+  // Blocks [begin, end) split in contiguous ranges over the workers (this
+  // thread and, on a multi-core machine, one more): output order is kept
+  // by the caller concatenating the workers' texts in order.
+  std::vector<Worker> workers(std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 2));
+  auto in_parallel = [&](size_t begin, size_t end, const std::function<void(Worker&, size_t, size_t)>& work) {
+    const size_t per = (end - begin + workers.size() - 1) / workers.size();
+    std::vector<std::thread> threads;
+    for (size_t w = 1; w < workers.size(); ++w) {
+      const size_t b0 = std::min(end, begin + w * per), b1 = std::min(end, b0 + per);
+      if (b0 < b1) threads.emplace_back([&, w, b0, b1] { work(workers[w], b0, b1); });
+    }
+    work(workers[0], begin, std::min(end, begin + per));
+    for (std::thread& thread : threads) thread.join();
+  };
+  // Calls `visit` on every wanted row in order, at most --top rows (one thread).
   auto for_each_row = [&](bool first_pass, const std::function<void(const Row&)>& visit) {
     size_t count = 0;
-    for (size_t b = 0; b < grouped->block_count(); ++b) {
-      const auto& block = load_block(b, first_pass).front();
-      for (const inspector::Event& event : block.events) {
-        if (!wanted(block, event)) continue;
+    for (size_t b = 0; b < grouped->block_count() && (options.top == 0 || count < options.top); ++b) {
+      block_rows(workers[0], b, first_pass, [&](const Row& row) {
         if (options.top > 0 && count == options.top) return;
-        visit({&block, &event});
+        visit(row);
         ++count;
-      }
+      });
+    }
+  };
+  // Formats every row (no --top) chunk by chunk on the workers, appending
+  // each chunk's text in order.
+  auto format_all_rows = [&](bool count_unmatched, const std::function<void(std::string&, const Row&)>& format) {
+    constexpr size_t kChunkBlocks = 256;
+    for (size_t chunk = 0; chunk < grouped->block_count(); chunk += kChunkBlocks) {
+      in_parallel(chunk, std::min(grouped->block_count(), chunk + kChunkBlocks), [&](Worker& worker, size_t b0, size_t b1) {
+        worker.text.clear();
+        for (size_t b = b0; b < b1; ++b) {
+          block_rows(worker, b, count_unmatched, [&](const Row& row) { format(worker.text, row); });
+        }
+      });
+      for (Worker& worker : workers) out.add(worker.text);
     }
   };
 
@@ -329,7 +370,6 @@ int run_table(const TableOptions& options) {
   for (const char* column : kStatColumns) header.push_back(column + unit);
   header.insert(header.end(), {"op_types", "is_delegated_op", "delegate_backend_name"});
   if (options.source) header.insert(header.end(), {"module", "source"});
-  Output out;
   const bool aligned = options.format == "text" || options.format == "markdown";
   const bool markdown = options.format == "markdown";
   const char separator = options.format == "csv" ? ',' : '\t';
@@ -337,7 +377,10 @@ int run_table(const TableOptions& options) {
   if (!options.sort.empty()) {
     // Sorting needs every row at once.
     std::vector<inspector::EventBlock> blocks;
-    for (size_t b = 0; b < grouped->block_count(); ++b) blocks.push_back(load_block(b, true).front());
+    for (size_t b = 0; b < grouped->block_count(); ++b) {
+      block_rows(workers[0], b, true, [](const Row&) {});
+      blocks.push_back(workers[0].one.front());
+    }
     std::vector<Row> rows;
     for (const inspector::EventBlock& block : blocks) {
       for (const inspector::Event& event : block.events) {
@@ -387,9 +430,20 @@ int run_table(const TableOptions& options) {
   } else if (aligned) {
     std::vector<size_t> width(header.size(), markdown ? 3 : 0);
     for (size_t i = 0; i < header.size(); ++i) width[i] = std::max(width[i], header[i].size());
-    for_each_row(true, [&](const Row& row) {
-      for_each_cell(row, options.source, [&](size_t i, std::string_view text) { width[i] = std::max(width[i], text.size()); });
-    });
+    auto widen = [&](std::vector<size_t>& w, const Row& row) {
+      for_each_cell(row, options.source, [&](size_t i, std::string_view text) { w[i] = std::max(w[i], text.size()); });
+    };
+    if (options.top > 0) {
+      for_each_row(true, [&](const Row& row) { widen(width, row); });
+    } else {
+      in_parallel(0, grouped->block_count(), [&](Worker& worker, size_t b0, size_t b1) {
+        worker.width.assign(width.size(), 0);
+        for (size_t b = b0; b < b1; ++b) block_rows(worker, b, true, [&](const Row& row) { widen(worker.width, row); });
+      });
+      for (const Worker& worker : workers) {
+        for (size_t i = 0; i < worker.width.size(); ++i) width[i] = std::max(width[i], worker.width[i]);
+      }
+    }
     out.add(aligned_line(header, width, markdown));
     if (markdown) {
       std::vector<std::string> rule;
@@ -397,31 +451,50 @@ int run_table(const TableOptions& options) {
       out.add(aligned_line(rule, width, markdown));
     }
     const size_t last = header.size() - 1;
-    for_each_row(false, [&](const Row& row) {
-      if (markdown) out.add("| ");
-      for_each_cell(row, options.source, [&](size_t i, std::string_view text) {
-        out.add(text);
-        if (i < last || markdown) out.spaces(width[i] - text.size());
-        if (i < last) out.add(markdown ? " | " : "  ");
+    auto format_line = [&](std::string& text, const Row& row) {
+      if (markdown) text += "| ";
+      for_each_cell(row, options.source, [&](size_t i, std::string_view cell) {
+        text += cell;
+        if (i < last || markdown) text.append(width[i] - cell.size(), ' ');
+        if (i < last) text += markdown ? " | " : "  ";
       });
-      if (markdown) out.add(" |");
-      else out.trim_spaces();
-      out.add("\n");
-    });
+      if (markdown) text += " |";
+      else while (!text.empty() && text.back() == ' ') text.pop_back();
+      text += '\n';
+    };
+    if (options.top > 0) {
+      std::string line;
+      for_each_row(false, [&](const Row& row) {
+        line.clear();
+        format_line(line, row);
+        out.add(line);
+      });
+    } else {
+      format_all_rows(false, format_line);
+    }
   } else {
     out.add(separated_line(header, separator));
-    std::string line;
-    for_each_row(true, [&](const Row& row) {
-      line.clear();
-      for_each_cell(row, options.source, [&](size_t i, std::string_view text) {
-        if (i) line += separator;
-        append_separated_cell(line, text, separator);
+    auto format_line = [&](std::string& text, const Row& row) {
+      for_each_cell(row, options.source, [&](size_t i, std::string_view cell) {
+        if (i) text += separator;
+        append_separated_cell(text, cell, separator);
       });
-      line += '\n';
-      out.add(line);
-    });
+      text += '\n';
+    };
+    if (options.top > 0) {
+      std::string line;
+      for_each_row(true, [&](const Row& row) {
+        line.clear();
+        format_line(line, row);
+        out.add(line);
+      });
+    } else {
+      format_all_rows(true, format_line);
+    }
   }
   out.flush();
+  size_t unmatched = 0;
+  for (const Worker& worker : workers) unmatched += worker.unmatched;
   if (unmatched > 0) {
     diagnostics.warning(std::to_string(unmatched) + " event(s) with an instruction id have no graph node in " +
                         options.etrecord + " (is it the record of this program?)");

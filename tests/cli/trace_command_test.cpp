@@ -8,6 +8,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "etkit/etdump/etdump_gen.h"
 #include "support/corpus.h"
 
 namespace etkit {
@@ -88,6 +89,39 @@ void expect_nested(const nlohmann::json& trace, const std::string& label) {
       }
       stack.push_back(e);
     }
+  }
+}
+
+TEST(TableCommand, ManyBlocksPrintAsOneWorkerPrintsThem) {
+  // 700 runs, each with its own bundled input index (one block per run):
+  // enough blocks for the table to split them over workers and chunks.
+  // Its rows must equal the sequential path's (--top large).
+  uint64_t ticks = 0;
+  etdump::ETDumpGenOptions options;
+  options.event_capacity = 700 * 9;
+  options.clock = {[](void* c) { return *static_cast<uint64_t*>(c) += 37; }, &ticks, 1.0};
+  etdump::ETDumpGen gen(options);
+  for (int run = 0; run < 700; ++run) {
+    gen.create_event_block("Execute");
+    gen.set_bundled_input_index(run);
+    for (int op = 0; op < 4; ++op) {
+      auto call = gen.start_profiling("OPERATOR_CALL", 0, op);
+      auto kernel = gen.start_profiling(op % 2 ? "native_call_relu.out" : "native_call, \"quoted\".out", 0, op);
+      gen.end_profiling(kernel);
+      gen.end_profiling(call);
+    }
+  }
+  auto bytes = gen.serialize();
+  ASSERT_TRUE(bytes.ok());
+  const std::string trace = test::write_temp("many_blocks.etdp", *bytes);
+  for (const char* format : {"text", "csv", "markdown"}) {
+    const auto parallel = etinspect({"table", trace, "--format", format});
+    const auto sequential = etinspect({"table", trace, "--format", format, "--top", "1000000"});
+    ASSERT_EQ(parallel.exit_code, 0) << parallel.err;
+    EXPECT_EQ(parallel.out, sequential.out) << format;
+    // 700 blocks x 4 kernel rows, plus the header (and markdown's rule).
+    const size_t lines = size_t(std::count(parallel.out.begin(), parallel.out.end(), '\n'));
+    EXPECT_EQ(lines, 700u * 4 + (std::string(format) == "markdown" ? 2 : 1)) << format;
   }
 }
 
