@@ -16,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
+import zipfile
 
 import numpy as np
 
@@ -297,6 +298,20 @@ class LinkedTraceTest(unittest.TestCase):
         self.assertEqual(last["debug_data"][0]["sizes"], list(expected.shape))
         np.testing.assert_array_equal(np.array(last["debug_data"][0]["values"], dtype=np.float32),
                                       expected.ravel())
+
+    def test_damaged_record_still_prints_the_table(self):
+        damaged = os.path.join(self.tmp.name, "damaged.etrecord")
+        with zipfile.ZipFile(damaged, "w") as archive:
+            archive.writestr("ETRECORD_V0", "")
+            archive.writestr("edge_dialect_exported_program/forward", "{ not json")
+            archive.writestr("debug_handle_map", json.dumps({"forward": {"0": [999]}}))
+        result = subprocess.run([ETINSPECT, "table", self.trace, "--etrecord", damaged],
+                                capture_output=True, text=True)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("not valid JSON", result.stderr)
+        self.assertIn("delegate_map is missing", result.stderr)
+        rows = [line for line in result.stdout.splitlines() if "native_call_" in line]
+        self.assertEqual(len(rows), 70)
 
     def test_module_totals_add_up_to_the_run(self):
         result = subprocess.run([ETINSPECT, "modules", self.trace, "--etrecord", self.record,
