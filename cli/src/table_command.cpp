@@ -3,27 +3,19 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <charconv>
-#include <cstdio>
-#include <cstring>
 #include <functional>
-#include <iostream>
-#include <map>
 #include <optional>
-#include <string_view>
 #include <thread>
-#include <nlohmann/json.hpp>
 
 #include "commands.h"
 #include "diagnostics.h"
-#include "etkit/etdump/etdump_reader.h"
-#include "etkit/core/program_summary.h"
 #include "etkit/core/file_data.h"
+#include "etkit/core/program_summary.h"
+#include "etkit/etdump/etdump_reader.h"
 #include "etkit/etrecord/etrecord.h"
-#include "etkit/inspector/event_blocks.h"
-#include "etkit/inspector/numeric_gap.h"
 #include "etkit/inspector/source_links.h"
 #include "program_loading.h"
+#include "table_rows.h"
 
 namespace etkit::cli {
 namespace {
@@ -43,209 +35,6 @@ struct TableOptions {
   bool source = false;
   std::string debug_buffer;
 };
-
-using DebugOutputs = std::map<int32_t, inspector::RecordedOutput>;
-
-// An intermediate output as JSON: its shape and statistics, and the values
-// themselves when there are few (a table row is no place for megabytes).
-nlohmann::ordered_json debug_value(const inspector::RecordedOutput& output) {
-  constexpr size_t kMaxInlineValues = 64;
-  nlohmann::ordered_json value;
-  value["sizes"] = output.sizes;
-  value["numel"] = output.values.size();
-  if (!output.values.empty()) {
-    double lo = output.values[0], hi = output.values[0], sum = 0;
-    for (double v : output.values) {
-      lo = std::min(lo, v);
-      hi = std::max(hi, v);
-      sum += v;
-    }
-    value["min"] = lo;
-    value["max"] = hi;
-    value["mean"] = sum / double(output.values.size());
-  }
-  if (output.values.size() <= kMaxInlineValues) value["values"] = output.values;
-  return value;
-}
-
-struct Row {
-  const inspector::EventBlock* block;
-  const inspector::Event* event;
-};
-
-const char* kStatColumns[] = {"p10", "p50", "p90", "avg", "min", "max"};
-
-// Statistic number `index` of kStatColumns.
-double stat(const inspector::PerfData& p, size_t index) {
-  const double values[] = {p.p10, p.p50, p.p90, p.avg, p.min, p.max};
-  return values[index];
-}
-
-size_t stat_index(const std::string& name) {
-  return size_t(std::find(std::begin(kStatColumns), std::end(kStatColumns), name) - std::begin(kStatColumns));
-}
-
-std::string op_types_text(const inspector::Event& e) {
-  std::string text = "[";
-  for (size_t i = 0; i < e.op_types.size(); ++i) text += (i ? ", " : "") + e.op_types[i];
-  return text + "]";
-}
-
-// The distinct non-empty texts `describe` gives for each linked node, joined.
-template <typename Items, typename Describe>
-std::string join_distinct(const Items& items, Describe describe) {
-  std::string text;
-  for (const auto& [node, item] : items) {
-    const std::string part = describe(item);
-    if (part.empty() || text.find(part) != std::string::npos) continue;
-    text += (text.empty() ? "" : ", ") + part;
-  }
-  return text;
-}
-
-// "file:line" of the innermost user frame of each linked node.
-std::string source_text(const inspector::Event& e) {
-  return join_distinct(e.stack_traces, etrecord::innermost_source_line);
-}
-
-// "path (Type)" of the innermost module of each linked node.
-std::string module_text(const inspector::Event& e) {
-  return join_distinct(e.module_hierarchy, inspector::innermost_module);
-}
-
-// Calls emit(column, text) for each cell without building a string per
-// cell where it can (numbers go through a stack buffer): the aligned text
-// format visits every row twice.
-template <typename Emit>
-void for_each_cell(const Row& row, bool source_columns, Emit&& emit) {
-  const inspector::Event& e = *row.event;
-  size_t column = 0;
-  emit(column++, std::string_view(row.block->name));
-  emit(column++, std::string_view(e.name));
-  // Equal statistics (all six, when a block has one run) are formatted once.
-  char text[32];
-  size_t length = 0;
-  double formatted = 0;
-  bool have_text = false;
-  for (size_t stat_column = 0; stat_column < std::size(kStatColumns); ++stat_column) {
-    if (!e.perf_data) {
-      emit(column++, std::string_view());
-      continue;
-    }
-    const double value = stat(*e.perf_data, stat_column);
-    if (!have_text || std::memcmp(&value, &formatted, sizeof(value)) != 0) {
-      const auto result = std::to_chars(text, text + sizeof(text), value, std::chars_format::general, 6);
-      length = size_t(result.ptr - text);
-      formatted = value;
-      have_text = true;
-    }
-    emit(column++, std::string_view(text, length));
-  }
-  if (e.op_types.empty()) emit(column++, std::string_view("[]"));
-  else emit(column++, std::string_view(op_types_text(e)));
-  emit(column++, std::string_view(e.is_delegated_op ? "True" : "False"));
-  emit(column++, std::string_view(e.delegate_backend_name));
-  if (source_columns) {
-    emit(column++, std::string_view(module_text(e)));
-    emit(column++, std::string_view(source_text(e)));
-  }
-}
-
-std::vector<std::string> cells(const Row& row, bool source_columns) {
-  std::vector<std::string> out;
-  out.reserve(13);
-  for_each_cell(row, source_columns, [&](size_t, std::string_view text) { out.emplace_back(text); });
-  return out;
-}
-
-// Output goes through one large buffer: a million rows through iostreams
-// would dominate the command's time.
-class Output {
- public:
-  ~Output() { flush(); }
-  void add(std::string_view text) {
-    buffer_ += text;
-    if (buffer_.size() > (1u << 20)) flush();
-  }
-  void flush() {
-    std::fwrite(buffer_.data(), 1, buffer_.size(), stdout);
-    buffer_.clear();
-  }
-
- private:
-  std::string buffer_;
-};
-
-// A CSV/TSV cell, quoted when it holds the separator or a quote.
-void append_separated_cell(std::string& line, std::string_view cell, char separator) {
-  if (cell.find(separator) == std::string_view::npos && cell.find('"') == std::string_view::npos) {
-    line += cell;
-    return;
-  }
-  line += '"';
-  for (char c : cell) {
-    if (c == '"') line += '"';
-    line += c;
-  }
-  line += '"';
-}
-
-std::string separated_line(const std::vector<std::string>& cells, char separator) {
-  std::string line;
-  for (size_t i = 0; i < cells.size(); ++i) {
-    if (i) line += separator;
-    append_separated_cell(line, cells[i], separator);
-  }
-  return line + "\n";
-}
-
-std::string aligned_line(const std::vector<std::string>& line, const std::vector<size_t>& width, bool markdown) {
-  std::string text = markdown ? "| " : "";
-  for (size_t i = 0; i < line.size(); ++i) {
-    text += line[i];
-    if (i + 1 < line.size() || markdown) text.append(width[i] - line[i].size(), ' ');
-    if (i + 1 < line.size()) text += markdown ? " | " : "  ";
-    else if (markdown) text += " |";
-  }
-  while (!markdown && !text.empty() && text.back() == ' ') text.pop_back();
-  return text + "\n";
-}
-
-nlohmann::ordered_json json_item(const Row& row, const DebugOutputs& debug) {
-  {
-    const inspector::Event& e = *row.event;
-    nlohmann::ordered_json item;
-    item["event_block_name"] = row.block->name;
-    item["event_name"] = e.name;
-    item["raw"] = e.perf_data ? nlohmann::ordered_json(e.perf_data->raw) : nlohmann::ordered_json(nullptr);
-    for (size_t i = 0; i < std::size(kStatColumns); ++i) {
-      item[kStatColumns[i]] = e.perf_data ? nlohmann::ordered_json(stat(*e.perf_data, i)) : nlohmann::ordered_json(nullptr);
-    }
-    item["op_types"] = e.op_types;
-    if (e.delegate_debug_id_int) item["delegate_debug_identifier"] = *e.delegate_debug_id_int;
-    else if (e.delegate_debug_id_str) item["delegate_debug_identifier"] = *e.delegate_debug_id_str;
-    else item["delegate_debug_identifier"] = nullptr;
-    item["debug_handles"] = e.debug_handles;
-    item["stack_traces"] = nlohmann::ordered_json::object();
-    for (const auto& [node, trace] : e.stack_traces) item["stack_traces"][node] = trace;
-    item["module_hierarchy"] = nlohmann::ordered_json::object();
-    for (const auto& [node, stack] : e.module_hierarchy) {
-      // As upstream's nn_module_stack: key -> [qualified path, type].
-      nlohmann::ordered_json frames = nlohmann::ordered_json::object();
-      for (const auto& frame : stack) frames[frame.key] = {frame.path, frame.type};
-      item["module_hierarchy"][node] = frames;
-    }
-    item["is_delegated_op"] = e.is_delegated_op;
-    item["delegate_backend_name"] = e.delegate_backend_name.empty() ? nlohmann::ordered_json(nullptr)
-                                                                    : nlohmann::ordered_json(e.delegate_backend_name);
-    item["debug_data"] = nlohmann::ordered_json::array();
-    if (auto it = debug.find(e.instruction_id); e.instruction_id >= 0 && it != debug.end()) {
-      item["debug_data"].push_back(debug_value(it->second));
-    }
-    item["start_time"] = e.start_times;
-    return item;
-  }
-}
 
 int run_table(const TableOptions& options) {
   Diagnostics diagnostics;

@@ -1,0 +1,111 @@
+#pragma once
+// The rows of `etinspect table`: a row is an event of an event block; its
+// cells as upstream's print_data_tabular shows them, as aligned text, CSV
+// or TSV lines, or a JSON object with upstream's dataframe keys.
+
+#include <charconv>
+#include <cstdio>
+#include <cstring>
+#include <iterator>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "etkit/inspector/event_blocks.h"
+#include "etkit/inspector/numeric_gap.h"
+
+namespace etkit::cli {
+
+/// Intermediate outputs by instruction id, for the debug_data column.
+using DebugOutputs = std::map<int32_t, inspector::RecordedOutput>;
+
+struct Row {
+  const inspector::EventBlock* block;
+  const inspector::Event* event;
+};
+
+inline constexpr const char* kStatColumns[] = {"p10", "p50", "p90", "avg", "min", "max"};
+
+/// Statistic number `index` of kStatColumns.
+inline double stat(const inspector::PerfData& p, size_t index) {
+  const double values[] = {p.p10, p.p50, p.p90, p.avg, p.min, p.max};
+  return values[index];
+}
+
+/// Index of a statistic's name in kStatColumns (its size when unknown).
+size_t stat_index(const std::string& name);
+std::string op_types_text(const inspector::Event& e);
+/// "file:line" of the innermost user frame of each linked node, joined.
+std::string source_text(const inspector::Event& e);
+/// "path (Type)" of the innermost module of each linked node, joined.
+std::string module_text(const inspector::Event& e);
+
+// Calls emit(column, text) for each cell without building a string per
+// cell where it can (numbers go through a stack buffer): the aligned text
+// format visits every row twice.
+template <typename Emit>
+void for_each_cell(const Row& row, bool source_columns, Emit&& emit) {
+  const inspector::Event& e = *row.event;
+  size_t column = 0;
+  emit(column++, std::string_view(row.block->name));
+  emit(column++, std::string_view(e.name));
+  // Equal statistics (all six, when a block has one run) are formatted once.
+  char text[32];
+  size_t length = 0;
+  double formatted = 0;
+  bool have_text = false;
+  for (size_t stat_column = 0; stat_column < std::size(kStatColumns); ++stat_column) {
+    if (!e.perf_data) {
+      emit(column++, std::string_view());
+      continue;
+    }
+    const double value = stat(*e.perf_data, stat_column);
+    if (!have_text || std::memcmp(&value, &formatted, sizeof(value)) != 0) {
+      const auto result = std::to_chars(text, text + sizeof(text), value, std::chars_format::general, 6);
+      length = size_t(result.ptr - text);
+      formatted = value;
+      have_text = true;
+    }
+    emit(column++, std::string_view(text, length));
+  }
+  if (e.op_types.empty()) emit(column++, std::string_view("[]"));
+  else emit(column++, std::string_view(op_types_text(e)));
+  emit(column++, std::string_view(e.is_delegated_op ? "True" : "False"));
+  emit(column++, std::string_view(e.delegate_backend_name));
+  if (source_columns) {
+    emit(column++, std::string_view(module_text(e)));
+    emit(column++, std::string_view(source_text(e)));
+  }
+}
+
+/// The cells of a row as strings (for sorted output, which keeps rows).
+std::vector<std::string> cells(const Row& row, bool source_columns);
+
+// Output goes through one large buffer: a million rows through iostreams
+// would dominate the command's time.
+class Output {
+ public:
+  ~Output() { flush(); }
+  void add(std::string_view text) {
+    buffer_ += text;
+    if (buffer_.size() > (1u << 20)) flush();
+  }
+  void flush() {
+    std::fwrite(buffer_.data(), 1, buffer_.size(), stdout);
+    buffer_.clear();
+  }
+
+ private:
+  std::string buffer_;
+};
+
+/// A CSV/TSV cell, quoted when it holds the separator or a quote.
+void append_separated_cell(std::string& line, std::string_view cell, char separator);
+std::string separated_line(const std::vector<std::string>& cells, char separator);
+std::string aligned_line(const std::vector<std::string>& line, const std::vector<size_t>& width, bool markdown);
+/// The row as one JSON object with upstream's dataframe keys.
+nlohmann::ordered_json json_item(const Row& row, const DebugOutputs& debug);
+
+}  // namespace etkit::cli
