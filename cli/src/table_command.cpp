@@ -153,6 +153,20 @@ int run_table(const TableOptions& options) {
       for (Worker& worker : workers) out.add(worker.text);
     }
   };
+  // Every wanted row through `format`, in order: on the workers, or on this
+  // thread when --top stops early.
+  auto write_rows = [&](bool count_unmatched, const std::function<void(std::string&, const Row&)>& format) {
+    if (options.top == 0) {
+      format_all_rows(count_unmatched, format);
+      return;
+    }
+    std::string line;
+    for_each_row(count_unmatched, [&](const Row& row) {
+      line.clear();
+      format(line, row);
+      out.add(line);
+    });
+  };
 
   const std::string unit = std::string(" (") + options.time_unit + ")";
   std::vector<std::string> header = {"event_block_name", "event_name"};
@@ -251,16 +265,7 @@ int run_table(const TableOptions& options) {
       else while (!text.empty() && text.back() == ' ') text.pop_back();
       text += '\n';
     };
-    if (options.top > 0) {
-      std::string line;
-      for_each_row(false, [&](const Row& row) {
-        line.clear();
-        format_line(line, row);
-        out.add(line);
-      });
-    } else {
-      format_all_rows(false, format_line);
-    }
+    write_rows(false, format_line);
   } else {
     out.add(separated_line(header, separator));
     auto format_line = [&](std::string& text, const Row& row) {
@@ -270,16 +275,7 @@ int run_table(const TableOptions& options) {
       });
       text += '\n';
     };
-    if (options.top > 0) {
-      std::string line;
-      for_each_row(true, [&](const Row& row) {
-        line.clear();
-        format_line(line, row);
-        out.add(line);
-      });
-    } else {
-      format_all_rows(true, format_line);
-    }
+    write_rows(true, format_line);
   }
   out.flush();
   size_t unmatched = 0;
