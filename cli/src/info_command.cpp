@@ -167,6 +167,19 @@ void print_etrecord(Printer& out, const inspector::EtrecordSummary& etrecord) {
     out.end_object();
   }
   out.end_list();
+  out.begin_list("graphs");
+  for (const auto& graph : etrecord.graphs) {
+    out.begin_object("");
+    out.field("method", graph.name);
+    out.field("nodes", uint64_t{graph.graph_nodes});
+    out.field("nodes_with_debug_handle", uint64_t{graph.nodes_with_handles});
+    out.field("mapped_instructions", uint64_t{graph.mapped_instructions});
+    out.field("delegate_instructions", uint64_t{graph.delegate_instructions});
+    if (graph.handles_inferred) out.field("handles_matched_in_graph_order", true);
+    out.end_object();
+  }
+  out.end_list();
+  out.string_list("warnings", etrecord.warnings);
 }
 
 void print_flat_tensor(Printer& out, const inspector::FlatTensorSummary& data) {

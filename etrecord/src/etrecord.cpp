@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "etkit/core/file_data.h"
+
 namespace etkit::etrecord {
 namespace {
 
@@ -63,7 +65,13 @@ std::vector<int64_t> Etrecord::delegate_handles(const std::string& method_name,
 }
 
 Result<Etrecord> Etrecord::load_file(const std::string& path) {
-  ETKIT_ASSIGN_OR_RETURN(EtrecordArchive archive, EtrecordArchive::load_file(path));
+  ETKIT_ASSIGN_OR_RETURN(std::shared_ptr<const FileData> file, FileData::load(path));
+  return load(std::move(file), path);
+}
+
+Result<Etrecord> Etrecord::load(std::shared_ptr<const FileData> owner, std::string name) {
+  const std::string path = name;
+  ETKIT_ASSIGN_OR_RETURN(EtrecordArchive archive, EtrecordArchive::load(std::move(owner), std::move(name)));
   Etrecord record;
   record.archive_ = std::make_unique<EtrecordArchive>(std::move(archive));
   const EtrecordArchive& zip = *record.archive_;

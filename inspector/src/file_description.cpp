@@ -5,6 +5,7 @@
 #include "etkit/core/flat_tensor.h"
 #include "etkit/core/program.h"
 #include "etkit/etdump/etdump_reader.h"
+#include "etkit/etrecord/etrecord.h"
 #include "etkit/etrecord/etrecord_archive.h"
 
 namespace etkit::inspector {
@@ -68,6 +69,7 @@ Result<ETDumpSummary> describe_etdump(FilePtr file) {
 
 Result<EtrecordSummary> describe_etrecord(FilePtr file) {
   const std::string path = file->path();
+  FilePtr archive_file = file;
   ETKIT_ASSIGN_OR_RETURN(auto archive,
                          etrecord::EtrecordArchive::load(std::move(file), path));
   EtrecordSummary summary;
@@ -76,6 +78,20 @@ Result<EtrecordSummary> describe_etrecord(FilePtr file) {
   for (const auto& entry : archive.entries()) {
     summary.entries.push_back({entry.name, entry.size, etrecord::to_string(entry.kind)});
   }
+  // Decoding the graphs and maps can only add warnings once the archive
+  // opened, so it never turns a readable record into an error.
+  ETKIT_ASSIGN_OR_RETURN(auto record, etrecord::Etrecord::load(archive_file, path));
+  for (const auto& [name, method] : record.methods()) {
+    EtrecordMethodSummary m;
+    m.name = name;
+    m.graph_nodes = method.graph.nodes.size();
+    m.nodes_with_handles = method.graph.node_by_handle.size();
+    m.mapped_instructions = method.handles_by_instruction.size();
+    m.delegate_instructions = method.delegates_by_instruction.size();
+    m.handles_inferred = method.handles_inferred;
+    summary.graphs.push_back(std::move(m));
+  }
+  summary.warnings = record.warnings();
   return summary;
 }
 

@@ -37,6 +37,8 @@ class Etrecord {
   /// entries (bad JSON, missing maps, handles pointing nowhere) become
   /// warnings, and what could be read stays usable.
   static Result<Etrecord> load_file(const std::string& path);
+  /// The same for a record already in memory (named `name` in messages).
+  static Result<Etrecord> load(std::shared_ptr<const FileData> owner, std::string name);
 
   const EtrecordArchive& archive() const { return *archive_; }
   const std::vector<std::string>& warnings() const { return warnings_; }

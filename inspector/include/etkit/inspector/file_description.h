@@ -54,10 +54,22 @@ struct EtrecordEntrySummary {
   std::string kind;  ///< etrecord::EntryKind name
 };
 
+/// What the decoded record holds for one method.
+struct EtrecordMethodSummary {
+  std::string name;
+  size_t graph_nodes = 0;         ///< nodes of the edge graph (0: no graph)
+  size_t nodes_with_handles = 0;  ///< nodes carrying a debug_handle
+  size_t mapped_instructions = 0; ///< debug_handle_map entries
+  size_t delegate_instructions = 0;
+  bool handles_inferred = false;  ///< no map entries: matched in graph order
+};
+
 struct EtrecordSummary {
   std::string layout;  ///< "legacy", "per_method", "no_edge_program"
   std::vector<std::string> methods;
   std::vector<EtrecordEntrySummary> entries;
+  std::vector<EtrecordMethodSummary> graphs;
+  std::vector<std::string> warnings;  ///< damaged entries, dangling handles
 };
 
 struct NamedDataEntrySummary {
