@@ -112,6 +112,34 @@ TEST(Etrecord, DamagedEntriesBecomeWarnings) {
   EXPECT_NE(record->method("forward")->graph.find(1), nullptr);
 }
 
+TEST(EdgeGraph, WrongTypesAndCutJsonNeverCrash) {
+  // Values of the wrong JSON type are skipped or warned about, never
+  // trusted; cut or altered documents fail cleanly (run under ASan+UBSan).
+  std::vector<std::string> warnings;
+  const std::string odd = R"({"graph_module": {"graph": {"nodes": [
+    5, {"target": 7}, {"target": "t", "outputs": {"as_tensor": 1}, "inputs": [{"arg": []}],
+                       "metadata": {"debug_handle": [], "stack_trace": 3, "nn_module_stack": "a;b,c;,,"}},
+    {"target": "u", "metadata": {"debug_handle": "12x"}}]}}})";
+  auto graph = parse_edge_graph(odd, "odd", warnings);
+  ASSERT_TRUE(graph.ok()) << graph.error().message();
+  EXPECT_EQ(graph->nodes.size(), 2u);  // the nodes with a string target
+  EXPECT_GE(warnings.size(), 3u);
+  EXPECT_FALSE(parse_edge_graph(R"({"graph_module": {"graph": {"nodes": {}}}})", "x", warnings).ok());
+  EXPECT_FALSE(parse_edge_graph("[]", "x", warnings).ok());
+
+  auto record = Etrecord::load_file(std::string(ETKIT_SOURCE_DIR) + "/samples/tutorial_cnn/tutorial_cnn.etrecord");
+  ASSERT_TRUE(record.ok());
+  auto text = record->archive().read("edge_dialect_exported_program/forward");
+  ASSERT_TRUE(text.ok());
+  for (size_t step = 0; step < 64; ++step) {
+    std::string cut = text->substr(0, text->size() * step / 64);
+    (void)parse_edge_graph(cut, "cut", warnings);
+    std::string altered = *text;
+    for (size_t i = step; i < altered.size(); i += 97) altered[i] = "{}[]\",:0"[(i + step) % 9];
+    (void)parse_edge_graph(altered, "altered", warnings);
+  }
+}
+
 TEST(Etrecord, BadZipIsAnError) {
   const std::string path = test::write_temp("bad.etrecord", {'P', 'K', 3, 4, 0, 0});
   auto record = Etrecord::load_file(path);
