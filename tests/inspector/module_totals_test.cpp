@@ -1,0 +1,61 @@
+// Module totals against sums done by hand.
+
+#include "etkit/inspector/module_totals.h"
+
+#include <gtest/gtest.h>
+
+namespace etkit::inspector {
+namespace {
+
+Event op(const std::string& name, int32_t instruction, double avg,
+         std::vector<std::vector<etrecord::ModuleFrame>> stacks) {
+  Event event;
+  event.name = name;
+  event.instruction_id = instruction;
+  event.perf_data = PerfData{};
+  event.perf_data->avg = avg;
+  for (size_t i = 0; i < stacks.size(); ++i) {
+    event.module_hierarchy.emplace_back(name + "_node" + std::to_string(i), stacks[i]);
+  }
+  return event;
+}
+
+TEST(ModuleTotals, InclusiveTotalsOfASmallHierarchy) {
+  const etrecord::ModuleFrame root{"L__self__", "", "M"}, block{"L__self___b", "b", "Block"},
+      conv{"L__self___b_conv", "b.conv", "Conv2d"}, relu{"L__self___b_relu", "b.relu", "ReLU"},
+      fc{"L__self___fc", "fc", "Linear"};
+  EventBlock execute;
+  execute.name = "Execute";
+  Event total;
+  total.name = "Method::execute";
+  total.perf_data = PerfData{};
+  total.perf_data->avg = 10.0;
+  execute.events.push_back(total);
+  execute.events.push_back(op("OPERATOR_CALL", 0, 4.5, {{root, block, conv}}));  // wrapper: not counted
+  execute.events.push_back(op("native_call_convolution.out", 0, 4.0, {{root, block, conv}}));
+  execute.events.push_back(op("native_call_relu.out", 1, 1.0, {{root, block, relu}}));
+  // One event fused from two nodes shares its 3.0 between them.
+  execute.events.push_back(op("native_call_addmm.out", 2, 3.0, {{root, fc}, {root, block, relu}}));
+  execute.events.push_back(op("native_call_clone.out", 3, 0.5, {}));  // no module stack
+  const ModuleTree tree = module_totals({execute});
+  // Hand sums: conv 4; relu 1 + 1.5; block 4 + 2.5 = 6.5; fc 1.5; root 4 + 1 + 3 = 8.
+  EXPECT_DOUBLE_EQ(tree.run_total, 10.0);
+  EXPECT_DOUBLE_EQ(tree.attributed, 8.0);
+  EXPECT_DOUBLE_EQ(tree.unattributed, 0.5);
+  EXPECT_DOUBLE_EQ(find_total_for_module(tree, ""), 8.0);
+  EXPECT_DOUBLE_EQ(find_total_for_module(tree, "b"), 6.5);
+  EXPECT_DOUBLE_EQ(find_total_for_module(tree, "b.conv"), 4.0);
+  EXPECT_DOUBLE_EQ(find_total_for_module(tree, "b.relu"), 2.5);
+  EXPECT_DOUBLE_EQ(find_total_for_module(tree, "fc"), 1.5);
+  EXPECT_DOUBLE_EQ(find_total_for_module(tree, "missing"), 0.0);
+  // Depth-first, children in first-seen order.
+  ASSERT_EQ(tree.modules.size(), 5u);
+  const std::vector<std::string> order = {"", "b", "b.conv", "b.relu", "fc"};
+  for (size_t i = 0; i < order.size(); ++i) EXPECT_EQ(tree.modules[i].path, order[i]);
+  EXPECT_EQ(tree.modules[0].children, (std::vector<size_t>{1, 4}));
+  EXPECT_EQ(tree.modules[1].children, (std::vector<size_t>{2, 3}));
+  EXPECT_EQ(tree.modules[1].depth, 1u);
+}
+
+}  // namespace
+}  // namespace etkit::inspector
