@@ -72,7 +72,7 @@ class EmittedMethod:
 class _Emitter:
     def __init__(self, method, constants):
         self.method = method
-        self.constants = constants   # shared across methods: [(tensor)], index = buffer idx - 1
+        self.constants = constants   # shared by all methods; data_buffer_idx i is constants[i - 1]
         self.constant_index = {}
         self.value_of = {}
         self.planned = {}            # value index -> [first, last]
@@ -84,6 +84,8 @@ class _Emitter:
         return len(self.method.values) - 1
 
     def scalar(self, value, kind):
+        """A value for an argument of signature letter `kind` (b bool, d double,
+        s scalar, S string, i/n int; dtypes become their ScalarType code)."""
         if value is None:
             return self._add("Null", {})
         if kind in "bs" and isinstance(value, bool):

@@ -9,6 +9,7 @@ import json
 import zipfile
 
 import torch
+import torch.fx
 
 
 _SERIALIZED_DTYPES = {  # torch.export's ScalarType enum, not ExecuTorch's
