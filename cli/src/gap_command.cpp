@@ -13,6 +13,7 @@
 
 #include "commands.h"
 #include "diagnostics.h"
+#include "record_loading.h"
 #include "etkit/core/file_data.h"
 #include "etkit/core/tensor_access.h"
 #include "etkit/etdump/etdump_reader.h"
@@ -103,9 +104,8 @@ int run_gap(const GapOptions& options) {
   }
   std::optional<etrecord::Etrecord> record;
   if (!options.etrecord.empty()) {
-    auto loaded = etrecord::Etrecord::load_file(options.etrecord);
+    auto loaded = load_etrecord(options.etrecord, options.method, diagnostics);
     if (!loaded.ok()) return diagnostics.fail(loaded.error());
-    for (const std::string& warning : loaded->warnings()) diagnostics.warning(warning);
     record.emplace(std::move(*loaded));
   }
 

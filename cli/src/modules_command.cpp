@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "diagnostics.h"
+#include "record_loading.h"
 #include "etkit/etdump/etdump_reader.h"
 #include "etkit/etrecord/etrecord.h"
 #include "etkit/inspector/event_blocks.h"
@@ -77,9 +78,8 @@ int run_modules(const ModulesOptions& options) {
   if (!trace.ok()) return diagnostics.fail(trace.error());
   auto blocks = inspector::event_blocks(*trace, *units);
   if (!blocks.ok()) return diagnostics.fail(blocks.error());
-  auto record = etrecord::Etrecord::load_file(options.etrecord);
+  auto record = load_etrecord(options.etrecord, options.method, diagnostics);
   if (!record.ok()) return diagnostics.fail(record.error());
-  for (const std::string& warning : record->warnings()) diagnostics.warning(warning);
   inspector::link_etrecord(*blocks, *record, options.method);
   const inspector::ModuleTree tree = inspector::module_totals(*blocks, options.block);
   if (tree.modules.empty()) {

@@ -9,6 +9,7 @@
 
 #include "commands.h"
 #include "diagnostics.h"
+#include "record_loading.h"
 #include "etkit/core/file_data.h"
 #include "etkit/core/program_summary.h"
 #include "etkit/etdump/etdump_reader.h"
@@ -58,13 +59,8 @@ int run_table(const TableOptions& options) {
   }
   std::optional<etrecord::Etrecord> record;
   if (!options.etrecord.empty()) {
-    auto loaded = etrecord::Etrecord::load_file(options.etrecord);
+    auto loaded = load_etrecord(options.etrecord, options.method, diagnostics);
     if (!loaded.ok()) return diagnostics.fail(loaded.error());
-    for (const std::string& warning : loaded->warnings()) diagnostics.warning(warning);
-    if (loaded->method(options.method) == nullptr) {
-      diagnostics.warning(options.etrecord + ": no method '" + options.method +
-                          "'; events are not linked to graph nodes");
-    }
     record.emplace(std::move(*loaded));
   } else if (options.source) {
     return diagnostics.fail(Error::make(ErrorCode::kInvalidArgument, "--source needs --etrecord"));

@@ -10,6 +10,7 @@
 
 #include "commands.h"
 #include "diagnostics.h"
+#include "record_loading.h"
 #include "etkit/core/program_summary.h"
 #include "etkit/etdump/etdump_reader.h"
 #include "etkit/etrecord/etrecord.h"
@@ -74,9 +75,8 @@ int run_trace(const TraceOptions& options) {
   }
   std::optional<etrecord::Etrecord> record;
   if (!options.etrecord.empty()) {
-    auto loaded = etrecord::Etrecord::load_file(options.etrecord);
+    auto loaded = load_etrecord(options.etrecord, options.method, diagnostics);
     if (!loaded.ok()) return diagnostics.fail(loaded.error());
-    for (const std::string& warning : loaded->warnings()) diagnostics.warning(warning);
     record.emplace(std::move(*loaded));
   }
   const double scale = inspector::nanoseconds_per(*unit) / 1000.0;  // to microseconds (cycles shown as ns)
