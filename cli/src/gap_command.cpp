@@ -66,13 +66,10 @@ struct DirectoryReference {
   }
 };
 
-std::vector<double> npy_values(const inspector::NpyArray& array) {
-  std::vector<double> values(static_cast<size_t>(array.numel()));
-  Result<Tensor> tensor =
-      Tensor::make(array.dtype, Span<const int64_t>(array.shape.data(), array.shape.size()), {},
-                   const_cast<uint8_t*>(array.data.data()), array.data.size());
-  if (!tensor.ok()) return {};
-  for (int64_t i = 0; i < array.numel(); ++i) values[size_t(i)] = element_as_double(*tensor, i);
+Result<std::vector<double>> npy_values(inspector::NpyArray& array) {
+  ETKIT_ASSIGN_OR_RETURN(Tensor tensor, array.view());
+  std::vector<double> values(static_cast<size_t>(tensor.numel()));
+  for (int64_t i = 0; i < tensor.numel(); ++i) values[size_t(i)] = element_as_double(tensor, i);
   return values;
 }
 
@@ -167,7 +164,9 @@ int run_gap(const GapOptions& options) {
         rows.push_back(std::move(row));
         continue;
       }
-      reference = npy_values(*array);
+      auto values = npy_values(*array);
+      if (!values.ok()) return diagnostics.fail(values.error());
+      reference = std::move(*values);
       reference_sizes = array->shape;
     } else {
       auto it = reference_outputs.find(output.instruction_id);

@@ -101,7 +101,7 @@ Status npy_inputs(Method& method, const RunOptions& options, InputBuffers& owned
         return Error::make(ErrorCode::kInvalidArgument, "%s: input %zu is a %s scalar, the file holds %lld values",
                            options.inputs[i].c_str(), i, to_string(input.tag()), (long long)array.numel());
       }
-      ETKIT_ASSIGN_OR_RETURN(Tensor one, Tensor::make(array.dtype, {}, {}, array.data.data(), array.data.size()));
+      ETKIT_ASSIGN_OR_RETURN(Tensor one, array.view());
       const double v = element_as_double(one, 0);
       const Value scalar = input.tag() == ValueTag::kInt    ? Value::from_int(int64_t(v))
                            : input.tag() == ValueTag::kBool ? Value::from_bool(v != 0)
@@ -110,10 +110,8 @@ Status npy_inputs(Method& method, const RunOptions& options, InputBuffers& owned
       if (!status.ok()) return status.error().with_context("%s", options.inputs[i].c_str());
       continue;
     }
-    owned.buffers.push_back(std::move(array.data));
-    std::vector<uint8_t>& bytes = owned.buffers.back();
-    ETKIT_ASSIGN_OR_RETURN(Tensor view, Tensor::make(array.dtype, Span<const int64_t>(array.shape.data(), array.shape.size()),
-                                                     {}, bytes.data(), bytes.size()));
+    ETKIT_ASSIGN_OR_RETURN(Tensor view, array.view());
+    owned.buffers.push_back(std::move(array.data));  // the view's bytes move with it
     Status status = method.set_input(i, view);
     if (!status.ok()) return status.error().with_context("%s", options.inputs[i].c_str());
   }

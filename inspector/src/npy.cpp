@@ -54,6 +54,10 @@ int64_t NpyArray::numel() const {
   return n;
 }
 
+Result<Tensor> NpyArray::view() {
+  return Tensor::make(dtype, Span<const int64_t>(shape.data(), shape.size()), {}, data.data(), data.size());
+}
+
 Result<NpyArray> parse_npy(const uint8_t* bytes, size_t size, const std::string& name) {
   const char* label = name.c_str();
   if (size < 10 || std::memcmp(bytes, "\x93NUMPY", 6) != 0) {

@@ -20,6 +20,9 @@ struct NpyArray {
   std::vector<uint8_t> data;  ///< C-order, little-endian; 64-byte aligned use
                               ///< is not guaranteed (copy into tensors).
   int64_t numel() const;
+  /// A tensor viewing `data` (valid while the array's bytes live; moving
+  /// the vector keeps them in place).
+  Result<Tensor> view();
 };
 
 /// Reads `path`. Errors name the file and the unsupported feature (Fortran
