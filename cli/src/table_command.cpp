@@ -88,7 +88,7 @@ int run_table(const TableOptions& options) {
   // One block at a time, annotated; blocks are materialized again when a
   // second pass needs them, so memory stays that of one block per worker.
   struct Worker {
-    std::vector<inspector::EventBlock> one = std::vector<inspector::EventBlock>(1);
+    inspector::EventBlock block;  // reused: materialized into, one block at a time
     size_t unmatched = 0;
     std::vector<size_t> width;
     std::string text;
@@ -99,11 +99,11 @@ int run_table(const TableOptions& options) {
   };
   // Calls visit(row) for the wanted rows of block `index`.
   auto block_rows = [&](Worker& worker, size_t index, bool count_unmatched, auto&& visit) {
-    inspector::EventBlock& block = worker.one.front();
+    inspector::EventBlock& block = worker.block;
     grouped->block_into(index, block);
-    if (method) inspector::annotate_backends(worker.one, *method);
+    if (method) inspector::annotate_backends(block, *method);
     if (record) {
-      const inspector::LinkReport report = inspector::link_etrecord(worker.one, *record, options.method);
+      const inspector::LinkReport report = inspector::link_etrecord(block, *record, options.method);
       if (count_unmatched) worker.unmatched += report.unmatched;
     }
     for (const inspector::Event& event : block.events) {
@@ -178,7 +178,7 @@ int run_table(const TableOptions& options) {
     std::vector<inspector::EventBlock> blocks;
     for (size_t b = 0; b < grouped->block_count(); ++b) {
       block_rows(workers[0], b, true, [](const Row&) {});
-      blocks.push_back(workers[0].one.front());
+      blocks.push_back(workers[0].block);
     }
     std::vector<Row> rows;
     for (const inspector::EventBlock& block : blocks) {

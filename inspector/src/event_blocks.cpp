@@ -328,21 +328,25 @@ Result<std::vector<EventBlock>> event_blocks(const etdump::ETDump& trace, const 
   return blocks;
 }
 
-size_t annotate_backends(std::vector<EventBlock>& blocks, const MethodSummary& method) {
+size_t annotate_backends(EventBlock& block, const MethodSummary& method) {
+  if (block.name != "Execute") return 0;
   size_t annotated = 0;
-  for (EventBlock& block : blocks) {
-    if (block.name != "Execute") continue;
-    for (Event& event : block.events) {
-      if (!event.is_delegated_op && event.name != "DELEGATE_CALL") continue;
-      for (const InstructionSummary& instruction : method.instructions) {
-        if (instruction.chain == 0 && instruction.index == event.instruction_id &&
-            instruction.kind == "delegate") {
-          event.delegate_backend_name = instruction.target;
-          ++annotated;
-        }
+  for (Event& event : block.events) {
+    if (!event.is_delegated_op && event.name != "DELEGATE_CALL") continue;
+    for (const InstructionSummary& instruction : method.instructions) {
+      if (instruction.chain == 0 && instruction.index == event.instruction_id &&
+          instruction.kind == "delegate") {
+        event.delegate_backend_name = instruction.target;
+        ++annotated;
       }
     }
   }
+  return annotated;
+}
+
+size_t annotate_backends(std::vector<EventBlock>& blocks, const MethodSummary& method) {
+  size_t annotated = 0;
+  for (EventBlock& block : blocks) annotated += annotate_backends(block, method);
   return annotated;
 }
 

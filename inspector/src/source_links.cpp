@@ -23,39 +23,44 @@ std::vector<std::string> op_list(const EventBlock& block) {
   return ops;
 }
 
+LinkReport link_etrecord(EventBlock& block, const etrecord::Etrecord& record, const std::string& method) {
+  LinkReport report;
+  const etrecord::MethodRecord* m = record.method(method);
+  for (Event& event : block.events) {
+    if (event.instruction_id < 0) continue;
+    if (event.is_delegated_op) {
+      const std::string id = event.delegate_debug_id_int ? std::to_string(*event.delegate_debug_id_int)
+                                                         : event.delegate_debug_id_str.value_or(event.name);
+      event.debug_handles = record.delegate_handles(method, event.instruction_id, id);
+    } else {
+      event.debug_handles = record.instruction_handles(method, event.instruction_id);
+    }
+    bool any = false;
+    if (m != nullptr && m->has_graph) {
+      std::vector<std::string> op_types;
+      for (int64_t handle : event.debug_handles) {
+        const etrecord::GraphNode* node = m->graph.find(handle);
+        if (node == nullptr) continue;
+        any = true;
+        op_types.push_back(node->target);
+        if (!node->stack_trace.empty()) event.stack_traces.emplace_back(node->name, node->stack_trace);
+        if (!node->module_stack.empty()) event.module_hierarchy.emplace_back(node->name, node->module_stack);
+      }
+      if (any) event.op_types = std::move(op_types);
+    }
+    if (any) ++report.linked;
+    else ++report.unmatched;
+  }
+  return report;
+}
+
 LinkReport link_etrecord(std::vector<EventBlock>& blocks, const etrecord::Etrecord& record,
                          const std::string& method) {
   LinkReport report;
-  const etrecord::MethodRecord* m = record.method(method);
   for (EventBlock& block : blocks) {
-    for (Event& event : block.events) {
-      if (event.instruction_id < 0) continue;
-      std::vector<int64_t> handles;
-      if (event.is_delegated_op) {
-        const std::string id = event.delegate_debug_id_int
-                                   ? std::to_string(*event.delegate_debug_id_int)
-                                   : event.delegate_debug_id_str.value_or(event.name);
-        handles = record.delegate_handles(method, event.instruction_id, id);
-      } else {
-        handles = record.instruction_handles(method, event.instruction_id);
-      }
-      event.debug_handles = handles;
-      bool any = false;
-      if (m != nullptr && m->has_graph) {
-        std::vector<std::string> op_types;
-        for (int64_t handle : handles) {
-          const etrecord::GraphNode* node = m->graph.find(handle);
-          if (node == nullptr) continue;
-          any = true;
-          op_types.push_back(node->target);
-          if (!node->stack_trace.empty()) event.stack_traces.emplace_back(node->name, node->stack_trace);
-          if (!node->module_stack.empty()) event.module_hierarchy.emplace_back(node->name, node->module_stack);
-        }
-        if (any) event.op_types = std::move(op_types);
-      }
-      if (any) ++report.linked;
-      else ++report.unmatched;
-    }
+    const LinkReport one = link_etrecord(block, record, method);
+    report.linked += one.linked;
+    report.unmatched += one.unmatched;
   }
   return report;
 }

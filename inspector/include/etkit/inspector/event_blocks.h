@@ -105,5 +105,7 @@ class GroupedEvents {
 /// "Execute" blocks from the program's instructions (chain 0 of `method`).
 /// Returns how many events were annotated.
 size_t annotate_backends(std::vector<EventBlock>& blocks, const MethodSummary& method);
+/// The same for one block.
+size_t annotate_backends(EventBlock& block, const MethodSummary& method);
 
 }  // namespace etkit::inspector

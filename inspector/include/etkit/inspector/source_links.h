@@ -22,6 +22,8 @@ struct LinkReport {
 /// keep empty fields and are counted as unmatched.
 LinkReport link_etrecord(std::vector<EventBlock>& blocks, const etrecord::Etrecord& record,
                          const std::string& method);
+/// The same for one block.
+LinkReport link_etrecord(EventBlock& block, const etrecord::Etrecord& record, const std::string& method);
 
 /// The operators a block ran, in order: each operator or delegated-op
 /// event's op types when linked to an ETRecord, else its event name
