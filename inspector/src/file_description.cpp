@@ -6,7 +6,6 @@
 #include "etkit/core/program.h"
 #include "etkit/etdump/etdump_reader.h"
 #include "etkit/etrecord/etrecord.h"
-#include "etkit/etrecord/etrecord_archive.h"
 
 namespace etkit::inspector {
 namespace {
@@ -69,18 +68,16 @@ Result<ETDumpSummary> describe_etdump(FilePtr file) {
 
 Result<EtrecordSummary> describe_etrecord(FilePtr file) {
   const std::string path = file->path();
-  FilePtr archive_file = file;
-  ETKIT_ASSIGN_OR_RETURN(auto archive,
-                         etrecord::EtrecordArchive::load(std::move(file), path));
+  // Decoding the graphs and maps turns damage into warnings, so only an
+  // unreadable archive is an error here.
+  ETKIT_ASSIGN_OR_RETURN(auto record, etrecord::Etrecord::load(std::move(file), path));
+  const etrecord::EtrecordArchive& archive = record.archive();
   EtrecordSummary summary;
   summary.layout = etrecord::to_string(archive.layout());
   summary.methods = archive.methods();
   for (const auto& entry : archive.entries()) {
     summary.entries.push_back({entry.name, entry.size, etrecord::to_string(entry.kind)});
   }
-  // Decoding the graphs and maps can only add warnings once the archive
-  // opened, so it never turns a readable record into an error.
-  ETKIT_ASSIGN_OR_RETURN(auto record, etrecord::Etrecord::load(archive_file, path));
   for (const auto& [name, method] : record.methods()) {
     EtrecordMethodSummary m;
     m.name = name;
