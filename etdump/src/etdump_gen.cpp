@@ -139,7 +139,18 @@ PooledString intern(ETDumpGen::State& s, const char* name) {
   return pool_copy(s, name, std::strlen(name));  // table crowded: copy
 }
 
+// Reads the clock, inlining the time stamp counter when it is the clock
+// (the common case) instead of calling through the TickSource.
+inline uint64_t read_clock(const TickSource& clock) {
+#if defined(__x86_64__)
+  if (clock.now == &tsc_now) return __rdtsc();
+#endif
+  return clock.now(clock.context);
+}
+
 }  // namespace
+
+uint64_t ETDumpGen::now() const { return read_clock(options_.clock); }
 
 void ETDumpGen::create_event_block(const char* name) {
   State& s = *state_;
@@ -186,15 +197,6 @@ ETDumpGen::Record* append(ETDumpGen& gen, ETDumpGen::State& s) {
 }
 
 }  // namespace
-
-// Reads the clock, inlining the time stamp counter when it is the clock
-// (the common case) instead of calling through the TickSource.
-inline uint64_t read_clock(const TickSource& clock) {
-#if defined(__x86_64__)
-  if (clock.now == &tsc_now) return __rdtsc();
-#endif
-  return clock.now(clock.context);
-}
 
 EventTracerEntry ETDumpGen::start_profiling(const char* name, int32_t chain_id,
                                             int32_t instruction_id) {

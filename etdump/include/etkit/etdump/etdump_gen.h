@@ -103,7 +103,7 @@ class ETDumpGen final : public EventTracer {
 
   /// Current time in clock ticks (for backends' post-hoc events, which
   /// pass ticks to log_profiling_delegate).
-  uint64_t now() const { return options_.clock.now(options_.clock.context); }
+  uint64_t now() const;
 
   ETDumpGenStats stats() const;
   /// Builds the size-prefixed ETDump ("ED00") flatbuffer of everything
