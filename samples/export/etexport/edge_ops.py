@@ -133,8 +133,9 @@ INPLACE = {aten.add_.Tensor: aten.add.Tensor, aten.relu_.default: aten.relu.defa
 SPLITS = {aten.split.Tensor, aten.split_with_sizes.default}
 
 
-def bind(node):
-    """The node's arguments by schema name, defaults filled in."""
+def bind(node, with_defaults=True):
+    """The node's arguments by schema name; defaults filled in, or (for
+    serializing the graph as traced) left out."""
     schema = node.target._schema
     bound = {}
     for index, argument in enumerate(schema.arguments):
@@ -142,6 +143,8 @@ def bind(node):
             bound[argument.name] = node.args[index]
         elif argument.name in node.kwargs:
             bound[argument.name] = node.kwargs[argument.name]
+        elif not with_defaults:
+            continue
         elif argument.has_default_value():
             bound[argument.name] = argument.default_value
         else:

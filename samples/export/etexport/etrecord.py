@@ -11,6 +11,8 @@ import zipfile
 import torch
 import torch.fx
 
+from . import edge_ops
+
 
 _SERIALIZED_DTYPES = {  # torch.export's ScalarType enum, not ExecuTorch's
     torch.uint8: 1, torch.int8: 2, torch.int16: 3, torch.int32: 4, torch.int64: 5,
@@ -27,9 +29,9 @@ def edge_target(kernel):
     return "executorch.exir.dialects.edge.ops.%s.%s.%s" % (namespace, op, overload)
 
 
-def _argument(value, names):
+def _argument(value):
     if isinstance(value, torch.fx.Node):
-        return {"as_tensor": {"name": names.get(value, value.name)}}
+        return {"as_tensor": {"name": value.name}}
     if value is None:
         return {"as_none": []}
     if isinstance(value, bool):
@@ -44,7 +46,7 @@ def _argument(value, names):
         return {"as_scalar_type": _SERIALIZED_DTYPES.get(value, 0)}
     if isinstance(value, (list, tuple)):
         if all(isinstance(v, torch.fx.Node) for v in value) and value:
-            return {"as_tensors": [{"name": names.get(v, v.name)} for v in value]}
+            return {"as_tensors": [{"name": v.name} for v in value]}
         if all(isinstance(v, bool) for v in value):
             return {"as_bools": list(value)}
         if all(isinstance(v, int) for v in value):
@@ -85,16 +87,8 @@ def serialize_edge_program(method):
             tensor_values[node.name] = _tensor_meta(result)
         if node not in kernels:
             continue
-        schema = node.target._schema
-        inputs = []
-        for index, argument in enumerate(schema.arguments):
-            if index < len(node.args):
-                value = node.args[index]
-            elif argument.name in node.kwargs:
-                value = node.kwargs[argument.name]
-            else:
-                continue
-            inputs.append({"name": argument.name, "arg": _argument(value, {})})
+        inputs = [{"name": name, "arg": _argument(value)}
+                  for name, value in edge_ops.bind(node, with_defaults=False).items()]
         if isinstance(result, (tuple, list)):
             outputs = [{"as_tensors": [{"name": "%s_%d" % (node.name, i)}
                                        for i in range(len(result))]}]
