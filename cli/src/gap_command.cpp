@@ -125,7 +125,9 @@ int run_gap(const GapOptions& options) {
     reference_buffer = *loaded;
     auto recorded = inspector::recorded_outputs(*reference_trace, reference_buffer->bytes());
     if (!recorded.ok()) return diagnostics.fail(recorded.error().with_context("%s", options.reference_debug_buffer.c_str()));
-    for (auto& output : *recorded) reference_outputs[output.instruction_id] = std::move(output);
+    for (auto& output : *recorded) {
+      if (output.output_index == 0) reference_outputs[output.instruction_id] = std::move(output);
+    }
   }
   const DirectoryReference directory{options.reference};
 
@@ -133,6 +135,9 @@ int run_gap(const GapOptions& options) {
   int first_divergence = -1;
   size_t missing = 0;
   for (const inspector::RecordedOutput& output : *outputs) {
+    // An op's first output is the one its reference holds (a max-pool's
+    // values, not its indices).
+    if (output.output_index != 0) continue;
     GapRow row;
     row.instruction_id = output.instruction_id;
     row.op = output.name;

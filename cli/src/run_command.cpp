@@ -13,7 +13,7 @@
 #include "etkit/bundled/bundled_inputs.h"
 #include "etkit/etdump/etdump_gen.h"
 #include "etkit/inspector/npy.h"
-#include "etkit/core/program_summary.h"
+#include "etkit/core/input_snapshot.h"
 #include "printer.h"
 #include "program_loading.h"
 #include "etkit/core/tensor_access.h"
@@ -146,28 +146,36 @@ int run(const RunOptions& options) {
   Diagnostics diagnostics;
   auto loaded = load_program(options.program, options.data);
   if (!loaded.ok()) return diagnostics.fail(loaded.error());
-  // Room for every event of every run: per instruction two profile events
-  // and a value, plus each run's own events.
-  size_t instructions = 0;
-  for (const MethodSummary& m : summarize(*(*loaded)->program).methods) {
-    if (m.name == options.method) instructions = m.instruction_count;
-  }
   const size_t runs = size_t(options.iterations + options.warmup);
   Tracing tracing;
-  Status traced = setup_tracing(options.tracing, (instructions * 3 + 8) * runs + 64, runs + 8, tracing);
+  // The load's events; reserve_events makes room for the runs once the
+  // method is loaded and its instructions are known.
+  Status traced = setup_tracing(options.tracing, 1024, runs + 8, tracing);
   if (!traced.ok()) return diagnostics.fail(traced.error());
   MethodOptions method_opts = method_options_for(**loaded);
   method_opts.tracer = tracing.gen.get();
   auto method = Method::load(*(*loaded)->program, options.method, method_opts);
   if (!method.ok()) return diagnostics.fail(method.error());
+  if (tracing.gen) {
+    // Room for every run's events, reserved before the first run.
+    const bool values = options.tracing.debug_level != "none";
+    tracing.gen->reserve_events(64 + runs * (*method)->trace_events_per_execute(values));
+  }
   InputBuffers owned;
   Status inputs = !options.inputs.empty()     ? npy_inputs(**method, options, owned)
                   : options.bundled_input >= 0 ? bundled_inputs(**method, **loaded, options)
                                                : fill_inputs(**method, options, owned);
   if (!inputs.ok()) return diagnostics.fail(inputs.error());
+  // Every run computes on the same inputs: later instructions may reuse an
+  // input's planned bytes, so they are put back before each run.
+  const InputSnapshot snapshot = InputSnapshot::capture(**method);
   std::vector<double> latencies;
   const bool progress = use_colour(2) && options.iterations >= 20;
   for (int i = 0; i < options.warmup + options.iterations; ++i) {
+    if (i > 0) {
+      Status restored = snapshot.restore(**method);
+      if (!restored.ok()) return diagnostics.fail(restored.error());
+    }
     const auto start = std::chrono::steady_clock::now();
     Status status = (*method)->execute();
     const auto end = std::chrono::steady_clock::now();

@@ -74,7 +74,7 @@ int run_table(const TableOptions& options) {
     if (outputs->empty()) {
       diagnostics.warning(options.etdump + " has no intermediate outputs; debug_data stays empty");
     }
-    for (auto& output : *outputs) debug[output.instruction_id] = std::move(output);
+    for (auto& output : *outputs) debug[output.instruction_id].push_back(std::move(output));
   }
   const bool numeric_sort =
       std::find(std::begin(kStatColumns), std::end(kStatColumns), options.sort) != std::end(kStatColumns);
@@ -169,6 +169,12 @@ int run_table(const TableOptions& options) {
   for (const char* column : kStatColumns) header.push_back(column + unit);
   header.insert(header.end(), {"op_types", "is_delegated_op", "delegate_backend_name"});
   if (options.source) header.insert(header.end(), {"module", "source"});
+  ExtraColumns extra;
+  extra.source = options.source;
+  if (!options.debug_buffer.empty()) {
+    extra.debug = &debug;
+    header.push_back("debug_data");
+  }
   const bool aligned = options.format == "text" || options.format == "markdown";
   const bool markdown = options.format == "markdown";
   const char separator = options.format == "csv" ? ',' : '\t';
@@ -203,7 +209,7 @@ int run_table(const TableOptions& options) {
       std::vector<size_t> width(header.size(), markdown ? 3 : 0);
       for (size_t i = 0; i < header.size(); ++i) width[i] = std::max(width[i], header[i].size());
       for (const Row& row : rows) {
-        const auto c = cells(row, options.source);
+        const auto c = cells(row, extra);
         for (size_t i = 0; i < c.size(); ++i) width[i] = std::max(width[i], c[i].size());
       }
       out.add(aligned_line(header, width, markdown));
@@ -212,10 +218,10 @@ int run_table(const TableOptions& options) {
         for (size_t w : width) rule.push_back(std::string(w, '-'));
         out.add(aligned_line(rule, width, markdown));
       }
-      for (const Row& row : rows) out.add(aligned_line(cells(row, options.source), width, markdown));
+      for (const Row& row : rows) out.add(aligned_line(cells(row, extra), width, markdown));
     } else {
       out.add(separated_line(header, separator));
-      for (const Row& row : rows) out.add(separated_line(cells(row, options.source), separator));
+      for (const Row& row : rows) out.add(separated_line(cells(row, extra), separator));
     }
   } else if (options.format == "json") {
     out.add("[");
@@ -230,7 +236,7 @@ int run_table(const TableOptions& options) {
     std::vector<size_t> width(header.size(), markdown ? 3 : 0);
     for (size_t i = 0; i < header.size(); ++i) width[i] = std::max(width[i], header[i].size());
     auto widen = [&](std::vector<size_t>& w, const Row& row) {
-      for_each_cell(row, options.source, [&](size_t i, std::string_view text) { w[i] = std::max(w[i], text.size()); });
+      for_each_cell(row, extra, [&](size_t i, std::string_view text) { w[i] = std::max(w[i], text.size()); });
     };
     if (options.top > 0) {
       for_each_row(true, [&](const Row& row) { widen(width, row); });
@@ -252,7 +258,7 @@ int run_table(const TableOptions& options) {
     const size_t last = header.size() - 1;
     auto format_line = [&](std::string& text, const Row& row) {
       if (markdown) text += "| ";
-      for_each_cell(row, options.source, [&](size_t i, std::string_view cell) {
+      for_each_cell(row, extra, [&](size_t i, std::string_view cell) {
         text += cell;
         if (i < last || markdown) text.append(width[i] - cell.size(), ' ');
         if (i < last) text += markdown ? " | " : "  ";
@@ -265,7 +271,7 @@ int run_table(const TableOptions& options) {
   } else {
     out.add(separated_line(header, separator));
     auto format_line = [&](std::string& text, const Row& row) {
-      for_each_cell(row, options.source, [&](size_t i, std::string_view cell) {
+      for_each_cell(row, extra, [&](size_t i, std::string_view cell) {
         if (i) text += separator;
         append_separated_cell(text, cell, separator);
       });
@@ -303,7 +309,8 @@ void register_table(CLI::App& app, CommandContext& context) {
   command->add_flag("--source", options->source,
                     "Add module and source-line columns to text/csv/tsv/markdown (needs --etrecord)");
   command->add_option("--debug-buffer", options->debug_buffer,
-                      "Debug buffer of the trace: intermediate outputs as debug_data in --format json");
+                      "Debug buffer of the trace: a debug_data column (dtypes and shapes of each "
+                      "instruction's outputs; values and statistics in --format json)");
   command->add_flag("--include-operator-call", options->include_operator_call, "Keep OPERATOR_CALL rows");
   command->add_option("--format", options->format, "text, csv, tsv, json or markdown")
       ->check(CLI::IsMember({"text", "csv", "tsv", "json", "markdown"}));

@@ -13,6 +13,7 @@ namespace {
 nlohmann::ordered_json debug_value(const inspector::RecordedOutput& output) {
   constexpr size_t kMaxInlineValues = 64;
   nlohmann::ordered_json value;
+  value["dtype"] = to_string(output.dtype);
   value["sizes"] = output.sizes;
   value["numel"] = output.values.size();
   if (!output.values.empty()) {
@@ -56,16 +57,40 @@ size_t stat_index(const std::string& name) {
   return size_t(std::find(std::begin(kStatColumns), std::end(kStatColumns), name) - std::begin(kStatColumns));
 }
 
+namespace {
+// The outputs logged for the event's instruction, if it is an instruction's
+// (not delegated: delegate events carry their own ids).
+const std::vector<inspector::RecordedOutput>* outputs_of(const inspector::Event& e, const DebugOutputs& debug) {
+  if (e.instruction_id < 0 || e.is_delegated_op) return nullptr;
+  const auto it = debug.find(e.instruction_id);
+  return it == debug.end() ? nullptr : &it->second;
+}
+}  // namespace
+
+std::string debug_data_text(const inspector::Event& e, const DebugOutputs& debug) {
+  std::string text;
+  if (const auto* outputs = outputs_of(e, debug)) {
+    for (const inspector::RecordedOutput& output : *outputs) {
+      text += text.empty() ? "" : ", ";
+      text += to_string(output.dtype);
+      text += '[';
+      for (size_t d = 0; d < output.sizes.size(); ++d) text += (d ? "," : "") + std::to_string(output.sizes[d]);
+      text += ']';
+    }
+  }
+  return text;
+}
+
 std::string op_types_text(const inspector::Event& e) {
   std::string text = "[";
   for (size_t i = 0; i < e.op_types.size(); ++i) text += (i ? ", " : "") + e.op_types[i];
   return text + "]";
 }
 
-std::vector<std::string> cells(const Row& row, bool source_columns) {
+std::vector<std::string> cells(const Row& row, const ExtraColumns& extra) {
   std::vector<std::string> out;
-  out.reserve(13);
-  for_each_cell(row, source_columns, [&](size_t, std::string_view text) { out.emplace_back(text); });
+  out.reserve(14);
+  for_each_cell(row, extra, [&](size_t, std::string_view text) { out.emplace_back(text); });
   return out;
 }
 
@@ -132,8 +157,8 @@ nlohmann::ordered_json json_item(const Row& row, const DebugOutputs& debug) {
     item["delegate_backend_name"] = e.delegate_backend_name.empty() ? nlohmann::ordered_json(nullptr)
                                                                     : nlohmann::ordered_json(e.delegate_backend_name);
     item["debug_data"] = nlohmann::ordered_json::array();
-    if (auto it = debug.find(e.instruction_id); e.instruction_id >= 0 && it != debug.end()) {
-      item["debug_data"].push_back(debug_value(it->second));
+    if (const auto* outputs = outputs_of(e, debug)) {
+      for (const inspector::RecordedOutput& output : *outputs) item["debug_data"].push_back(debug_value(output));
     }
     item["start_time"] = e.start_times;
     return item;

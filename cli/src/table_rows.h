@@ -18,8 +18,19 @@
 
 namespace etkit::cli {
 
-/// Intermediate outputs by instruction id, for the debug_data column.
-using DebugOutputs = std::map<int32_t, inspector::RecordedOutput>;
+/// Intermediate outputs by instruction id, every output of an instruction
+/// in logged order, for the debug_data column.
+using DebugOutputs = std::map<int32_t, std::vector<inspector::RecordedOutput>>;
+
+/// Optional columns after the standard ones.
+struct ExtraColumns {
+  bool source = false;                 ///< module and source (--source)
+  const DebugOutputs* debug = nullptr;  ///< debug_data (--debug-buffer)
+};
+
+/// "float32[1,16,14,14], int64[1,16,14,14]": the outputs an event's
+/// instruction logged, empty for other events.
+std::string debug_data_text(const inspector::Event& e, const DebugOutputs& debug);
 
 struct Row {
   const inspector::EventBlock* block;
@@ -46,7 +57,7 @@ std::string module_text(const inspector::Event& e);
 // cell where it can (numbers go through a stack buffer): the aligned text
 // format visits every row twice.
 template <typename Emit>
-void for_each_cell(const Row& row, bool source_columns, Emit&& emit) {
+void for_each_cell(const Row& row, const ExtraColumns& extra, Emit&& emit) {
   const inspector::Event& e = *row.event;
   size_t column = 0;
   emit(column++, std::string_view(row.block->name));
@@ -74,14 +85,15 @@ void for_each_cell(const Row& row, bool source_columns, Emit&& emit) {
   else emit(column++, std::string_view(op_types_text(e)));
   emit(column++, std::string_view(e.is_delegated_op ? "True" : "False"));
   emit(column++, std::string_view(e.delegate_backend_name));
-  if (source_columns) {
+  if (extra.source) {
     emit(column++, std::string_view(module_text(e)));
     emit(column++, std::string_view(source_text(e)));
   }
+  if (extra.debug != nullptr) emit(column++, std::string_view(debug_data_text(e, *extra.debug)));
 }
 
 /// The cells of a row as strings (for sorted output, which keeps rows).
-std::vector<std::string> cells(const Row& row, bool source_columns);
+std::vector<std::string> cells(const Row& row, const ExtraColumns& extra);
 
 // Output goes through one large buffer: a million rows through iostreams
 // would dominate the command's time.

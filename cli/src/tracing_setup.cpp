@@ -12,6 +12,9 @@ void add_tracing_options(CLI::App& command, TracingOptions& options) {
   command.add_option("--debug-buffer", options.debug_buffer, "File for the logged tensor data");
   command.add_option("--debug-filter", options.debug_filter,
                      "Log intermediate outputs only of operators matching this (* wildcards)");
+  command.add_flag("--trace-allocations", options.trace_allocations,
+                   "Also record memory allocation events (upstream's Python Inspector cannot read "
+                   "traces that hold them)");
 }
 
 Tracing::~Tracing() {
@@ -28,8 +31,9 @@ Status Tracing::finish(const std::string& etdump_path) {
 
 Status setup_tracing(const TracingOptions& options, size_t events, size_t blocks, Tracing& tracing) {
   if (options.etdump.empty()) {
-    if (options.debug_level != "none" || !options.debug_buffer.empty()) {
-      return Error::make(ErrorCode::kInvalidArgument, "--debug-level and --debug-buffer need --etdump");
+    if (options.debug_level != "none" || !options.debug_buffer.empty() || options.trace_allocations) {
+      return Error::make(ErrorCode::kInvalidArgument,
+                         "--debug-level, --debug-buffer and --trace-allocations need --etdump");
     }
     return Ok{};
   }
@@ -39,6 +43,7 @@ Status setup_tracing(const TracingOptions& options, size_t events, size_t blocks
   gen_options.op_filter = options.debug_filter;
   gen_options.event_capacity = events;
   gen_options.block_capacity = blocks;
+  gen_options.track_allocations = options.trace_allocations;
   if (level != etdump::DebugLevel::kNone) {
     if (options.debug_buffer.empty()) {
       return Error::make(ErrorCode::kInvalidArgument,

@@ -1,6 +1,7 @@
 #pragma once
 // ETDump tracing for the subcommands that run programs (run, verify): the
-// --etdump, --debug-level, --debug-buffer and --debug-filter options.
+// --etdump, --debug-level, --debug-buffer, --debug-filter and
+// --trace-allocations options.
 
 #include <cstdio>
 #include <memory>
@@ -20,6 +21,7 @@ struct TracingOptions {
   std::string debug_level = "none";
   std::string debug_buffer;         ///< file for logged tensor data
   std::string debug_filter;
+  bool trace_allocations = false;   ///< allocation events (upstream's Inspector cannot read them)
 };
 
 /// The recorder and the file its tensor data streams to.
@@ -34,7 +36,8 @@ struct Tracing {
   Status finish(const std::string& etdump_path);
 };
 
-/// Adds --etdump, --debug-level, --debug-buffer and --debug-filter.
+/// Adds --etdump, --debug-level, --debug-buffer, --debug-filter and
+/// --trace-allocations.
 void add_tracing_options(CLI::App& command, TracingOptions& options);
 
 /// Creates the recorder when `options.etdump` is set, with room for

@@ -64,6 +64,18 @@ bool tensor_truth(const Tensor& tensor) {
   return true;
 }
 
+// One logged value per out argument of the schema, in order (so a
+// multi-output op such as max_pool2d_with_indices logs values, then
+// indices), as upstream's runtime logs intermediate outputs.
+void log_out_arguments(EventTracer& tracer, const PreparedInstruction& instruction) {
+  for (size_t a = 0; a < instruction.args.size() && a < 64; ++a) {
+    if ((instruction.out_args >> a) & 1u) {
+      tracer.log_value(*instruction.args[a], LoggedValueKind::kIntermediateOutput,
+                       instruction.chain, instruction.index, instruction.op_name);
+    }
+  }
+}
+
 }  // namespace
 
 Method::Method() : state_(std::make_unique<MethodState>()) {}
@@ -126,6 +138,19 @@ size_t Method::input_count() const { return state_->inputs.size(); }
 size_t Method::output_count() const { return state_->outputs.size(); }
 size_t Method::instruction_count() const { return state_->instruction_count; }
 void Method::set_tracer(EventTracer* tracer) { state_->tracer = tracer; }
+
+size_t Method::trace_events_per_execute(bool with_values) const {
+  size_t events = 1 + (with_values ? state_->outputs.size() : 0);
+  for (const auto& chain : state_->chains) {
+    for (const PreparedInstruction& instruction : chain) {
+      if (instruction.kind == InstructionKind::kDelegate) ++events;
+      if (instruction.kind != InstructionKind::kKernel) continue;
+      events += 2;
+      if (with_values) events += size_t(__builtin_popcountll(instruction.out_args));
+    }
+  }
+  return events;
+}
 
 const Value& Method::input(size_t index) const {
   return state_->values[static_cast<size_t>(state_->inputs[index])];
@@ -233,18 +258,15 @@ Status Method::execute() {
                                  instruction.index);
               KernelContext context{instruction.op_name, state.scratch};
               status = instruction.kernel(context, instruction.args);
+              // Inside the kernel's event, as upstream's generated kernel
+              // wrappers log: the values come before the profile events.
+              if (log_intermediates && status.ok()) log_out_arguments(*tracer, instruction);
             }
             if (!status.ok()) {
               // Kernel errors already start with their operator's name.
               return status.error().with_context("method '%s': chain %d instruction %d",
                                                  state.name.c_str(), instruction.chain,
                                                  instruction.index);
-            }
-            if (log_intermediates) {
-              // Like upstream: the last argument is the returned value.
-              tracer->log_value(*instruction.args[instruction.args.size() - 1],
-                                LoggedValueKind::kIntermediateOutput, instruction.chain,
-                                instruction.index, instruction.op_name);
             }
             break;
           }
@@ -285,8 +307,9 @@ Status Method::execute() {
   }
   if (tracer != nullptr && tracer->wants_values(LoggedValueKind::kProgramOutput)) {
     for (int32_t output : state.outputs) {
+      // Chain -1, instruction 0: where upstream's runtime logs outputs.
       tracer->log_value(state.values[static_cast<size_t>(output)],
-                        LoggedValueKind::kProgramOutput, -1, -1, "output");
+                        LoggedValueKind::kProgramOutput, -1, 0, "output");
     }
   }
   return Ok{};

@@ -117,8 +117,9 @@ Status Builder::check_kernel_args(const PreparedInstruction& instruction,
   const std::string& signature = entry.signature;
   if (signature.size() != instruction.args.size()) {
     return Error::make(ErrorCode::kMalformed,
-                       "method '%s': chain %d instruction %d (%s): %zu arguments, the "
-                       "kernel takes %zu",
+                       "method '%s': chain %d instruction %d (%s): the program passes %zu "
+                       "arguments, the kernel takes %zu (the schema's arguments, outs "
+                       "included, then the return value)",
                        state.name.c_str(), instruction.chain, instruction.index,
                        instruction.op_name, instruction.args.size(), signature.size());
   }
@@ -173,6 +174,16 @@ Status Builder::load_delegates() {
   return Ok{};
 }
 
+// Which arguments the kernel writes as the schema's out arguments: every
+// W or M letter but the last one, the return slot (which repeats an out).
+uint64_t out_argument_mask(const std::string& signature) {
+  uint64_t mask = 0;
+  for (size_t a = 0; a + 1 < signature.size() && a < 64; ++a) {
+    if (signature[a] == 'W' || signature[a] == 'M') mask |= uint64_t(1) << a;
+  }
+  return mask;
+}
+
 Span<Value*> store_args(MethodState& state, const flatbuffers::Vector<int32_t>* args) {
   const size_t start = state.arg_storage.size();
   for (size_t a = 0; a < length(args); ++a) {
@@ -198,6 +209,7 @@ Status Builder::prepare(const fb::Chain& chain, int32_t chain_index) {
         out.op_name = state.names[2 * op].c_str();
         out.event_name = state.names[2 * op + 1].c_str();
         ETKIT_TRY(check_kernel_args(out, *entries[op]));
+        out.out_args = out_argument_mask(entries[op]->signature);
         break;
       }
       case fb::InstructionArguments::DelegateCall: {

@@ -26,6 +26,7 @@ struct PreparedInstruction {
   KernelFunction kernel = nullptr;
   const char* op_name = "";   ///< "aten::add.out"
   const char* event_name = "";  ///< "native_call_add.out", as upstream
+  uint64_t out_args = 0;      ///< Bit a: argument a is an out argument.
   size_t delegate = 0;        ///< Index into MethodState::delegates.
   int32_t a = 0;              ///< move_from / cond value / freed value
   int32_t b = 0;              ///< move_to / jump destination

@@ -95,7 +95,7 @@ ETDumpGen::ETDumpGen(ETDumpGenOptions options)
   if (options_.clock.now == nullptr) options_.clock = default_clock();
   state_->records.resize(options_.event_capacity);
   state_->blocks.reserve(options_.block_capacity);
-  state_->tensors.reserve(options_.event_capacity / 2 + 16);
+  state_->tensors.reserve(options_.event_capacity + 16);
   state_->pool.resize(options_.string_pool_bytes);
   state_->intern_keys.assign(kInternSlots, nullptr);
   state_->intern_values.assign(kInternSlots, PooledString());
@@ -106,7 +106,7 @@ ETDumpGen::~ETDumpGen() = default;
 
 void ETDumpGen::reserve_events(size_t capacity) {
   if (capacity > state_->records.size()) state_->records.resize(capacity);
-  state_->tensors.reserve(capacity / 2 + 16);
+  state_->tensors.reserve(capacity + 16);
   options_.event_capacity = capacity;
 }
 
@@ -260,6 +260,7 @@ void ETDumpGen::log_profiling_delegate(const char* name, int32_t delegate_debug_
 }
 
 int32_t ETDumpGen::track_allocator(const char* name) {
+  if (!options_.track_allocations) return -1;  // then track_allocation records nothing
   State& s = *state_;
   BlockRecord* block = current_block(*this, s);
   if (block == nullptr || s.allocators.size() == s.allocators.capacity()) return -1;
@@ -351,7 +352,10 @@ void ETDumpGen::log_value(const Value& value, LoggedValueKind kind, int32_t chai
   Record* record = append(*this, s);
   if (record == nullptr) return;
   record->kind = RecordKind::kDebug;
-  record->name = intern(s, name);
+  // Unnamed, as upstream's runtime logs values: the instruction id ties the
+  // event to its op, and a name would make upstream's Inspector show it as
+  // an event of its own.
+  record->name = {};
   record->chain = chain_id;
   record->instruction = instruction_id;
   record->is_output = kind == LoggedValueKind::kProgramOutput;

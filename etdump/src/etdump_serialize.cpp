@@ -47,7 +47,9 @@ flatbuffers::Offset<fb::Value> value_of(flatbuffers::FlatBufferBuilder& b, const
     case ValueKind::kDouble: double_value = fb::CreateDouble(b, r.double_value); break;
     default: break;
   }
-  auto output = fb::CreateBool(b, r.is_output);
+  // Upstream marks program outputs only; intermediate outputs carry no flag.
+  flatbuffers::Offset<fb::Bool> output = 0;
+  if (r.is_output) output = fb::CreateBool(b, true);
   return fb::CreateValue(b, static_cast<fb::ValueType>(r.value_kind), tensor, list, int_value, 0,
                          double_value, bool_value, output);
 }
@@ -76,7 +78,8 @@ flatbuffers::Offset<fb::Event> event_of(flatbuffers::FlatBufferBuilder& b, const
     case RecordKind::kDebug: {
       auto name = string_of(b, s, r.name);
       auto value = value_of(b, s, r);
-      auto event = fb::CreateDebugEvent(b, static_cast<uint64_t>(r.chain < 0 ? 0 : r.chain),
+      // Chain -1 (program outputs) is stored as upstream's size_t -1.
+      auto event = fb::CreateDebugEvent(b, static_cast<uint64_t>(int64_t(r.chain)),
                                         r.instruction, value, -1, 0, name);
       return fb::CreateEvent(b, 0, 0, event);
     }

@@ -50,7 +50,8 @@ GapMetrics compare_values(const std::vector<double>& actual, const std::vector<d
 
 namespace {
 
-// The first tensor of each debug event of block `b` that `wanted` accepts.
+// Every tensor of each debug event of block `b` that `wanted` accepts;
+// consecutive events of one instruction number their tensors on.
 template <typename Wanted>
 Result<std::vector<RecordedOutput>> block_values(const etdump::ETDump& trace, ByteSpan debug_buffer, size_t b,
                                                  Wanted wanted) {
@@ -60,19 +61,24 @@ Result<std::vector<RecordedOutput>> block_values(const etdump::ETDump& trace, By
     const etdump::EventView event = block.event(e);
     if (event.kind != etdump::EventKind::kDebug) continue;
     const etdump::DebugEventView& debug = event.debug;
-    if (!wanted(debug) || debug.tensors.empty()) continue;
-    Result<Tensor> tensor = etdump::debug_tensor(debug.tensors.front(), debug_buffer);
-    if (!tensor.ok()) {
-      return tensor.error().with_context("run block %zu, debug event %zu (instruction %d)", b, e,
-                                         debug.instruction_id);
+    if (!wanted(debug)) continue;
+    for (const etdump::DebugTensorView& view : debug.tensors) {
+      Result<Tensor> tensor = etdump::debug_tensor(view, debug_buffer);
+      if (!tensor.ok()) {
+        return tensor.error().with_context("run block %zu, debug event %zu (instruction %d)", b, e,
+                                           debug.instruction_id);
+      }
+      RecordedOutput out;
+      out.instruction_id = debug.instruction_id;
+      const bool same_instruction = !outputs.empty() && outputs.back().instruction_id == debug.instruction_id;
+      out.output_index = same_instruction ? outputs.back().output_index + 1 : 0;
+      out.name = std::string(debug.name);
+      out.dtype = tensor->scalar_type();
+      out.sizes.assign(tensor->sizes().begin(), tensor->sizes().end());
+      out.values.resize(static_cast<size_t>(tensor->numel()));
+      for (int64_t i = 0; i < tensor->numel(); ++i) out.values[size_t(i)] = element_as_double(*tensor, i);
+      outputs.push_back(std::move(out));
     }
-    RecordedOutput out;
-    out.instruction_id = debug.instruction_id;
-    out.name = std::string(debug.name);
-    out.sizes.assign(tensor->sizes().begin(), tensor->sizes().end());
-    out.values.resize(static_cast<size_t>(tensor->numel()));
-    for (int64_t i = 0; i < tensor->numel(); ++i) out.values[size_t(i)] = element_as_double(*tensor, i);
-    outputs.push_back(std::move(out));
   }
   return outputs;
 }

@@ -34,7 +34,9 @@ def tensor(sizes, dtype="FLOAT", buffer=0, memory_offset=None):
 
 
 def affine_program():
-    """forward(x) = a * x + b with a = 3, b = 2 as inline constants, f32[2, 2]."""
+    """forward(x) = a * x + b with a = 3, b = 2, f32[2, 2]; the constants live
+    in a segment behind the eh00 header (the current layout: upstream's
+    runtime refuses the deprecated inline constant buffer)."""
     values = [
         tensor([2, 2], memory_offset=0),   # 0: x (input)
         tensor([2, 2], buffer=1),          # 1: a
@@ -56,14 +58,18 @@ def affine_program():
                       {"name": "aten::add", "overload": "out"}],
         "non_const_buffer_sizes": [0, 48],
     }
-    return {
+    document = {
         "version": 0,
         "execution_plan": [plan],
-        "constant_buffer": [{"storage": []},
-                            {"storage": f32_bytes([3.0] * 4)},
-                            {"storage": f32_bytes([2.0] * 4)}],
-        "segments": [],
+        "constant_buffer": [],
+        "segments": [{"offset": 0, "size": len(CONSTANTS)}],
+        "constant_segment": {"segment_index": 0, "offsets": [0, 0, 16]},
     }
+    return document
+
+
+# a (16 bytes) then b (16 bytes): both at 16-byte aligned offsets.
+CONSTANTS = bytes(f32_bytes([3.0] * 4) + f32_bytes([2.0] * 4))
 
 
 def compile_json(flatc, schema, document, out_path):
@@ -95,8 +101,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--flatc", default="flatc")
     args = parser.parse_args()
-    program = compile_json(args.flatc, SCHEMAS["program"], affine_program(),
-                           os.path.join(HERE, "affine.pte"))
+    flatbuffer = program_writer.compile_json(SCHEMAS["program"], affine_program(), args.flatc)
+    program = program_writer.insert_header_and_segments(flatbuffer, CONSTANTS)
+    with open(os.path.join(HERE, "affine.pte"), "wb") as f:
+        f.write(program)
     compile_json(args.flatc, SCHEMAS["bundled"], affine_bundle(program),
                  os.path.join(HERE, "affine.bpte"))
     print("wrote affine.pte, affine.bpte")

@@ -66,6 +66,7 @@ TEST(ETDumpGen, RandomEventSequencesReadBackExactly) {
     options.clock = TickSource{&counter_clock, &ticks, 1.0};
     options.debug_level = DebugLevel::kIntermediateOutputs;
     options.debug_buffer = Span<uint8_t>(buffer.data(), buffer.size());
+    options.track_allocations = true;
     ETDumpGen gen(options);
     std::vector<std::pair<std::string, int32_t>> blocks;   // name, bundled index
     std::vector<std::vector<Expected>> expected;
@@ -122,7 +123,7 @@ TEST(ETDumpGen, RandomEventSequencesReadBackExactly) {
           gen.track_allocation(id, x.size);
         } else {
           x.kind = EventKind::kDebug;
-          x.name = "aten::op.out";
+          x.name = "";  // value events are unnamed, as upstream's (the op name only filters)
           x.chain = 0;
           x.instruction = int32_t(rng() % 9);
           Value value;
@@ -268,12 +269,9 @@ TEST(ETDumpGen, TraceOfACorpusProgramHasUpstreamsStructure) {
   std::map<std::string, std::set<std::string>> our_keys, upstream_keys;
   collect_keys(ours_json, "", our_keys);
   collect_keys(upstream_json, "", upstream_keys);
-  // Every key path upstream uses appears in ours with the same keys. (Our
-  // trace adds the allocator and allocation events upstream's lacked.)
-  for (const auto& [path, keys] : upstream_keys) {
-    ASSERT_TRUE(our_keys.count(path)) << path;
-    for (const std::string& key : keys) EXPECT_TRUE(our_keys[path].count(key)) << path << "/" << key;
-  }
+  // The same key paths with the same keys: no allocation events or
+  // allocator lists (upstream's runners record none) and nothing else extra.
+  EXPECT_EQ(our_keys, upstream_keys);
   // Same block layout: "Default" with the load events, then one "Execute"
   // per run, kernel events before their OPERATOR_CALL, Method::execute last
   // with chain -1, instruction 0.
@@ -436,21 +434,35 @@ TEST(ETDumpGen, EveryRunnableCorpusProgramTracesValidly) {
     const Tensor& output = (*method)->output(0).to_tensor();
     const Tensor* last_intermediate = nullptr;
     Tensor view;
-    size_t debug_events = 0;
+    std::set<int32_t> instructions_logged;
+    size_t outputs_logged = 0, logged_by_last = 0;
+    int32_t last_instruction = -1;
     for (size_t e = 0; e < execute.event_count(); ++e) {
       EventView event = execute.event(e);
       if (event.kind != EventKind::kDebug) continue;
-      ++debug_events;
       for (const DebugTensorView& t : event.debug.tensors) {
         auto resolved = debug_tensor(t, debug);
         ASSERT_TRUE(resolved.ok()) << file << ": " << resolved.error().message();
       }
-      if (!event.debug.is_output) {
+      if (event.debug.is_output) {
+        ++outputs_logged;
+        continue;
+      }
+      instructions_logged.insert(event.debug.instruction_id);
+      // An instruction's first logged value is its first out argument.
+      if (event.debug.instruction_id != last_instruction) {
         view = *debug_tensor(event.debug.tensors.at(0), debug);
         last_intermediate = &view;
+        last_instruction = event.debug.instruction_id;
+        logged_by_last = 0;
       }
+      ++logged_by_last;
     }
-    EXPECT_EQ(debug_events, (*method)->instruction_count() + 1) << file;
+    EXPECT_EQ(instructions_logged.size(), (*method)->instruction_count()) << file;
+    EXPECT_EQ(outputs_logged, (*method)->output_count()) << file;
+    // One value per out argument: max_pool2d_with_indices writes values and
+    // indices (corpus README), the other corpus ops one out each.
+    EXPECT_EQ(logged_by_last, std::string(file).find("maxpool2d") != std::string::npos ? 2u : 1u) << file;
     // The last instruction's (first) result is the program output.
     ASSERT_NE(last_intermediate, nullptr);
     ASSERT_EQ(last_intermediate->nbytes(), output.nbytes());

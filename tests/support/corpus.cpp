@@ -24,7 +24,10 @@ std::vector<std::string> all_corpus_files() {
   for (const char* dir : {"upstream", "upstream-runtime"}) {
     for (const auto& entry : fs::recursive_directory_iterator(corpus(dir))) {
       const std::string path = entry.path().string();
-      if (entry.is_regular_file() && entry.path().extension() != ".md") {
+      // Debug buffers (.bin) are raw tensor bytes with no magic: they are
+      // read only beside their trace, never as files of their own.
+      const auto extension = entry.path().extension();
+      if (entry.is_regular_file() && extension != ".md" && extension != ".bin") {
         files.push_back(path);
       }
     }

@@ -345,7 +345,7 @@ void register_shape_ops(KernelRegistry& r) {
   ETKIT_REGISTER_KERNEL(r, "aten::slice_copy.Tensor_out", "TinniWW", slice_copy_out);
   ETKIT_REGISTER_KERNEL(r, "aten::select_copy.int_out", "TiiWW", select_copy_out);
   ETKIT_REGISTER_KERNEL(r, "aten::cat.out", "LiWW", cat_out);
-  ETKIT_REGISTER_KERNEL(r, "aten::split_with_sizes_copy.out", "TIiM", split_with_sizes_copy_out);
+  ETKIT_REGISTER_KERNEL(r, "aten::split_with_sizes_copy.out", "TIiMM", split_with_sizes_copy_out);
   ETKIT_REGISTER_KERNEL(r, "aten::clone.out", "TnWW", clone_out);
   ETKIT_REGISTER_KERNEL(r, "aten::_to_copy.out", "TbnWW", to_copy_out);
   ETKIT_REGISTER_KERNEL(r, "dim_order_ops::_to_dim_order_copy.out", "TbJWW", dim_order_copy_out);

@@ -169,9 +169,11 @@ class _Emitter:
         if target in edge_ops.SPLITS:
             parts = [self.tensor_value(t) for t in result]
             sizes = [t.shape[bound["dim"]] for t in result]
+            out_list = self._add("TensorList", {"items": parts})
+            # The op returns nothing; upstream's runtime still expects the
+            # return slot, which then holds the out list again.
             args = [self.argument(bound["self"], "T"), self.int_list(sizes),
-                    self.scalar(bound["dim"], "i"),
-                    self._add("TensorList", {"items": parts})]
+                    self.scalar(bound["dim"], "i"), out_list, out_list]
             self.call(node, "aten::split_with_sizes_copy.out", args, parts, result)
             return
         rule = edge_ops.rule_for(target, bound)

@@ -52,14 +52,19 @@ class EventTracer {
                                       uint64_t start_time, uint64_t end_time,
                                       ByteSpan metadata) = 0;
 
-  /// Memory allocators and allocations made from them.
+  /// Memory allocators and allocations made from them. track_allocator
+  /// returns -1 when the tracer does not record allocations; the runtime
+  /// passes that id on and track_allocation ignores it.
   virtual int32_t track_allocator(const char* name) = 0;
   virtual void track_allocation(int32_t allocator_id, uint64_t size) = 0;
 
   /// Whether the runtime should call log_value at all, per kind; lets the
   /// runtime skip the work when nothing is recorded.
   virtual bool wants_values(LoggedValueKind kind) const = 0;
-  /// A program output or an instruction's output value.
+  /// A program output, or one out argument of an instruction (one call per
+  /// out argument, in schema order). `op_name` (stable for the method's
+  /// lifetime) lets a tracer filter by operator; upstream's traces do not
+  /// name value events.
   virtual void log_value(const Value& value, LoggedValueKind kind, int32_t chain_id,
                          int32_t instruction_id, const char* name) = 0;
 

@@ -54,6 +54,11 @@ class Method {
   size_t input_count() const;
   size_t output_count() const;
   size_t instruction_count() const;
+  /// Events one execute() reports to a tracer: Method::execute, two per
+  /// kernel call and one per delegate call, plus, when values are logged,
+  /// one per out argument and per output. Delegate-internal events are the
+  /// backend's and not counted. Lets callers size a tracer's buffer.
+  size_t trace_events_per_execute(bool with_values) const;
 
   /// The value an input or output index refers to.
   const Value& input(size_t index) const;

@@ -60,6 +60,10 @@ struct ETDumpGenOptions {
   /// Only intermediate outputs of instructions in [first, last] (-1: open).
   int64_t first_instruction = -1;
   int64_t last_instruction = -1;
+  /// Record the runtime's allocators and allocations. Off by default, as
+  /// upstream's runners have it: upstream's Python Inspector cannot read a
+  /// trace that holds any allocation event.
+  bool track_allocations = false;
   /// Tensor data goes here (caller memory, 64-byte aligned entries)…
   Span<uint8_t> debug_buffer;
   /// …or, when set, is written through to this file as it is logged.

@@ -11,6 +11,7 @@
 
 #include "etkit/core/result.h"
 #include "etkit/core/byte_span.h"
+#include "etkit/core/scalar_type.h"
 #include "etkit/etdump/etdump_reader.h"
 
 namespace etkit::inspector {
@@ -28,17 +29,22 @@ struct GapMetrics {
 /// Element-wise comparison; sizes must match (checked by the caller).
 GapMetrics compare_values(const std::vector<double>& actual, const std::vector<double>& reference);
 
-/// One instruction's recorded output.
+/// One recorded output tensor of an instruction. An op with several out
+/// arguments (max_pool2d_with_indices: values, indices) has one per out
+/// argument, numbered by `output_index` in the order they were logged.
 struct RecordedOutput {
   int32_t instruction_id = -1;
+  int32_t output_index = 0;
   std::string name;
+  ScalarType dtype = ScalarType::kFloat;
   std::vector<int64_t> sizes;
   std::vector<double> values;
 };
 
-/// The intermediate outputs of the first run block that has any (the
-/// first tensor of each debug event with an instruction id), resolved in
-/// `debug_buffer`. Errors name the event whose tensor is out of bounds.
+/// The intermediate outputs of the first run block that has any: every
+/// tensor of every debug event with an instruction id, in trace order
+/// (a tensor list contributes each item), resolved in `debug_buffer`.
+/// Errors name the event whose tensor is out of bounds.
 Result<std::vector<RecordedOutput>> recorded_outputs(const etdump::ETDump& trace,
                                                      ByteSpan debug_buffer);
 
