@@ -135,15 +135,18 @@ Result<VerifyReport> verify(const BundledProgram& bundle, const Program& program
     if (!options.method.empty() && suite.method_name != options.method) continue;
     method_found = true;
     if (options.case_index >= 0 && size_t(options.case_index) >= suite.cases.size()) {
-      return Error::make(ErrorCode::kInvalidArgument, "%s: method '%s' has %zu test cases, no case %lld",
-                         bundle.name().c_str(), suite.method_name.c_str(), suite.cases.size(),
-                         static_cast<long long>(options.case_index));
+      return Error::make(ErrorCode::kInvalidArgument, "%s: case %lld: method '%s' has %zu test cases (allowed: 0 to %zu)",
+                         bundle.name().c_str(), static_cast<long long>(options.case_index),
+                         suite.method_name.c_str(), suite.cases.size(),
+                         suite.cases.empty() ? size_t(0) : suite.cases.size() - 1);
     }
     total += options.case_index >= 0 ? 1 : suite.cases.size();
   }
   if (!method_found) {
-    return Error::make(ErrorCode::kNotFound, "%s: no test suite for method '%s'", bundle.name().c_str(),
-                       options.method.c_str());
+    std::string suites;
+    for (const auto& suite : bundle.suites()) suites += (suites.empty() ? "" : ", ") + suite.method_name;
+    return Error::make(ErrorCode::kNotFound, "%s: no test suite for method '%s' (suites: %s)",
+                       bundle.name().c_str(), options.method.c_str(), suites.empty() ? "none" : suites.c_str());
   }
   EventTracer* tracer = method_options.tracer;
   for (const MethodTestSuite& suite : bundle.suites()) {

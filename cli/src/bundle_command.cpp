@@ -1,11 +1,14 @@
 // etinspect bundle PROGRAM.pte --case in0.npy,in1.npy=out0.npy ... -o OUT.bpte
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 
 #include "commands.h"
 #include "diagnostics.h"
+#include "option_checks.h"
 #include "etkit/bundled/bundled_writer.h"
 #include "etkit/core/file_data.h"
 #include "etkit/inspector/npy.h"
@@ -72,7 +75,10 @@ int run_bundle(const BundleOptions& options) {
   std::ofstream out(options.output, std::ios::binary | std::ios::trunc);
   out.write(reinterpret_cast<const char*>(bytes->data()), std::streamsize(bytes->size()));
   out.close();
-  if (!out) return diagnostics.fail(Error::make(ErrorCode::kIo, "%s: cannot write", options.output.c_str()));
+  if (!out) {
+    return diagnostics.fail(
+        Error::make(ErrorCode::kIo, "%s: cannot write: %s", options.output.c_str(), std::strerror(errno)));
+  }
   std::cout << options.output << ": " << suite.cases.size() << " test cases for method '" << options.method
             << "', " << bytes->size() << " bytes\n";
   return kExitOk;
@@ -86,7 +92,7 @@ void register_bundle(CLI::App& app, CommandContext& context) {
   command->add_option("program", options->program, ".pte file")->required();
   command->add_option("--method", options->method, "Method the cases test (default forward)");
   command->add_option("--case", options->cases, "in0.npy,in1.npy=out0.npy (repeatable)")->required();
-  command->add_option("-o,--output", options->output, "Output .bpte")->required();
+  command->add_option("-o,--output", options->output, "Output .bpte")->required()->check(writable_path());
   command->callback([options, &context] { context.exit_code = run_bundle(*options); });
 }
 

@@ -40,8 +40,9 @@ void Diagnostics::error(const std::string& message) {
 }
 
 int Diagnostics::fail(const Error& error) {
-  this->error(error.message());
-  return kExitBadInput;
+  const bool internal = error.code() == ErrorCode::kInternal || error.code() == ErrorCode::kOutOfMemory;
+  this->error(internal ? std::string("internal: ") + error.message() : std::string(error.message()));
+  return internal ? kExitInternal : kExitBadInput;
 }
 
 void Diagnostics::warning(const std::string& message) {

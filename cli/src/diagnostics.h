@@ -23,8 +23,9 @@ class Diagnostics {
   Diagnostics();
   void error(const std::string& message);
   void warning(const std::string& message);
-  /// Reports `error` and returns the bad-input exit code, for commands'
-  /// early returns: `return diagnostics.fail(result.error());`.
+  /// Reports `error` and returns its exit code, for commands' early
+  /// returns: `return diagnostics.fail(result.error());`. Internal errors
+  /// (etkit's own fault, or out of memory) exit 3, every other error 2.
   int fail(const Error& error);
   /// Prints the folded counts of repeated warnings.
   void flush();

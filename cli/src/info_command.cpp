@@ -1,12 +1,15 @@
 // etinspect info FILE...: a summary of any ExecuTorch artifact.
 
 #include <CLI/CLI.hpp>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "commands.h"
+#include "etkit/core/file_kind.h"
 #include "diagnostics.h"
 #include "etkit/inspector/file_description.h"
 #include "printer.h"
@@ -215,6 +218,20 @@ void print_description(Printer& out, const inspector::FileDescription& file) {
   }
 }
 
+// What can still be said of a file that could not be read: its size and,
+// when its first bytes carry a known magic, its kind.
+void print_failed_file_facts(Printer& out, const std::string& path) {
+  std::error_code error;
+  const uint64_t size = std::filesystem::file_size(path, error);
+  if (error) return;  // missing or not a regular file: the error says so
+  std::ifstream in(path, std::ios::binary);
+  uint8_t head[64] = {};
+  in.read(reinterpret_cast<char*>(head), sizeof(head));
+  const FileKind kind = detect_file_kind(ByteSpan{head, size_t(in.gcount())});
+  if (kind != FileKind::kUnknown) out.field("kind", to_string(kind));
+  out.field("size", size);
+}
+
 int run_info(const std::vector<std::string>& paths, bool json) {
   Diagnostics diagnostics;
   std::unique_ptr<Printer> out =
@@ -224,14 +241,13 @@ int run_info(const std::vector<std::string>& paths, bool json) {
     auto description = inspector::describe_file(path);
     if (!description.ok()) {
       diagnostics.error(description.error().message());
-      if (json) {
-        // Scripts see every input in order, failed ones with their reason.
-        out->begin_object("");
-        out->field("path", path);
-        out->field("error", description.error().message());
-        out->field("error_kind", to_string(description.error().code()));
-        out->end_object();
-      }
+      // Every input in order, failed ones with what is known and the reason.
+      out->begin_object("");
+      out->field("path", path);
+      print_failed_file_facts(*out, path);
+      out->field("error", description.error().message());
+      out->field("error_kind", to_string(description.error().code()));
+      out->end_object();
       continue;
     }
     out->begin_object("");

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <exception>
+#include <new>
 
 #include "commands.h"
 #include "diagnostics.h"
@@ -10,6 +11,7 @@
 int main(int argc, char** argv) {
   CLI::App app{"etinspect: inspect, run, verify and profile ExecuTorch programs"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", "etinspect " ETKIT_VERSION);
   etkit::cli::CommandContext context;
   etkit::cli::register_info(app, context);
   etkit::cli::register_run(app, context);
@@ -22,17 +24,20 @@ int main(int argc, char** argv) {
   etkit::cli::register_gap(app, context);
   try {
     app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& help) {
-    return app.exit(help);
-  } catch (const CLI::CallForAllHelp& help) {
-    return app.exit(help);
+  } catch (const CLI::Success& done) {  // --help, --version
+    return app.exit(done);
   } catch (const CLI::ParseError& error) {
     std::fprintf(stderr, "etinspect: error: %s\n", error.what());
     std::fprintf(stderr, "Run 'etinspect --help' for usage.\n");
     return etkit::cli::kExitBadInput;
+  } catch (const std::bad_alloc&) {
+    // Host-side code (JSON, tables) throws only on exhaustion or a bug: both
+    // are internal errors, reported like every other error.
+    etkit::cli::Diagnostics diagnostics;
+    return diagnostics.fail(etkit::Error::make(etkit::ErrorCode::kOutOfMemory, "out of memory"));
   } catch (const std::exception& error) {
-    std::fprintf(stderr, "etinspect: error: internal: %s\n", error.what());
-    return etkit::cli::kExitInternal;
+    etkit::cli::Diagnostics diagnostics;
+    return diagnostics.fail(etkit::Error::make(etkit::ErrorCode::kInternal, "%s", error.what()));
   }
   return context.exit_code;
 }

@@ -1,5 +1,6 @@
 #include "printer.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
@@ -56,11 +57,22 @@ class TextPrinter final : public Printer {
   void field(std::string_view key, bool value) override {
     scalar(key, value ? "yes" : "no");
   }
+  void null_field(std::string_view key, std::string_view note) override { scalar(key, std::string(note)); }
   void int_list(std::string_view key, const std::vector<int64_t>& values) override {
     std::string text = "[";
     for (size_t i = 0; i < values.size(); ++i) {
       text += (i ? ", " : "") + std::to_string(values[i]);
     }
+    scalar(key, text + "]");
+  }
+  void double_list(std::string_view key, const std::vector<double>& values, size_t total) override {
+    std::string text = "[";
+    for (size_t i = 0; i < values.size(); ++i) {
+      char item[32];
+      std::snprintf(item, sizeof(item), "%.6g", values[i]);
+      text += (i ? ", " : "") + std::string(item);
+    }
+    if (total > values.size()) text += values.empty() ? "…" : ", …";
     scalar(key, text + "]");
   }
   void string_list(std::string_view key, const std::vector<std::string>& values) override {
@@ -76,9 +88,60 @@ class TextPrinter final : public Printer {
     }
     --depth_;
   }
+  void table(std::string_view key, const std::vector<TableColumn>& columns,
+             const std::vector<std::vector<Cell>>& rows) override {
+    flush_list_header();
+    if (!key.empty()) line(std::string(key) + ":");
+    if (rows.empty()) {
+      line("(none)");
+      return;
+    }
+    std::vector<std::vector<std::string>> texts(rows.size());
+    std::vector<size_t> width(columns.size());
+    for (size_t c = 0; c < columns.size(); ++c) width[c] = columns[c].key.size();
+    for (size_t r = 0; r < rows.size(); ++r) {
+      for (size_t c = 0; c < columns.size() && c < rows[r].size(); ++c) {
+        texts[r].push_back(cell_text(rows[r][c], columns[c].decimals));
+        width[c] = std::max(width[c], texts[r].back().size());
+      }
+    }
+    auto numeric = [&](size_t c) {
+      for (const auto& row : rows) {
+        if (c < row.size() && row[c].kind == Cell::Kind::kText) return false;
+      }
+      return true;
+    };
+    std::vector<bool> right(columns.size());
+    for (size_t c = 0; c < columns.size(); ++c) right[c] = numeric(c);
+    auto render = [&](const std::vector<std::string>& cells) {
+      std::string text;
+      for (size_t c = 0; c < cells.size(); ++c) {
+        const size_t pad = width[c] - cells[c].size();
+        if (c) text += "  ";
+        if (right[c]) text.append(pad, ' ');
+        text += cells[c];
+        if (!right[c] && c + 1 < cells.size()) text.append(pad, ' ');
+      }
+      while (!text.empty() && text.back() == ' ') text.pop_back();
+      return text;
+    };
+    std::vector<std::string> header;
+    for (const TableColumn& column : columns) header.push_back(column.key);
+    line(render(header));
+    for (const auto& row : texts) line(render(row));
+  }
   void finish() override { out_.flush(); }
 
  private:
+  static std::string cell_text(const Cell& cell, int decimals) {
+    if (cell.kind == Cell::Kind::kText) return cell.text;
+    if (cell.kind == Cell::Kind::kEmpty) return std::string();
+    if (cell.kind == Cell::Kind::kInteger) return std::to_string(cell.integer);
+    char text[64];
+    if (decimals < 0) std::snprintf(text, sizeof(text), "%.4g", cell.number);
+    else std::snprintf(text, sizeof(text), "%.*f", decimals, cell.number);
+    return text;
+  }
   struct Frame {
     bool list;
     std::string key;
@@ -134,11 +197,31 @@ class JsonPrinter final : public Printer {
   void field(std::string_view key, uint64_t value) override { add(key, value); }
   void field(std::string_view key, double value) override { add(key, value); }
   void field(std::string_view key, bool value) override { add(key, value); }
+  void null_field(std::string_view key, std::string_view) override { add(key, nullptr); }
   void int_list(std::string_view key, const std::vector<int64_t>& values) override {
     add(key, values);
   }
+  void double_list(std::string_view key, const std::vector<double>& values, size_t) override {
+    add(key, values);  // non-finite values become null
+  }
   void string_list(std::string_view key, const std::vector<std::string>& values) override {
     add(key, values);
+  }
+  void table(std::string_view key, const std::vector<TableColumn>& columns,
+             const std::vector<std::vector<Cell>>& rows) override {
+    nlohmann::ordered_json items = nlohmann::ordered_json::array();
+    for (const auto& row : rows) {
+      nlohmann::ordered_json item = nlohmann::ordered_json::object();
+      for (size_t c = 0; c < columns.size() && c < row.size(); ++c) {
+        const Cell& cell = row[c];
+        if (cell.kind == Cell::Kind::kText) item[columns[c].key] = cell.text;
+        else if (cell.kind == Cell::Kind::kNumber) item[columns[c].key] = cell.number;
+        else if (cell.kind == Cell::Kind::kInteger) item[columns[c].key] = cell.integer;
+        else item[columns[c].key] = nullptr;
+      }
+      items.push_back(std::move(item));
+    }
+    add(key, std::move(items));
   }
   void finish() override {
     // Invalid UTF-8 in names read from files is replaced, not fatal.

@@ -11,6 +11,31 @@
 
 namespace etkit::cli {
 
+/// A table cell: empty (JSON null), text, or a number.
+struct Cell {
+  enum class Kind { kEmpty, kText, kNumber, kInteger };
+  Kind kind = Kind::kEmpty;
+  std::string text;
+  double number = 0;
+  int64_t integer = 0;
+  static Cell empty() { return {}; }
+  static Cell of(std::string text) { return {Kind::kText, std::move(text), 0, 0}; }
+  static Cell of(const char* text) { return of(std::string(text)); }
+  static Cell of(double number) { return {Kind::kNumber, {}, number, 0}; }
+  static Cell of(int64_t integer) { return {Kind::kInteger, {}, 0, integer}; }
+  /// A number when set, else empty.
+  template <typename Optional>
+  static Cell maybe(const Optional& value) { return value ? of(double(*value)) : empty(); }
+};
+
+/// A column: its key (text header and JSON key) and, for numbers, the
+/// fixed decimals the text shows, or -1 for 4 significant digits (JSON
+/// keeps full precision).
+struct TableColumn {
+  std::string key;
+  int decimals = 6;
+};
+
 class Printer {
  public:
   virtual ~Printer() = default;
@@ -24,9 +49,18 @@ class Printer {
   virtual void field(std::string_view key, uint64_t value) = 0;
   virtual void field(std::string_view key, double value) = 0;
   virtual void field(std::string_view key, bool value) = 0;
+  /// A value that is absent: JSON null; text shows `note` (why it is).
+  virtual void null_field(std::string_view key, std::string_view note) = 0;
   virtual void int_list(std::string_view key, const std::vector<int64_t>& values) = 0;
+  /// Numbers; `total` > values.size() says the list is the first values of
+  /// `total` (text ends it with "…"). JSON writes non-finite values as null.
+  virtual void double_list(std::string_view key, const std::vector<double>& values, size_t total) = 0;
   virtual void string_list(std::string_view key,
                            const std::vector<std::string>& values) = 0;
+  /// Rows of cells: an aligned table in text (numbers right-aligned), a
+  /// list of objects keyed by column in JSON.
+  virtual void table(std::string_view key, const std::vector<TableColumn>& columns,
+                     const std::vector<std::vector<Cell>>& rows) = 0;
   /// Writes what is buffered (the JSON document) to the stream.
   virtual void finish() = 0;
 

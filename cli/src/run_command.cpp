@@ -6,10 +6,12 @@
 #include <chrono>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <random>
 
 #include "commands.h"
 #include "diagnostics.h"
+#include "option_checks.h"
 #include "etkit/bundled/bundled_inputs.h"
 #include "etkit/etdump/etdump_gen.h"
 #include "etkit/inspector/npy.h"
@@ -22,6 +24,10 @@
 
 namespace etkit::cli {
 namespace {
+
+// Executions a run may ask for (timed plus warm-up each): a bound that
+// keeps the trace's reserved events within memory.
+constexpr int64_t kMaxRuns = 1'000'000;
 
 struct RunOptions {
   std::string program;
@@ -125,10 +131,10 @@ Status bundled_inputs(Method& method, const LoadedProgram& loaded, const RunOpti
   }
   for (const auto& suite : loaded.bundle->suites()) {
     if (suite.method_name != options.method) continue;
-    if (options.bundled_input < 0 || size_t(options.bundled_input) >= suite.cases.size()) {
-      return Error::make(ErrorCode::kInvalidArgument, "%s: method '%s' has %zu test cases, no case %d",
-                         options.program.c_str(), options.method.c_str(), suite.cases.size(),
-                         options.bundled_input);
+    if (size_t(options.bundled_input) >= suite.cases.size()) {
+      return index_out_of_range("--bundled-input", options.bundled_input,
+                                "test case of method '" + options.method + "' in " + options.program,
+                                suite.cases.size());
     }
     return bundled::set_inputs(method, suite.cases[size_t(options.bundled_input)]);
   }
@@ -144,6 +150,16 @@ double percentile(std::vector<double> values, double p) {
 
 int run(const RunOptions& options) {
   Diagnostics diagnostics;
+  if (!options.output_dir.empty()) {
+    // Made before any work, so a long run never fails at its end.
+    std::error_code error;
+    std::filesystem::create_directories(options.output_dir, error);
+    if (error || !std::filesystem::is_directory(options.output_dir)) {
+      return diagnostics.fail(Error::make(ErrorCode::kIo, "--output-dir %s: cannot create the folder: %s",
+                                          options.output_dir.c_str(),
+                                          error ? error.message().c_str() : "a file is in the way"));
+    }
+  }
   auto loaded = load_program(options.program, options.data);
   if (!loaded.ok()) return diagnostics.fail(loaded.error());
   const size_t runs = size_t(options.iterations + options.warmup);
@@ -191,8 +207,6 @@ int run(const RunOptions& options) {
   }
   if (progress) std::fprintf(stderr, "\r\033[K");
   if (!options.output_dir.empty()) {
-    std::error_code ignored;
-    std::filesystem::create_directories(options.output_dir, ignored);
     for (size_t i = 0; i < (*method)->output_count(); ++i) {
       const Value& output = (*method)->output(i);
       const std::string path = options.output_dir + "/output_" + std::to_string(i) + ".npy";
@@ -213,11 +227,8 @@ int run(const RunOptions& options) {
   if (tracing.gen) {
     Status written = tracing.finish(options.tracing.etdump);
     if (!written.ok()) return diagnostics.fail(written.error());
-    const etdump::ETDumpGenStats stats = tracing.gen->stats();
-    if (stats.dropped_events + stats.dropped_values > 0) {
-      diagnostics.warning(options.tracing.etdump + ": " + std::to_string(stats.dropped_events) +
-                          " events and " + std::to_string(stats.dropped_values) +
-                          " values did not fit and were dropped");
+    for (const std::string& warning : trace_warnings(options.tracing, tracing.gen->stats())) {
+      diagnostics.warning(warning);
     }
   }
   std::unique_ptr<Printer> out = options.json ? make_json_printer(std::cout) : make_text_printer(std::cout);
@@ -260,20 +271,25 @@ void register_run(CLI::App& app, CommandContext& context) {
   CLI::App* command = app.add_subcommand("run", "Run a method of a program (or bundled program)");
   command->add_option("program", options->program, ".pte or .bpte file")->required();
   command->add_option("--method", options->method, "Method to run (default forward)");
-  command->add_option("--input", options->inputs, "Input .npy files, one per method input, in order");
+  auto* input = command->add_option("--input", options->inputs, "Input .npy files, one per method input, in order");
   command->add_option("--data", options->data, "External constant files (.ptd), searched in order");
-  command->add_option("--bundled-input", options->bundled_input,
-                      "Use the inputs of test case N of a bundled program");
-  command->add_option("--fill", options->fill, "Generated inputs when none are given (default ones)")
-      ->check(CLI::IsMember({"ones", "zeros", "random"}));
-  command->add_option("--seed", options->seed, "Seed for --fill random");
+  auto* bundled = command->add_option("--bundled-input", options->bundled_input,
+                                      "Use the inputs of test case N of a bundled program")
+                      ->check(whole_number(0));
+  auto* fill = command->add_option("--fill", options->fill, "Generated inputs when none are given (default ones)")
+                   ->check(CLI::IsMember({"ones", "zeros", "random"}));
+  command->add_option("--seed", options->seed, "Seed for --fill random")
+      ->check(whole_number(0, std::numeric_limits<int64_t>::max()));
   command->add_option("--iterations", options->iterations, "Timed executions (default 1)")
-      ->check(CLI::PositiveNumber);
+      ->check(whole_number(1, kMaxRuns));
   command->add_option("--warmup", options->warmup, "Untimed executions first (default 0)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(whole_number(0, kMaxRuns));
   command->add_option("--output-dir", options->output_dir, "Write each output as output_<i>.npy");
   command->add_flag("--print-outputs", options->print_outputs, "Show the first values of each output");
   command->add_flag("--json", options->json, "Machine-readable report on stdout");
+  // Inputs come from exactly one place.
+  input->excludes(bundled)->excludes(fill);
+  bundled->excludes(fill);
   add_tracing_options(*command, options->tracing);
   command->callback([options, &context] { context.exit_code = run(*options); });
 }

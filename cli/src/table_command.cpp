@@ -9,6 +9,7 @@
 
 #include "commands.h"
 #include "diagnostics.h"
+#include "option_checks.h"
 #include "record_loading.h"
 #include "etkit/core/file_data.h"
 #include "etkit/core/program_summary.h"
@@ -17,14 +18,14 @@
 #include "etkit/inspector/source_links.h"
 #include "program_loading.h"
 #include "table_rows.h"
+#include "time_options.h"
 
 namespace etkit::cli {
 namespace {
 
 struct TableOptions {
   std::string etdump;
-  std::string source_unit = "ns";
-  std::string time_unit = "ms";
+  TimeUnitOptions units;
   std::string block;
   std::string sort;
   size_t top = 0;
@@ -34,17 +35,33 @@ struct TableOptions {
   std::string method = "forward";
   std::string etrecord;
   bool source = false;
+  bool full_paths = false;
+  bool allow_unlinked = false;
   std::string debug_buffer;
 };
 
 int run_table(const TableOptions& options) {
   Diagnostics diagnostics;
-  auto units = inspector::parse_time_units(options.source_unit, options.time_unit);
+  auto units = event_block_options(options.units);
   if (!units.ok()) return diagnostics.fail(units.error());
   auto trace = etdump::ETDump::load_file(options.etdump);
   if (!trace.ok()) return diagnostics.fail(trace.error());
   auto grouped = inspector::GroupedEvents::build(*trace, *units);
   if (!grouped.ok()) return diagnostics.fail(grouped.error());
+  // Names and cases of the trace's blocks: --block must name one of them,
+  // and traces of bundled cases get a column saying which case a row is.
+  std::vector<std::string> block_names;
+  bool bundled_cases = false;
+  for (size_t b = 0; b < trace->block_count(); ++b) {
+    const etdump::RunBlock block = trace->block(b);
+    bundled_cases |= block.bundled_input_index() >= 0;
+    const std::string name(block.name());
+    if (std::find(block_names.begin(), block_names.end(), name) == block_names.end()) block_names.push_back(name);
+  }
+  if (!options.block.empty() &&
+      std::find(block_names.begin(), block_names.end(), options.block) == block_names.end()) {
+    return diagnostics.fail(unknown_name("--block", options.block, "event block in " + options.etdump, block_names));
+  }
   std::optional<MethodSummary> method;
   if (!options.program.empty()) {
     auto loaded = load_program(options.program, {});
@@ -61,6 +78,9 @@ int run_table(const TableOptions& options) {
   if (!options.etrecord.empty()) {
     auto loaded = load_etrecord(options.etrecord, options.method, diagnostics);
     if (!loaded.ok()) return diagnostics.fail(loaded.error());
+    Status fits = check_record_fits(*grouped, *loaded, options.etrecord, options.method, options.allow_unlinked,
+                                    diagnostics);
+    if (!fits.ok()) return diagnostics.fail(fits.error());
     record.emplace(std::move(*loaded));
   } else if (options.source) {
     return diagnostics.fail(Error::make(ErrorCode::kInvalidArgument, "--source needs --etrecord"));
@@ -78,11 +98,6 @@ int run_table(const TableOptions& options) {
   }
   const bool numeric_sort =
       std::find(std::begin(kStatColumns), std::end(kStatColumns), options.sort) != std::end(kStatColumns);
-  if (!options.sort.empty() && !numeric_sort && options.sort != "event_name" && options.sort != "event_block_name") {
-    return diagnostics.fail(Error::make(ErrorCode::kInvalidArgument,
-                            "--sort %s: sort by p10, p50, p90, avg, min, max, event_name or event_block_name",
-                            options.sort.c_str()));
-  }
 
   Output out;
   // One block at a time, annotated; blocks are materialized again when a
@@ -164,13 +179,18 @@ int run_table(const TableOptions& options) {
     });
   };
 
-  const std::string unit = std::string(" (") + options.time_unit + ")";
-  std::vector<std::string> header = {"event_block_name", "event_name"};
+  const std::string unit = std::string(" (") + options.units.target + ")";
+  std::vector<std::string> header = {"event_block_name"};
+  if (bundled_cases) header.push_back("bundled_input_index");
+  header.push_back("event_name");
   for (const char* column : kStatColumns) header.push_back(column + unit);
   header.insert(header.end(), {"op_types", "is_delegated_op", "delegate_backend_name"});
   if (options.source) header.insert(header.end(), {"module", "source"});
-  ExtraColumns extra;
+  CellFormat extra;
+  extra.bundled_case = bundled_cases;
   extra.source = options.source;
+  extra.full_paths = options.full_paths;
+  extra.decimals = decimals_for(units->source, units->target);
   if (!options.debug_buffer.empty()) {
     extra.debug = &debug;
     header.push_back("debug_data");
@@ -212,13 +232,13 @@ int run_table(const TableOptions& options) {
         const auto c = cells(row, extra);
         for (size_t i = 0; i < c.size(); ++i) width[i] = std::max(width[i], c[i].size());
       }
-      out.add(aligned_line(header, width, markdown));
+      out.add(aligned_line(header, width, markdown, extra));
       if (markdown) {
         std::vector<std::string> rule;
         for (size_t w : width) rule.push_back(std::string(w, '-'));
-        out.add(aligned_line(rule, width, markdown));
+        out.add(aligned_line(rule, width, markdown, extra));
       }
-      for (const Row& row : rows) out.add(aligned_line(cells(row, extra), width, markdown));
+      for (const Row& row : rows) out.add(aligned_line(cells(row, extra), width, markdown, extra));
     } else {
       out.add(separated_line(header, separator));
       for (const Row& row : rows) out.add(separated_line(cells(row, extra), separator));
@@ -249,19 +269,17 @@ int run_table(const TableOptions& options) {
         for (size_t i = 0; i < worker.width.size(); ++i) width[i] = std::max(width[i], worker.width[i]);
       }
     }
-    out.add(aligned_line(header, width, markdown));
+    out.add(aligned_line(header, width, markdown, extra));
     if (markdown) {
       std::vector<std::string> rule;
       for (size_t w : width) rule.push_back(std::string(w, '-'));
-      out.add(aligned_line(rule, width, markdown));
+      out.add(aligned_line(rule, width, markdown, extra));
     }
     const size_t last = header.size() - 1;
     auto format_line = [&](std::string& text, const Row& row) {
       if (markdown) text += "| ";
       for_each_cell(row, extra, [&](size_t i, std::string_view cell) {
-        text += cell;
-        if (i < last || markdown) text.append(width[i] - cell.size(), ' ');
-        if (i < last) text += markdown ? " | " : "  ";
+        append_aligned_cell(text, i, cell, width[i], i == last, markdown, extra);
       });
       if (markdown) text += " |";
       else while (!text.empty() && text.back() == ' ') text.pop_back();
@@ -295,19 +313,19 @@ void register_table(CLI::App& app, CommandContext& context) {
   auto options = std::make_shared<TableOptions>();
   CLI::App* command = app.add_subcommand("table", "Per-event statistics of a trace, as upstream's Inspector tabulates");
   command->add_option("etdump", options->etdump, ".etdp trace")->required();
-  command->add_option("--source-time-unit", options->source_unit, "Unit of the trace's timestamps (default ns)")
-      ->check(CLI::IsMember({"s", "ms", "us", "ns", "cycles"}));
-  command->add_option("--time-unit", options->time_unit, "Unit of the report (default ms)")
-      ->check(CLI::IsMember({"s", "ms", "us", "ns", "cycles"}));
+  add_time_unit_options(*command, options->units);
   command->add_option("--block", options->block, "Only event blocks with this name");
-  command->add_option("--sort", options->sort, "Sort by a column (statistics descending)");
-  command->add_option("--top", options->top, "Keep the first N rows");
+  command->add_option("--sort", options->sort, "Sort by a column (statistics descending)")
+      ->check(CLI::IsMember({"p10", "p50", "p90", "avg", "min", "max", "event_name", "event_block_name"}));
+  command->add_option("--top", options->top, "Keep the first N rows")->check(whole_number(1));
   command->add_option("--program", options->program, "The traced program, to name delegate backends");
   command->add_option("--method", options->method, "The traced method (default forward)");
   command->add_option("--etrecord", options->etrecord,
                       "ETRecord of the program: op types, stack traces, module hierarchy");
   command->add_flag("--source", options->source,
                     "Add module and source-line columns to text/csv/tsv/markdown (needs --etrecord)");
+  command->add_flag("--full-paths", options->full_paths, "Source paths whole (default: last folder and file)");
+  add_allow_unlinked(*command, options->allow_unlinked);
   command->add_option("--debug-buffer", options->debug_buffer,
                       "Debug buffer of the trace: a debug_data column (dtypes and shapes of each "
                       "instruction's outputs; values and statistics in --format json)");

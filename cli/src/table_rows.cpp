@@ -45,8 +45,27 @@ std::string join_distinct(const Items& items, Describe describe) {
 
 }  // namespace
 
-std::string source_text(const inspector::Event& e) {
-  return join_distinct(e.stack_traces, etrecord::innermost_source_line);
+std::string source_text(const inspector::Event& e, bool full_paths) {
+  return join_distinct(e.stack_traces, [full_paths](const std::string& trace) {
+    std::string line = etrecord::innermost_source_line(trace);
+    if (full_paths) return line;
+    // "…/models/cnn.py:23": the last folder and the file say where.
+    const size_t last = line.rfind('/');
+    const size_t folder = last == std::string::npos || last == 0 ? std::string::npos : line.rfind('/', last - 1);
+    return folder == std::string::npos ? line : "…" + line.substr(folder);
+  });
+}
+
+int decimals_for(inspector::TimeUnit source, inspector::TimeUnit target) {
+  const double ratio = inspector::nanoseconds_per(target) / inspector::nanoseconds_per(source);
+  int decimals = 0;
+  for (double r = ratio; r > 1.5 && decimals < 9; r /= 10) ++decimals;
+  return decimals;
+}
+
+bool numeric_column(size_t index, const CellFormat& format) {
+  const size_t first_stat = format.bundled_case ? 3 : 2;
+  return (format.bundled_case && index == 1) || (index >= first_stat && index < first_stat + std::size(kStatColumns));
 }
 
 std::string module_text(const inspector::Event& e) {
@@ -87,10 +106,10 @@ std::string op_types_text(const inspector::Event& e) {
   return text + "]";
 }
 
-std::vector<std::string> cells(const Row& row, const ExtraColumns& extra) {
+std::vector<std::string> cells(const Row& row, const CellFormat& format) {
   std::vector<std::string> out;
-  out.reserve(14);
-  for_each_cell(row, extra, [&](size_t, std::string_view text) { out.emplace_back(text); });
+  out.reserve(15);
+  for_each_cell(row, format, [&](size_t, std::string_view text) { out.emplace_back(text); });
   return out;
 }
 
@@ -117,14 +136,26 @@ std::string separated_line(const std::vector<std::string>& cells, char separator
   return line + "\n";
 }
 
-std::string aligned_line(const std::vector<std::string>& line, const std::vector<size_t>& width, bool markdown) {
+void append_aligned_cell(std::string& text, size_t index, std::string_view cell, size_t width, bool last,
+                         bool markdown, const CellFormat& format) {
+  const size_t pad = width > cell.size() ? width - cell.size() : 0;
+  if (numeric_column(index, format)) {
+    text.append(pad, ' ');
+    text += cell;
+  } else {
+    text += cell;
+    if (!last || markdown) text.append(pad, ' ');
+  }
+  if (!last) text += markdown ? " | " : "  ";
+}
+
+std::string aligned_line(const std::vector<std::string>& line, const std::vector<size_t>& width, bool markdown,
+                         const CellFormat& format) {
   std::string text = markdown ? "| " : "";
   for (size_t i = 0; i < line.size(); ++i) {
-    text += line[i];
-    if (i + 1 < line.size() || markdown) text.append(width[i] - line[i].size(), ' ');
-    if (i + 1 < line.size()) text += markdown ? " | " : "  ";
-    else if (markdown) text += " |";
+    append_aligned_cell(text, i, line[i], width[i], i + 1 == line.size(), markdown, format);
   }
+  if (markdown) text += " |";
   while (!markdown && !text.empty() && text.back() == ' ') text.pop_back();
   return text + "\n";
 }

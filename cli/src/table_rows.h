@@ -22,11 +22,22 @@ namespace etkit::cli {
 /// in logged order, for the debug_data column.
 using DebugOutputs = std::map<int32_t, std::vector<inspector::RecordedOutput>>;
 
-/// Optional columns after the standard ones.
-struct ExtraColumns {
-  bool source = false;                 ///< module and source (--source)
+/// How cells are written: optional columns and number precision.
+struct CellFormat {
+  bool bundled_case = false;            ///< a bundled_input_index column after the block name
+  bool source = false;                  ///< module and source (--source)
+  bool full_paths = false;              ///< source paths whole instead of folder/file:line
   const DebugOutputs* debug = nullptr;  ///< debug_data (--debug-buffer)
+  /// Fixed decimals of the statistics: the digits the source unit resolves
+  /// in the target unit (ns -> ms: 6), so columns line up without noise.
+  int decimals = 6;
 };
+
+/// Decimals that show a `source`-unit timestamp exactly in `target` units
+/// (at most 9).
+int decimals_for(inspector::TimeUnit source, inspector::TimeUnit target);
+/// Whether column `index` of the text table holds numbers (right-aligned).
+bool numeric_column(size_t index, const CellFormat& format);
 
 /// "float32[1,16,14,14], int64[1,16,14,14]": the outputs an event's
 /// instruction logged, empty for other events.
@@ -48,8 +59,9 @@ inline double stat(const inspector::PerfData& p, size_t index) {
 /// Index of a statistic's name in kStatColumns (its size when unknown).
 size_t stat_index(const std::string& name);
 std::string op_types_text(const inspector::Event& e);
-/// "file:line" of the innermost user frame of each linked node, joined.
-std::string source_text(const inspector::Event& e);
+/// "file:line" of the innermost user frame of each linked node, joined;
+/// paths shortened to their last folder and file unless `full_paths`.
+std::string source_text(const inspector::Event& e, bool full_paths = true);
 /// "path (Type)" of the innermost module of each linked node, joined.
 std::string module_text(const inspector::Event& e);
 
@@ -57,13 +69,18 @@ std::string module_text(const inspector::Event& e);
 // cell where it can (numbers go through a stack buffer): the aligned text
 // format visits every row twice.
 template <typename Emit>
-void for_each_cell(const Row& row, const ExtraColumns& extra, Emit&& emit) {
+void for_each_cell(const Row& row, const CellFormat& format, Emit&& emit) {
   const inspector::Event& e = *row.event;
   size_t column = 0;
   emit(column++, std::string_view(row.block->name));
+  char text[48];
+  if (format.bundled_case) {
+    const int32_t index = row.block->bundled_input_index;
+    const int length = index < 0 ? 0 : std::snprintf(text, sizeof(text), "%d", int(index));
+    emit(column++, std::string_view(text, size_t(length)));
+  }
   emit(column++, std::string_view(e.name));
   // Equal statistics (all six, when a block has one run) are formatted once.
-  char text[32];
   size_t length = 0;
   double formatted = 0;
   bool have_text = false;
@@ -74,8 +91,8 @@ void for_each_cell(const Row& row, const ExtraColumns& extra, Emit&& emit) {
     }
     const double value = stat(*e.perf_data, stat_column);
     if (!have_text || std::memcmp(&value, &formatted, sizeof(value)) != 0) {
-      const auto result = std::to_chars(text, text + sizeof(text), value, std::chars_format::general, 6);
-      length = size_t(result.ptr - text);
+      const auto result = std::to_chars(text, text + sizeof(text), value, std::chars_format::fixed, format.decimals);
+      length = result.ec == std::errc() ? size_t(result.ptr - text) : 0;
       formatted = value;
       have_text = true;
     }
@@ -85,15 +102,15 @@ void for_each_cell(const Row& row, const ExtraColumns& extra, Emit&& emit) {
   else emit(column++, std::string_view(op_types_text(e)));
   emit(column++, std::string_view(e.is_delegated_op ? "True" : "False"));
   emit(column++, std::string_view(e.delegate_backend_name));
-  if (extra.source) {
+  if (format.source) {
     emit(column++, std::string_view(module_text(e)));
-    emit(column++, std::string_view(source_text(e)));
+    emit(column++, std::string_view(source_text(e, format.full_paths)));
   }
-  if (extra.debug != nullptr) emit(column++, std::string_view(debug_data_text(e, *extra.debug)));
+  if (format.debug != nullptr) emit(column++, std::string_view(debug_data_text(e, *format.debug)));
 }
 
 /// The cells of a row as strings (for sorted output, which keeps rows).
-std::vector<std::string> cells(const Row& row, const ExtraColumns& extra);
+std::vector<std::string> cells(const Row& row, const CellFormat& format);
 
 // Output goes through one large buffer: a million rows through iostreams
 // would dominate the command's time.
@@ -116,7 +133,12 @@ class Output {
 /// A CSV/TSV cell, quoted when it holds the separator or a quote.
 void append_separated_cell(std::string& line, std::string_view cell, char separator);
 std::string separated_line(const std::vector<std::string>& cells, char separator);
-std::string aligned_line(const std::vector<std::string>& line, const std::vector<size_t>& width, bool markdown);
+/// Cells padded to `width`, numeric columns right-aligned.
+std::string aligned_line(const std::vector<std::string>& line, const std::vector<size_t>& width, bool markdown,
+                         const CellFormat& format);
+/// Appends cell `index` padded to `width` (left or right by its column).
+void append_aligned_cell(std::string& text, size_t index, std::string_view cell, size_t width, bool last,
+                         bool markdown, const CellFormat& format);
 /// The row as one JSON object with upstream's dataframe keys.
 nlohmann::ordered_json json_item(const Row& row, const DebugOutputs& debug);
 

@@ -5,23 +5,12 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <vector>
 
 namespace etkit::cli {
 
 std::string shape_text(const Tensor& tensor) {
   return std::string(to_string(tensor.scalar_type())) + format_sizes(tensor.sizes());
-}
-
-std::string values_preview(const Tensor& tensor, size_t limit) {
-  std::string text = "[";
-  const int64_t count = std::min<int64_t>(tensor.numel(), int64_t(limit));
-  for (int64_t i = 0; i < count; ++i) {
-    char item[32];
-    std::snprintf(item, sizeof(item), "%.6g", element_as_double(tensor, i));
-    text += (i ? ", " : "") + std::string(item);
-  }
-  if (tensor.numel() > count) text += ", …";
-  return text + "]";
 }
 
 void print_value(Printer& out, const Value& value, size_t preview) {
@@ -30,7 +19,13 @@ void print_value(Printer& out, const Value& value, size_t preview) {
     const Tensor& t = value.to_tensor();
     out.field("dtype", to_string(t.scalar_type()));
     out.int_list("sizes", std::vector<int64_t>(t.sizes().begin(), t.sizes().end()));
-    if (preview > 0) out.field("values", values_preview(t, preview));
+    out.field("numel", t.numel());
+    if (preview > 0) {
+      const int64_t count = std::min<int64_t>(t.numel(), int64_t(preview));
+      std::vector<double> values(static_cast<size_t>(count));
+      for (int64_t i = 0; i < count; ++i) values[size_t(i)] = element_as_double(t, i);
+      out.double_list("values", values, size_t(t.numel()));
+    }
   } else if (value.tag() == ValueTag::kInt) {
     out.field("value", value.to_int());
   } else if (value.tag() == ValueTag::kDouble) {

@@ -10,9 +10,8 @@ namespace etkit::cli {
 
 /// "float32[2, 3]".
 std::string shape_text(const Tensor& tensor);
-/// The first `limit` elements in logical order, e.g. "[1, 2.5, nan, …]".
-std::string values_preview(const Tensor& tensor, size_t limit);
-/// Prints a value: kind, dtype, sizes and a preview of its elements.
+/// Prints a value: kind, dtype, sizes, numel and its first `preview`
+/// elements in logical order as numbers.
 void print_value(Printer& out, const Value& value, size_t preview);
 
 }  // namespace etkit::cli

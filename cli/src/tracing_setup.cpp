@@ -1,15 +1,21 @@
 #include "tracing_setup.h"
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstring>
+
+#include "option_checks.h"
 
 namespace etkit::cli {
 
 void add_tracing_options(CLI::App& command, TracingOptions& options) {
-  command.add_option("--etdump", options.etdump, "Write an ETDump trace of the load and every run");
+  command.add_option("--etdump", options.etdump, "Write an ETDump trace of the load and every run")
+      ->check(writable_path());
   command.add_option("--debug-level", options.debug_level,
                      "Values to log into the trace: none, outputs, intermediates")
       ->check(CLI::IsMember({"none", "outputs", "intermediates"}));
-  command.add_option("--debug-buffer", options.debug_buffer, "File for the logged tensor data");
+  command.add_option("--debug-buffer", options.debug_buffer, "File for the logged tensor data")
+      ->check(writable_path());
   command.add_option("--debug-filter", options.debug_filter,
                      "Log intermediate outputs only of operators matching this (* wildcards)");
   command.add_flag("--trace-allocations", options.trace_allocations,
@@ -29,15 +35,34 @@ Status Tracing::finish(const std::string& etdump_path) {
   return gen ? gen->write(etdump_path) : Status(Ok{});
 }
 
+std::vector<std::string> trace_warnings(const TracingOptions& options, const etdump::ETDumpGenStats& stats) {
+  std::vector<std::string> warnings;
+  if (stats.dropped_events + stats.dropped_values > 0) {
+    warnings.push_back(options.etdump + ": " + std::to_string(stats.dropped_events) + " events and " +
+                       std::to_string(stats.dropped_values) + " values did not fit and were dropped");
+  }
+  if (!options.debug_filter.empty() && stats.intermediate_values == 0) {
+    warnings.push_back("--debug-filter " + options.debug_filter +
+                       " matched no operator: the trace holds no intermediate outputs");
+  }
+  return warnings;
+}
+
 Status setup_tracing(const TracingOptions& options, size_t events, size_t blocks, Tracing& tracing) {
   if (options.etdump.empty()) {
-    if (options.debug_level != "none" || !options.debug_buffer.empty() || options.trace_allocations) {
+    if (options.debug_level != "none" || !options.debug_buffer.empty() || options.trace_allocations ||
+        !options.debug_filter.empty()) {
       return Error::make(ErrorCode::kInvalidArgument,
-                         "--debug-level, --debug-buffer and --trace-allocations need --etdump");
+                         "--debug-level, --debug-buffer, --debug-filter and --trace-allocations need --etdump");
     }
     return Ok{};
   }
   ETKIT_ASSIGN_OR_RETURN(etdump::DebugLevel level, etdump::parse_debug_level(options.debug_level));
+  if (!options.debug_filter.empty() && level != etdump::DebugLevel::kIntermediateOutputs) {
+    return Error::make(ErrorCode::kInvalidArgument,
+                       "--debug-filter %s selects intermediate outputs: it needs --debug-level intermediates",
+                       options.debug_filter.c_str());
+  }
   etdump::ETDumpGenOptions gen_options;
   gen_options.debug_level = level;
   gen_options.op_filter = options.debug_filter;
@@ -52,8 +77,8 @@ Status setup_tracing(const TracingOptions& options, size_t events, size_t blocks
     }
     tracing.debug_file = std::fopen(options.debug_buffer.c_str(), "wb");
     if (tracing.debug_file == nullptr) {
-      return Error::make(ErrorCode::kIo, "%s: cannot create the debug buffer file",
-                         options.debug_buffer.c_str());
+      return Error::make(ErrorCode::kIo, "%s: cannot create the debug buffer file: %s",
+                         options.debug_buffer.c_str(), std::strerror(errno));
     }
     gen_options.debug_file = tracing.debug_file;
   }

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "etkit/core/result.h"
 #include "etkit/etdump/etdump_gen.h"
@@ -39,6 +40,10 @@ struct Tracing {
 /// Adds --etdump, --debug-level, --debug-buffer, --debug-filter and
 /// --trace-allocations.
 void add_tracing_options(CLI::App& command, TracingOptions& options);
+
+/// What a user must hear about a finished trace: events or values that did
+/// not fit, and a --debug-filter that matched no operator.
+std::vector<std::string> trace_warnings(const TracingOptions& options, const etdump::ETDumpGenStats& stats);
 
 /// Creates the recorder when `options.etdump` is set, with room for
 /// `events` events and `blocks` run blocks. Fails when debug options are

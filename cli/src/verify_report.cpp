@@ -86,7 +86,7 @@ void write_verify_json(std::ostream& out, const std::string& file, const bundled
   root["rtol"] = report.rtol;
   root["atol"] = report.atol;
   root["summary"] = {{"cases", report.cases.size()}, {"passed", report.passed}, {"failed", report.failed},
-                     {"load_seconds", report.load_seconds}};
+                     {"errors", 0}, {"load_seconds", report.load_seconds}};
   root["cases"] = nlohmann::ordered_json::array();
   for (const bundled::CaseReport& c : report.cases) {
     nlohmann::ordered_json item;
@@ -118,6 +118,27 @@ void write_verify_json(std::ostream& out, const std::string& file, const bundled
     root["cases"].push_back(item);
   }
   out << root.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
+}
+
+void write_verify_error_json(std::ostream& out, const std::string& file, const std::string& error, double rtol,
+                             double atol) {
+  nlohmann::ordered_json root;
+  root["file"] = file;
+  root["rtol"] = rtol;
+  root["atol"] = atol;
+  root["error"] = error;
+  root["summary"] = {{"cases", 0}, {"passed", 0}, {"failed", 0}, {"errors", 1}, {"load_seconds", 0.0}};
+  root["cases"] = nlohmann::ordered_json::array();
+  out << root.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
+}
+
+void write_verify_error_junit(std::ostream& out, const std::string& file, const std::string& error) {
+  out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out << "<testsuites name=\"etinspect verify\" tests=\"1\" failures=\"0\" errors=\"1\" time=\"0\">\n";
+  out << "  <testsuite name=\"" << xml_escape(file) << "\" tests=\"1\" failures=\"0\" errors=\"1\" time=\"0\">\n";
+  out << "    <testcase classname=\"" << xml_escape(file) << "\" name=\"load\" time=\"0\">\n";
+  out << "      <error type=\"error\" message=\"" << xml_escape(error) << "\">" << xml_escape(error)
+      << "</error>\n    </testcase>\n  </testsuite>\n</testsuites>\n";
 }
 
 void write_verify_junit(std::ostream& out, const std::string& file, const bundled::VerifyReport& report) {

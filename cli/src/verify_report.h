@@ -18,6 +18,13 @@ void write_verify_json(std::ostream& out, const std::string& file, const bundled
 /// the text report of the failing outputs.
 void write_verify_junit(std::ostream& out, const std::string& file, const bundled::VerifyReport& report);
 
+/// The reports of a verification that could not run (the bundle could not
+/// be read, a method could not load): CI then finds a report holding the
+/// error instead of a missing file.
+void write_verify_error_json(std::ostream& out, const std::string& file, const std::string& error, double rtol,
+                             double atol);
+void write_verify_error_junit(std::ostream& out, const std::string& file, const std::string& error);
+
 /// "output 0 int32[2, 2]: 1 of 4 elements (25%) differ; …" for one output.
 std::string describe_output(const bundled::OutputReport& output);
 

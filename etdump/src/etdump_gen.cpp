@@ -352,6 +352,7 @@ void ETDumpGen::log_value(const Value& value, LoggedValueKind kind, int32_t chai
   Record* record = append(*this, s);
   if (record == nullptr) return;
   record->kind = RecordKind::kDebug;
+  if (kind == LoggedValueKind::kIntermediateOutput) ++s.intermediate_values;
   // Unnamed, as upstream's runtime logs values: the instruction id ties the
   // event to its op, and a name would make upstream's Inspector show it as
   // an event of its own.
@@ -401,6 +402,7 @@ ETDumpGenStats ETDumpGen::stats() const {
   stats.dropped_blocks = state_->dropped_blocks;
   stats.dropped_values = state_->dropped_values;
   stats.debug_bytes = state_->debug_used;
+  stats.intermediate_values = state_->intermediate_values;
   return stats;
 }
 

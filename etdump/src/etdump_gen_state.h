@@ -82,6 +82,7 @@ struct ETDumpGen::State {
   size_t dropped_blocks = 0;
   size_t dropped_values = 0;
   size_t dropped_strings = 0;
+  size_t intermediate_values = 0;
 };
 
 }  // namespace etkit::etdump

@@ -1,5 +1,7 @@
 // Builds the ETDump flatbuffer from the recorded trace, after the runs.
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 
 #include "etdump_gen_state.h"
@@ -128,7 +130,7 @@ Status ETDumpGen::write(const std::string& path) const {
   out.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
   out.close();
   if (!out) {
-    return Error::make(ErrorCode::kIo, "%s: cannot write the trace", path.c_str());
+    return Error::make(ErrorCode::kIo, "%s: cannot write the trace: %s", path.c_str(), std::strerror(errno));
   }
   return Ok{};
 }

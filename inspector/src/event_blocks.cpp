@@ -206,7 +206,7 @@ std::vector<Group> group_runs(const etdump::ETDump& trace) {
 // Writes the block of `group` into `block`, reusing its storage: callers
 // that walk millions of events one block at a time then allocate almost
 // nothing per block.
-void materialize_into(const Group& group, double scale, EventBlock& block) {
+void materialize_into(const Group& group, double scale, double delegate_scale, EventBlock& block) {
   static thread_local std::vector<double> scratch;
   block.name.assign(group.name);
   block.bundled_input_index = group.bundled_input_index;
@@ -238,21 +238,23 @@ void materialize_into(const Group& group, double scale, EventBlock& block) {
     if (!event.perf_data) event.perf_data.emplace();
     PerfData& perf = *event.perf_data;
     perf.raw.clear();
+    const double event_scale = event.is_delegated_op ? delegate_scale : scale;
     for (size_t run = 0; run < group.runs; ++run) {
       const Occurrence& o = group.occurrences[run * width + k];
-      perf.raw.push_back(elapsed(o.start, o.end) / scale);
-      event.start_times.push_back(double(o.start) / scale);
+      perf.raw.push_back(elapsed(o.start, o.end) / event_scale);
+      event.start_times.push_back(double(o.start) / event_scale);
     }
     compute_stats(perf, scratch);
   }
 }
 
-Result<double> scale_of(const EventBlockOptions& options) {
-  if ((options.source == TimeUnit::kCycles) != (options.target == TimeUnit::kCycles)) {
+// Divisor from `source` ticks to target units.
+Result<double> scale_of(TimeUnit source, TimeUnit target) {
+  if ((source == TimeUnit::kCycles) != (target == TimeUnit::kCycles)) {
     return Error::make(ErrorCode::kInvalidArgument,
                        "for time in cycles both the source and the target unit must be cycles");
   }
-  return nanoseconds_per(options.target) / nanoseconds_per(options.source);
+  return nanoseconds_per(target) / nanoseconds_per(source);
 }
 
 }  // namespace
@@ -294,6 +296,7 @@ double percentile(std::vector<double> values, double q) {
 struct GroupedEvents::State {
   std::vector<Group> groups;
   double scale = 1;
+  double delegate_scale = 1;
 };
 
 GroupedEvents::GroupedEvents(std::unique_ptr<State> state) : state_(std::move(state)) {}
@@ -303,7 +306,9 @@ GroupedEvents& GroupedEvents::operator=(GroupedEvents&&) noexcept = default;
 
 Result<GroupedEvents> GroupedEvents::build(const etdump::ETDump& trace, const EventBlockOptions& options) {
   auto state = std::make_unique<State>();
-  ETKIT_ASSIGN_OR_RETURN(state->scale, scale_of(options));
+  ETKIT_ASSIGN_OR_RETURN(state->scale, scale_of(options.source, options.target));
+  ETKIT_ASSIGN_OR_RETURN(state->delegate_scale,
+                         scale_of(options.delegate_source.value_or(options.source), options.target));
   state->groups = group_runs(trace);
   return GroupedEvents(std::move(state));
 }
@@ -312,12 +317,12 @@ size_t GroupedEvents::block_count() const { return state_->groups.size(); }
 
 EventBlock GroupedEvents::block(size_t index) const {
   EventBlock block;
-  materialize_into(state_->groups[index], state_->scale, block);
+  materialize_into(state_->groups[index], state_->scale, state_->delegate_scale, block);
   return block;
 }
 
 void GroupedEvents::block_into(size_t index, EventBlock& block) const {
-  materialize_into(state_->groups[index], state_->scale, block);
+  materialize_into(state_->groups[index], state_->scale, state_->delegate_scale, block);
 }
 
 Result<std::vector<EventBlock>> event_blocks(const etdump::ETDump& trace, const EventBlockOptions& options) {
@@ -328,19 +333,21 @@ Result<std::vector<EventBlock>> event_blocks(const etdump::ETDump& trace, const 
   return blocks;
 }
 
+bool annotate_backend(Event& event, const MethodSummary& method) {
+  if (!event.is_delegated_op && event.name != "DELEGATE_CALL") return false;
+  for (const InstructionSummary& instruction : method.instructions) {
+    if (instruction.chain == 0 && instruction.index == event.instruction_id && instruction.kind == "delegate") {
+      event.delegate_backend_name = instruction.target;
+      return true;
+    }
+  }
+  return false;
+}
+
 size_t annotate_backends(EventBlock& block, const MethodSummary& method) {
   if (block.name != "Execute") return 0;
   size_t annotated = 0;
-  for (Event& event : block.events) {
-    if (!event.is_delegated_op && event.name != "DELEGATE_CALL") continue;
-    for (const InstructionSummary& instruction : method.instructions) {
-      if (instruction.chain == 0 && instruction.index == event.instruction_id &&
-          instruction.kind == "delegate") {
-        event.delegate_backend_name = instruction.target;
-        ++annotated;
-      }
-    }
-  }
+  for (Event& event : block.events) annotated += annotate_backend(event, method);
   return annotated;
 }
 

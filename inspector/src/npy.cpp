@@ -201,7 +201,7 @@ Status write_npy(const std::string& path, const Tensor& tensor) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
   if (!out) {
-    return Error::make(ErrorCode::kIo, "%s: cannot write", path.c_str());
+    return Error::make(ErrorCode::kIo, "%s: cannot write: %s", path.c_str(), std::strerror(errno));
   }
   return Ok{};
 }

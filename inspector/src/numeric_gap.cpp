@@ -97,6 +97,17 @@ Result<std::vector<RecordedOutput>> recorded_outputs(const etdump::ETDump& trace
   return std::vector<RecordedOutput>{};
 }
 
+Result<std::vector<RecordedOutput>> recorded_outputs(const etdump::ETDump& trace, ByteSpan debug_buffer,
+                                                     size_t block) {
+  if (block >= trace.block_count()) {
+    return Error::make(ErrorCode::kOutOfRange, "%s: run block %zu of %zu", trace.name().c_str(), block,
+                       trace.block_count());
+  }
+  return block_values(trace, debug_buffer, block, [](const etdump::DebugEventView& d) {
+    return !d.is_output && d.instruction_id >= 0;
+  });
+}
+
 Result<std::vector<RecordedOutput>> run_outputs(const etdump::ETDump& trace, ByteSpan debug_buffer,
                                                 size_t block) {
   if (block >= trace.block_count()) {

@@ -78,6 +78,7 @@ struct ETDumpGenStats {
   size_t dropped_blocks = 0;
   size_t dropped_values = 0;  ///< tensor data that did not fit the buffer
   size_t debug_bytes = 0;     ///< bytes of tensor data written
+  size_t intermediate_values = 0;  ///< intermediate outputs recorded (after filters)
 };
 
 class ETDumpGen final : public EventTracer {

@@ -66,6 +66,9 @@ struct EventBlock {
 struct EventBlockOptions {
   TimeUnit source = TimeUnit::kNanoseconds;
   TimeUnit target = TimeUnit::kMilliseconds;
+  /// Unit of delegate-internal events' timestamps when a backend logs in
+  /// its own (upstream's delegate_time_scale_converter); unset: `source`.
+  std::optional<TimeUnit> delegate_source;
 };
 
 /// Both units from their names, as the CLI's --source-time-unit and
@@ -107,5 +110,7 @@ class GroupedEvents {
 size_t annotate_backends(std::vector<EventBlock>& blocks, const MethodSummary& method);
 /// The same for one block.
 size_t annotate_backends(EventBlock& block, const MethodSummary& method);
+/// The same for one event of an "Execute" block; true when annotated.
+bool annotate_backend(Event& event, const MethodSummary& method);
 
 }  // namespace etkit::inspector

@@ -47,6 +47,10 @@ struct RecordedOutput {
 /// Errors name the event whose tensor is out of bounds.
 Result<std::vector<RecordedOutput>> recorded_outputs(const etdump::ETDump& trace,
                                                      ByteSpan debug_buffer);
+/// The intermediate outputs of run block `block` (a run block index);
+/// fails when there is no such block.
+Result<std::vector<RecordedOutput>> recorded_outputs(const etdump::ETDump& trace, ByteSpan debug_buffer,
+                                                     size_t block);
 
 /// Program outputs recorded in run block `block` (debug events marked as
 /// outputs; empty when the trace was recorded without them): upstream's

@@ -17,6 +17,11 @@ struct LinkReport {
   size_t unmatched = 0;   ///< events with an instruction id but no node
 };
 
+/// How well `record` fits a trace: link_etrecord on the first "Execute"
+/// block that has instruction events (all runs of one program share its
+/// instructions). A record of another program links few or none.
+LinkReport record_fit(const GroupedEvents& grouped, const etrecord::Etrecord& record, const std::string& method);
+
 /// Annotates every event of `blocks` that has an instruction id with the
 /// handles and nodes of `method` in `record`. Events outside the record
 /// keep empty fields and are counted as unmatched.
@@ -24,6 +29,8 @@ LinkReport link_etrecord(std::vector<EventBlock>& blocks, const etrecord::Etreco
                          const std::string& method);
 /// The same for one block.
 LinkReport link_etrecord(EventBlock& block, const etrecord::Etrecord& record, const std::string& method);
+/// The same for one event; true when it reached a graph node.
+bool link_event(Event& event, const etrecord::Etrecord& record, const std::string& method);
 
 /// The operators a block ran, in order: each operator or delegated-op
 /// event's op types when linked to an ETRecord, else its event name

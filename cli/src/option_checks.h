@@ -1,0 +1,43 @@
+#pragma once
+// The CLI's one validation layer: every option value is checked here, when
+// the command line is parsed and before any work starts, and a bad value is
+// one usage error (exit 2) naming the option, the value and what is
+// allowed. Commands attach these checks to their options instead of
+// checking values themselves; checks that need a loaded file (a case index
+// against the bundle's case count, a block name against the trace's
+// blocks) go through the helpers at the bottom, so they read the same.
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "etkit/core/error.h"
+
+namespace etkit::cli {
+
+/// Largest count any option accepts (iterations, rows, depth): beyond it a
+/// value is a typo, not a request.
+inline constexpr int64_t kMaxCount = 100'000'000;
+
+/// A whole number in [min, max]: "abc", "1.5", "nan" and out-of-range
+/// values are refused with the allowed range.
+CLI::Validator whole_number(int64_t min, int64_t max = kMaxCount);
+
+/// A finite number >= 0 (tolerances, thresholds): "-1", "nan", "inf" and
+/// words are refused.
+CLI::Validator non_negative_number();
+
+/// An output path whose folder exists and can be written, checked before
+/// any work so a long run never fails at its end.
+CLI::Validator writable_path();
+
+/// `what` '`value`' not found: the error listing what exists, for names
+/// checked against a loaded file (blocks, methods, modules).
+Error unknown_name(const std::string& option, const std::string& value, const std::string& what,
+                   const std::vector<std::string>& existing);
+
+/// An index option (`--case 7`) beyond what the file holds.
+Error index_out_of_range(const std::string& option, int64_t value, const std::string& what, size_t count);
+
+}  // namespace etkit::cli

@@ -1,0 +1,28 @@
+#include "time_options.h"
+
+#include <CLI/CLI.hpp>
+
+namespace etkit::cli {
+
+void add_time_unit_options(CLI::App& command, TimeUnitOptions& options) {
+  const std::vector<std::string> units = {"s", "ms", "us", "ns", "cycles"};
+  command.add_option("--source-time-unit", options.source, "Unit of the trace's timestamps (default ns)")
+      ->check(CLI::IsMember(units));
+  command.add_option("--time-unit", options.target, "Unit of the report (default ms)")->check(CLI::IsMember(units));
+  command
+      .add_option("--delegate-time-unit", options.delegate,
+                  "Unit of delegate events' timestamps when a backend logs in its own unit (default: the source "
+                  "unit)")
+      ->check(CLI::IsMember(units));
+}
+
+Result<inspector::EventBlockOptions> event_block_options(const TimeUnitOptions& options) {
+  ETKIT_ASSIGN_OR_RETURN(inspector::EventBlockOptions units, inspector::parse_time_units(options.source, options.target));
+  if (!options.delegate.empty()) {
+    ETKIT_ASSIGN_OR_RETURN(inspector::TimeUnit delegate, inspector::parse_time_unit(options.delegate));
+    units.delegate_source = delegate;
+  }
+  return units;
+}
+
+}  // namespace etkit::cli

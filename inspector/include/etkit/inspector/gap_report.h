@@ -1,0 +1,104 @@
+#pragma once
+/// @file
+/// The numeric gap of a traced run against a reference, op by op in
+/// execution order, with the first divergence: the analysis behind
+/// `etinspect gap` and the GUI's gap view.
+///
+/// References come from a folder of .npy files (named by debug handle, as
+/// the sample exporter's --references writes them, optionally with an
+/// index.json naming each handle's instruction) or from a second trace.
+/// An op of the reference that the runtime runs as several instructions
+/// (linear -> permute_copy + addmm share one debug handle) is compared where
+/// the last of them writes.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "etkit/core/result.h"
+#include "etkit/inspector/numeric_gap.h"
+
+namespace etkit::etrecord {
+class Etrecord;
+}
+
+namespace etkit::inspector {
+
+/// A reference tensor's shape and values.
+struct ReferenceValue {
+  std::vector<int64_t> sizes;
+  std::vector<double> values;
+};
+
+/// Where reference values come from.
+class ReferenceSource {
+ public:
+  virtual ~ReferenceSource() = default;
+  /// The reference of the op with `handles` (debug handles; empty without
+  /// an ETRecord) at `instruction_id`; nullopt when there is none, with the
+  /// keys looked for appended to `tried`. Fails when a reference exists but
+  /// cannot be read.
+  virtual Result<std::optional<ReferenceValue>> find(int32_t instruction_id, const std::vector<int64_t>& handles,
+                                                     std::string& tried) const = 0;
+  /// Debug handles of `instruction_id` the source itself knows (a folder's
+  /// index.json); empty when it knows none.
+  virtual std::vector<int64_t> handles_of(int32_t instruction_id) const { (void)instruction_id; return {}; }
+  /// How many reference values the source holds (0 makes a gap vacuous).
+  virtual size_t size() const = 0;
+};
+
+/// A folder of <key>.npy files; reads <dir>/index.json when present
+/// ({"<handle>": {"instruction_id": N, ...}}). Fails when the folder does
+/// not exist or its index is unreadable.
+Result<std::unique_ptr<ReferenceSource>> folder_reference(const std::string& dir);
+/// The intermediate outputs of a second trace, by instruction id (first
+/// output of each instruction).
+std::unique_ptr<ReferenceSource> trace_reference(const std::vector<RecordedOutput>& outputs);
+
+enum class GapStatus {
+  kOk,
+  kDiverged,
+  kShapeMismatch,
+  kNoReference,
+  kFolded,  ///< an earlier instruction of an op compared at its last one
+};
+const char* to_string(GapStatus status);
+
+struct GapRow {
+  int32_t instruction_id = -1;
+  std::string op;                ///< graph node target with an ETRecord, else the kernel
+  std::vector<int64_t> handles;  ///< debug handles
+  std::vector<int64_t> sizes;
+  GapStatus status = GapStatus::kNoReference;
+  std::string detail;  ///< what was looked for, the reference's shape, the instruction compared at
+  GapMetrics metrics;  ///< set for kOk and kDiverged
+  std::string source;  ///< innermost user source line
+};
+
+struct GapOptions {
+  double atol = 1e-5;  ///< divergence: max abs error > atol + rtol * max |reference|
+  double rtol = 1e-4;
+  std::string method = "forward";
+  /// Operator of each instruction of chain 0 (from the program), naming
+  /// rows when there is no ETRecord: value events carry no names.
+  std::vector<std::string> instruction_ops;
+};
+
+struct GapReport {
+  std::vector<GapRow> rows;  ///< execution order
+  std::optional<size_t> first_divergence;  ///< index into rows
+  size_t compared = 0;
+  size_t missing = 0;
+};
+
+/// Compares the first output of every recorded instruction with its
+/// reference. `record` (may be null) gives debug handles, op names and
+/// source lines. Fails when a reference cannot be read, or when nothing
+/// at all could be compared (a gap over no outputs proves nothing).
+Result<GapReport> numeric_gap(const std::vector<RecordedOutput>& outputs, const ReferenceSource& reference,
+                              const etrecord::Etrecord* record, const GapOptions& options);
+
+}  // namespace etkit::inspector
