@@ -49,11 +49,15 @@ Result<std::vector<inspector::RecordedOutput>> outputs_of(const std::string& tra
   auto outputs = block ? inspector::recorded_outputs(trace, buffer->bytes(), *block)
                        : inspector::recorded_outputs(trace, buffer->bytes());
   if (!outputs.ok()) return outputs.error().with_context("%s", buffer_path.c_str());
+  if (outputs->empty() && block) {
+    return Error::make(ErrorCode::kNotFound, "--block %zu: run block %zu of %s has no intermediate outputs", *block,
+                       *block, trace_path.c_str());
+  }
   if (outputs->empty()) {
     return Error::make(ErrorCode::kNotFound,
-                       "%s has no intermediate outputs%s; record them with etinspect run --debug-level "
+                       "%s has no intermediate outputs; record them with etinspect run --debug-level "
                        "intermediates --debug-buffer FILE",
-                       trace_path.c_str(), block ? (" in run block " + std::to_string(*block)).c_str() : "");
+                       trace_path.c_str());
   }
   return outputs;
 }

@@ -95,9 +95,12 @@ int run_modules(const ModulesOptions& options) {
   if (std::find(names.begin(), names.end(), options.block) == names.end()) {
     return diagnostics.fail(unknown_name("--block", options.block, "event block in " + options.etdump, names));
   }
-  const inspector::LinkReport fit = inspector::link_etrecord(*blocks, *record, options.method);
-  Status fits = check_record_fits(fit, options.etrecord, options.allow_unlinked, diagnostics);
+  auto grouped = inspector::GroupedEvents::build(*trace, *units);
+  if (!grouped.ok()) return diagnostics.fail(grouped.error());
+  Status fits = check_record_fits(*grouped, *record, options.etrecord, options.method, options.allow_unlinked,
+                                  diagnostics);
   if (!fits.ok()) return diagnostics.fail(fits.error());
+  inspector::link_etrecord(*blocks, *record, options.method);
   const inspector::ModuleTree tree = inspector::module_totals(*blocks, options.block);
   if (tree.modules.empty()) {
     diagnostics.warning("no event of block '" + options.block + "' links to a module stack in " + options.etrecord);

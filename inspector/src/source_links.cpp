@@ -58,12 +58,50 @@ LinkReport link_etrecord(EventBlock& block, const etrecord::Etrecord& record, co
   return report;
 }
 
+namespace {
+
+// The op a name stands for, without namespace, overload and the "_copy"
+// of out-variant views: "native_call_view_copy.out" and "aten.view.default"
+// are both "view".
+std::string op_stem(std::string name) {
+  if (name.rfind("native_call_", 0) == 0) name.erase(0, 12);
+  const size_t last_dot = name.rfind('.');
+  if (last_dot != std::string::npos) name.erase(last_dot);
+  const size_t scope = name.find_last_of(".:");
+  if (scope != std::string::npos) name.erase(0, scope + 1);
+  if (name.size() > 5 && name.compare(name.size() - 5, 5, "_copy") == 0) name.erase(name.size() - 5);
+  return name;
+}
+
+// Whether a linked kernel event's graph nodes compute its op (an edge
+// lowering such as t -> permute_copy does not; a record of another program
+// mostly does not).
+bool same_op(const Event& event) {
+  const std::string stem = op_stem(event.name);
+  for (const std::string& target : event.op_types) {
+    if (op_stem(target) == stem) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 LinkReport record_fit(const GroupedEvents& grouped, const etrecord::Etrecord& record, const std::string& method) {
   EventBlock block;
   for (size_t b = 0; b < grouped.block_count(); ++b) {
     grouped.block_into(b, block);
     if (block.name != "Execute") continue;
-    const LinkReport report = link_etrecord(block, record, method);
+    link_etrecord(block, record, method);
+    // Operator and delegated-op events only (OPERATOR_CALL and DELEGATE_CALL
+    // link through the same instruction and would count twice); one linked
+    // to a node of another op counts as not linked.
+    LinkReport report;
+    for (const Event& event : block.events) {
+      if (event.instruction_id < 0 || event.name == "OPERATOR_CALL" || event.name == "DELEGATE_CALL") continue;
+      const bool kernel = event.name.rfind("native_call_", 0) == 0;
+      if (!event.op_types.empty() && (!kernel || same_op(event))) ++report.linked;
+      else ++report.unmatched;
+    }
     if (report.linked + report.unmatched > 0) return report;
   }
   return LinkReport{};

@@ -19,7 +19,10 @@ struct LinkReport {
 
 /// How well `record` fits a trace: link_etrecord on the first "Execute"
 /// block that has instruction events (all runs of one program share its
-/// instructions). A record of another program links few or none.
+/// instructions), where a kernel event linked to nodes of another op
+/// ("native_call_relu.out" to aten.convolution) counts as unmatched. A
+/// record of another program links few events, or links them to the wrong
+/// ops.
 LinkReport record_fit(const GroupedEvents& grouped, const etrecord::Etrecord& record, const std::string& method);
 
 /// Annotates every event of `blocks` that has an instruction id with the
