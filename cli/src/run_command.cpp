@@ -14,6 +14,7 @@
 #include "option_checks.h"
 #include "etkit/bundled/bundled_inputs.h"
 #include "etkit/etdump/etdump_gen.h"
+#include "etkit/inspector/event_blocks.h"
 #include "etkit/inspector/npy.h"
 #include "etkit/core/input_snapshot.h"
 #include "printer.h"
@@ -142,11 +143,6 @@ Status bundled_inputs(Method& method, const LoadedProgram& loaded, const RunOpti
                      options.method.c_str());
 }
 
-double percentile(std::vector<double> values, double p) {
-  std::sort(values.begin(), values.end());
-  const size_t at = std::min(values.size() - 1, size_t(p * double(values.size() - 1) + 0.5));
-  return values[at];
-}
 
 int run(const RunOptions& options) {
   Diagnostics diagnostics;
@@ -238,8 +234,9 @@ int run(const RunOptions& options) {
   out->field("iterations", int64_t(options.iterations));
   out->begin_object("latency_ms");
   out->field("min", *std::min_element(latencies.begin(), latencies.end()));
-  out->field("median", percentile(latencies, 0.5));
-  out->field("p90", percentile(latencies, 0.9));
+  // The inspector's percentile (NumPy's linear rule), as every table uses.
+  out->field("median", inspector::percentile(latencies, 50));
+  out->field("p90", inspector::percentile(latencies, 90));
   out->end_object();
   if (tracing.gen) {
     const etdump::ETDumpGenStats stats = tracing.gen->stats();

@@ -1,5 +1,6 @@
 #include "etkit/inspector/gap_report.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -132,8 +133,11 @@ std::string sizes_text(const std::vector<int64_t>& sizes) {
 Status compare(GapRow& row, const RecordedOutput& output, const ReferenceSource& reference,
                const GapOptions& options) {
   std::string tried;
+  // An instruction that fuses several reference ops writes the last one's
+  // result: its handle is looked for first.
+  const std::vector<int64_t> last_first(row.handles.rbegin(), row.handles.rend());
   ETKIT_ASSIGN_OR_RETURN(std::optional<ReferenceValue> value,
-                         reference.find(output.instruction_id, row.handles, tried));
+                         reference.find(output.instruction_id, last_first, tried));
   if (!value) {
     row.status = GapStatus::kNoReference;
     row.detail = tried;

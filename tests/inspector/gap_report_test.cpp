@@ -68,6 +68,17 @@ TEST(GapReport, AnOpOfSeveralInstructionsIsComparedWhereTheLastWrites) {
   EXPECT_EQ(report->missing, 0u);
 }
 
+TEST(GapReport, AFusedInstructionIsComparedWithItsLastOp) {
+  // conv + relu fused into one instruction: handles 3 then 4.
+  HandleReference reference;
+  reference.handles = {{0, {3, 4}}};
+  reference.values[3] = {{2}, {-1, 2}};  // before the relu
+  reference.values[4] = {{2}, {0, 2}};   // after it: what the instruction writes
+  auto report = numeric_gap({output(0, {0, 2})}, reference, nullptr, GapOptions{});
+  ASSERT_TRUE(report.ok());
+  EXPECT_EQ(report->rows[0].status, GapStatus::kOk);
+}
+
 TEST(GapReport, WithinToleranceIsNoDivergence) {
   HandleReference reference;
   reference.handles = {{0, {1}}};

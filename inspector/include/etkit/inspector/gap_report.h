@@ -9,7 +9,8 @@
 /// index.json naming each handle's instruction) or from a second trace.
 /// An op of the reference that the runtime runs as several instructions
 /// (linear -> permute_copy + addmm share one debug handle) is compared where
-/// the last of them writes.
+/// the last of them writes; one instruction that fuses several reference ops
+/// (several handles) is compared with the last op's reference.
 
 #include <cstdint>
 #include <map>
