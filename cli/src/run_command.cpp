@@ -70,7 +70,7 @@ Status fill_inputs(Method& method, const RunOptions& options, InputBuffers& owne
   for (size_t i = 0; i < method.input_count(); ++i) {
     const Value& input = method.input(i);
     if (!input.is_tensor()) continue;  // scalars keep the program's value
-    const Tensor& spec = input.to_tensor();
+    const Tensor& spec = input.unchecked_tensor();
     owned.buffers.emplace_back(spec.nbytes() + 1);
     std::vector<uint8_t>& bytes = owned.buffers.back();
     bool known = true;
@@ -208,10 +208,10 @@ int run(const RunOptions& options) {
       const std::string path = options.output_dir + "/output_" + std::to_string(i) + ".npy";
       Status written = Ok{};
       if (output.is_tensor()) {
-        written = inspector::write_npy(path, output.to_tensor());
+        written = inspector::write_npy(path, output.unchecked_tensor());
       } else if (output.is_scalar()) {
         double v = output.scalar_as_double();
-        int64_t iv = output.tag() == ValueTag::kInt ? output.to_int() : 0;
+        int64_t iv = output.tag() == ValueTag::kInt ? output.unchecked_int() : 0;
         const bool is_int = output.tag() == ValueTag::kInt;
         auto t = Tensor::make(is_int ? ScalarType::kLong : ScalarType::kDouble, {}, {},
                               is_int ? static_cast<void*>(&iv) : static_cast<void*>(&v), 8);

@@ -16,7 +16,7 @@ std::string shape_text(const Tensor& tensor) {
 void print_value(Printer& out, const Value& value, size_t preview) {
   out.field("kind", to_string(value.tag()));
   if (value.is_tensor()) {
-    const Tensor& t = value.to_tensor();
+    const Tensor& t = value.unchecked_tensor();
     out.field("dtype", to_string(t.scalar_type()));
     out.int_list("sizes", std::vector<int64_t>(t.sizes().begin(), t.sizes().end()));
     out.field("numel", t.numel());
@@ -27,11 +27,11 @@ void print_value(Printer& out, const Value& value, size_t preview) {
       out.double_list("values", values, size_t(t.numel()));
     }
   } else if (value.tag() == ValueTag::kInt) {
-    out.field("value", value.to_int());
+    out.field("value", value.unchecked_int());
   } else if (value.tag() == ValueTag::kDouble) {
-    out.field("value", value.to_double());
+    out.field("value", value.unchecked_double());
   } else if (value.tag() == ValueTag::kBool) {
-    out.field("value", value.to_bool());
+    out.field("value", value.unchecked_bool());
   }
 }
 

@@ -2,6 +2,7 @@
 
 #include <cstdarg>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 namespace etkit {
@@ -56,5 +57,12 @@ Error Error::with_context(const char* format, ...) const {
   error.message_[used] = '\0';
   return error;
 }
+
+namespace detail {
+void result_misuse(const char* what, const char* message) {
+  std::fprintf(stderr, "etkit: %s%s%s\n", what, message[0] ? ": " : "", message);
+  std::abort();
+}
+}  // namespace detail
 
 }  // namespace etkit

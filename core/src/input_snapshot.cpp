@@ -16,7 +16,7 @@ InputSnapshot InputSnapshot::capture(const Method& method) {
       saved.value = input;
       continue;
     }
-    const Tensor& tensor = input.to_tensor();
+    const Tensor& tensor = input.unchecked_tensor();
     saved.is_tensor = true;
     // One spare byte keeps data() non-null for empty tensors.
     saved.bytes.resize(tensor.nbytes() + 1);

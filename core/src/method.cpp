@@ -128,7 +128,7 @@ Result<std::unique_ptr<Method>> Method::load(const Program& program, const std::
   }
   for (int32_t input : state.inputs) {
     const Value& value = state.values[static_cast<size_t>(input)];
-    state.input_borrowed.push_back(value.is_tensor() && value.to_tensor().data() == nullptr);
+    state.input_borrowed.push_back(value.is_tensor() && value.unchecked_tensor().data() == nullptr);
   }
   return method;
 }
@@ -170,7 +170,7 @@ Status Method::set_input(size_t index, const Tensor& source) {
                        "method '%s': input %zu is %s, not a tensor", state_->name.c_str(),
                        index, to_string(value.tag()));
   }
-  Tensor& target = value.to_tensor();
+  Tensor& target = value.unchecked_tensor();
   if (source.scalar_type() != target.scalar_type()) {
     return Error::make(ErrorCode::kInvalidArgument,
                        "method '%s': input %zu must be %s, got %s", state_->name.c_str(),
@@ -292,7 +292,7 @@ Status Method::execute() {
             break;
           case InstructionKind::kJumpFalse: {
             const Value& cond = state.values[static_cast<size_t>(instruction.a)];
-            const bool truth = cond.is_tensor() ? tensor_truth(cond.to_tensor()) : cond.to_bool();
+            const bool truth = cond.is_tensor() ? tensor_truth(cond.unchecked_tensor()) : cond.unchecked_bool();
             if (!truth) {
               next = static_cast<size_t>(instruction.b);
             }

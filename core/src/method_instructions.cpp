@@ -261,7 +261,7 @@ Status Builder::check_data_flow() {
   std::vector<uint8_t> ready(state.values.size(), 1);
   for (size_t i = 0; i < state.values.size(); ++i) {
     const Value& value = state.values[i];
-    if (value.is_tensor() && value.to_tensor().data() == nullptr) {
+    if (value.is_tensor() && value.unchecked_tensor().data() == nullptr) {
       ready[i] = 0;
     }
   }
@@ -295,7 +295,7 @@ Status Builder::check_data_flow() {
           if (letter == 'M') {
             for (Tensor* t : instruction.args[a]->tensor_list()) {
               for (size_t v = 0; v < state.values.size(); ++v) {
-                if (state.values[v].is_tensor() && &state.values[v].to_tensor() == t) {
+                if (state.values[v].is_tensor() && &state.values[v].unchecked_tensor() == t) {
                   ready[v] = 1;
                 }
               }

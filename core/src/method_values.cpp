@@ -161,7 +161,7 @@ Status make_list(const fb::EValue& value, MethodState& state, size_t index) {
       const size_t start = state.tensor_lists.size();
       for (size_t i = 0; i < length(items); ++i) {
         Value& item = state.values[static_cast<size_t>(items->Get(i))];
-        state.tensor_lists.push_back(item.is_tensor() ? &item.to_tensor() : nullptr);
+        state.tensor_lists.push_back(item.is_tensor() ? &item.unchecked_tensor() : nullptr);
       }
       state.values[index] = Value::from_tensor_list(
           Span<Tensor* const>(state.tensor_lists.data() + start, length(items)), optional);

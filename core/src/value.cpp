@@ -1,5 +1,8 @@
 #include "etkit/core/value.h"
 
+#include <cstdio>
+#include <cstdlib>
+
 namespace etkit {
 
 const char* to_string(ValueTag tag) {
@@ -27,5 +30,12 @@ double Value::scalar_as_double() const {
     default: return 0.0;
   }
 }
+
+namespace detail {
+void value_misuse(ValueTag wanted, ValueTag held) {
+  std::fprintf(stderr, "etkit: read a %s value as %s\n", to_string(held), to_string(wanted));
+  std::abort();
+}
+}  // namespace detail
 
 }  // namespace etkit

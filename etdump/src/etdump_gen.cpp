@@ -364,7 +364,7 @@ void ETDumpGen::log_value(const Value& value, LoggedValueKind kind, int32_t chai
   switch (value.tag()) {
     case ValueTag::kTensor:
       record->value_kind = ValueKind::kTensor;
-      log_tensor(options_, s, value.to_tensor());
+      log_tensor(options_, s, value.unchecked_tensor());
       break;
     case ValueTag::kTensorList:
       record->value_kind = ValueKind::kTensorList;
@@ -372,15 +372,15 @@ void ETDumpGen::log_value(const Value& value, LoggedValueKind kind, int32_t chai
       break;
     case ValueTag::kInt:
       record->value_kind = ValueKind::kInt;
-      record->int_value = value.to_int();
+      record->int_value = value.unchecked_int();
       break;
     case ValueTag::kDouble:
       record->value_kind = ValueKind::kDouble;
-      record->double_value = value.to_double();
+      record->double_value = value.unchecked_double();
       break;
     case ValueTag::kBool:
       record->value_kind = ValueKind::kBool;
-      record->int_value = value.to_bool();
+      record->int_value = value.unchecked_bool();
       break;
     default:
       record->value_kind = ValueKind::kNull;

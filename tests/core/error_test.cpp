@@ -67,5 +67,49 @@ TEST(Result, HoldsMoveOnlyValues) {
   EXPECT_EQ(**moved, 7);
 }
 
+// Counts live instances, so moves across states must destroy what they
+// replace exactly once.
+struct Counted {
+  static int live;
+  std::string text;
+  explicit Counted(std::string t) : text(std::move(t)) { ++live; }
+  Counted(Counted&& o) noexcept : text(std::move(o.text)) { ++live; }
+  Counted& operator=(Counted&& o) noexcept {
+    text = std::move(o.text);
+    return *this;
+  }
+  ~Counted() { --live; }
+};
+int Counted::live = 0;
+
+TEST(Result, MoveAssignmentAcrossValueAndError) {
+  {
+    Result<Counted> a = Counted("a");
+    Result<Counted> b = Counted("b");
+    a = std::move(b);  // value <- value
+    EXPECT_EQ(a->text, "b");
+    a = Result<Counted>(Error::make(ErrorCode::kNotFound, "gone"));  // value <- error
+    ASSERT_FALSE(a.ok());
+    EXPECT_STREQ(a.error().message(), "gone");
+    a = Result<Counted>(Error::make(ErrorCode::kIo, "again"));  // error <- error
+    EXPECT_EQ(a.error().code(), ErrorCode::kIo);
+    a = Result<Counted>(Counted("c"));  // error <- value
+    ASSERT_TRUE(a.ok());
+    EXPECT_EQ(a->text, "c");
+  }
+  EXPECT_EQ(Counted::live, 0);
+}
+
+TEST(Result, ErrorStaysSmall) { EXPECT_LE(sizeof(Error), 256u); }
+
+#ifndef NDEBUG
+TEST(ResultDeathTest, ReadingTheWrongSideAbortsInDebugBuilds) {
+  Result<int> failed = Error::make(ErrorCode::kNotFound, "no such thing");
+  EXPECT_DEATH((void)failed.value(), "value of a failed Result: no such thing");
+  Result<int> fine = 3;
+  EXPECT_DEATH((void)fine.error(), "error of a successful Result");
+}
+#endif
+
 }  // namespace
 }  // namespace etkit

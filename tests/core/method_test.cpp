@@ -64,7 +64,7 @@ TEST(Method, RunsABuiltProgram) {
   ASSERT_TRUE((*method)->set_input(0, f32(x, {2, 2})).ok());
   ASSERT_TRUE((*method)->set_input(1, f32(y, {2, 2})).ok());
   ASSERT_TRUE((*method)->execute().ok());
-  const Tensor& out = (*method)->output(0).to_tensor();
+  const Tensor& out = (*method)->output(0).unchecked_tensor();
   EXPECT_EQ(std::vector<float>(out.data_as<float>(), out.data_as<float>() + 4),
             (std::vector<float>{11, 22, 33, 44}));
 }
@@ -139,7 +139,7 @@ TEST(Method, DynamicInputsResizeWithinTheirBound) {
   ASSERT_TRUE((*method)->set_input(0, f32(x, {2, 3})).ok());
   ASSERT_TRUE((*method)->set_input(1, f32(y, {2, 3})).ok());
   ASSERT_TRUE((*method)->execute().ok());
-  const Tensor& out = (*method)->output(0).to_tensor();
+  const Tensor& out = (*method)->output(0).unchecked_tensor();
   EXPECT_EQ(out.dim(), 2);
   EXPECT_EQ(out.size(0), 2);
   EXPECT_EQ(out.size(1), 3);
@@ -173,7 +173,7 @@ TEST(Method, UsesCallerSuppliedArenas) {
   options.arenas = {Span<uint8_t>(), Span<uint8_t>(arena, sizeof(arena))};
   auto method = Method::load(*program, "forward", options);
   ASSERT_TRUE(method.ok()) << method.error().message();
-  const void* out = (*method)->output(0).to_tensor().data();
+  const void* out = (*method)->output(0).unchecked_tensor().data();
   EXPECT_EQ(out, arena + 32);  // planned offset of the output
   alignas(64) static uint8_t small[16];
   options.arenas[1] = Span<uint8_t>(small, sizeof(small));
@@ -250,7 +250,7 @@ TEST(Method, ExecuteAllocatesNothing) {
     ASSERT_TRUE(method.ok()) << method.error().message();
     std::vector<std::vector<float>> buffers;
     for (size_t i = 0; i < (*method)->input_count(); ++i) {
-      const Tensor& spec = (*method)->input(i).to_tensor();
+      const Tensor& spec = (*method)->input(i).unchecked_tensor();
       buffers.emplace_back(size_t(spec.numel()), 0.5f);
       auto view = Tensor::make(spec.scalar_type(), spec.sizes(), spec.dim_order(),
                                buffers.back().data(), spec.nbytes());

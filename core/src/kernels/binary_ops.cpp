@@ -24,10 +24,10 @@ struct ScalarTensor {
   explicit ScalarTensor(const Value& v) {
     ScalarType type = ScalarType::kDouble;
     if (v.tag() == ValueTag::kInt) {
-      storage.i = v.to_int();
+      storage.i = v.unchecked_int();
       type = ScalarType::kLong;
     } else if (v.tag() == ValueTag::kBool) {
-      storage.b = v.to_bool();
+      storage.b = v.unchecked_bool();
       type = ScalarType::kBool;
     } else {
       storage.d = v.scalar_as_double();
@@ -179,7 +179,7 @@ Status divide(KernelContext& context, const Tensor& a, const Tensor& b, ScalarTy
 }
 
 std::string_view mode_arg(Span<Value*> args, size_t i) {
-  return args[i]->tag() == ValueTag::kString ? args[i]->to_string_view() : std::string_view();
+  return args[i]->tag() == ValueTag::kString ? args[i]->unchecked_string_view() : std::string_view();
 }
 
 Status div_out(KernelContext& context, Span<Value*> args) {

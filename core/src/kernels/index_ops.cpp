@@ -162,7 +162,7 @@ Status index_tensor_out(KernelContext& context, Span<Value*> args) {
 Status fill(KernelContext& context, const Value& value, Tensor& out) {
   const bool known = dispatch_all(out.scalar_type(), [&](auto tag) {
     using T = decltype(tag);
-    T v = value.tag() == ValueTag::kInt ? convert<T>(value.to_int())
+    T v = value.tag() == ValueTag::kInt ? convert<T>(value.unchecked_int())
                                         : convert<T>(value.scalar_as_double());
     T* p = out.data_as<T>();
     for (int64_t i = 0; i < out.numel(); ++i) p[i] = v;  // dense: order is irrelevant
@@ -200,7 +200,7 @@ Status arange_impl(KernelContext& context, const Value& start, const Value& end,
     using T = decltype(tag);
     T* p = out.data_as<T>();
     for (int64_t i = 0; i < count; ++i) {
-      p[i] = integral ? convert<T>(start.to_int() + i * step.to_int()) : convert<T>(s + double(i) * d);
+      p[i] = integral ? convert<T>(start.unchecked_int() + i * step.unchecked_int()) : convert<T>(s + double(i) * d);
     }
   });
   ETKIT_KERNEL_CHECK(context, known, "unsupported dtype %s", to_string(out.scalar_type()));

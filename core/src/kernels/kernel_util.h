@@ -23,13 +23,13 @@ namespace etkit::kernels {
   } while (0)
 
 // ---- argument access (tags were checked at method load) ----
-inline Tensor& tensor_arg(Span<Value*> args, size_t i) { return args[i]->to_tensor(); }
+inline Tensor& tensor_arg(Span<Value*> args, size_t i) { return args[i]->unchecked_tensor(); }
 inline Tensor* optional_tensor_arg(Span<Value*> args, size_t i) {
-  return args[i]->is_tensor() ? &args[i]->to_tensor() : nullptr;
+  return args[i]->is_tensor() ? &args[i]->unchecked_tensor() : nullptr;
 }
-inline int64_t int_arg(Span<Value*> args, size_t i) { return args[i]->to_int(); }
+inline int64_t int_arg(Span<Value*> args, size_t i) { return args[i]->unchecked_int(); }
 inline double double_arg(Span<Value*> args, size_t i) { return args[i]->scalar_as_double(); }
-inline bool bool_arg(Span<Value*> args, size_t i) { return args[i]->to_bool(); }
+inline bool bool_arg(Span<Value*> args, size_t i) { return args[i]->unchecked_bool(); }
 
 /// A boxed int list (items are Int values) copied into a small buffer.
 struct IntList {
@@ -48,7 +48,7 @@ inline bool int_list_arg(Span<Value*> args, size_t i, IntList& out) {
   }
   out.size = items.size();
   for (size_t k = 0; k < items.size(); ++k) {
-    out.items[k] = items[k]->to_int();
+    out.items[k] = items[k]->unchecked_int();
   }
   return true;
 }

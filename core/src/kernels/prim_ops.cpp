@@ -17,8 +17,8 @@ Status prim_arith(KernelContext& context, Span<Value*> args) {
   ETKIT_KERNEL_CHECK(context, a.is_scalar() && b.is_scalar(), "expects two scalars");
   const bool ints = a.tag() != ValueTag::kDouble && b.tag() != ValueTag::kDouble;
   if (ints && op != Prim::kTrueDiv) {
-    const int64_t x = a.tag() == ValueTag::kBool ? a.to_bool() : a.to_int();
-    const int64_t y = b.tag() == ValueTag::kBool ? b.to_bool() : b.to_int();
+    const int64_t x = a.tag() == ValueTag::kBool ? a.unchecked_bool() : a.unchecked_int();
+    const int64_t y = b.tag() == ValueTag::kBool ? b.unchecked_bool() : b.unchecked_int();
     int64_t r = 0;
     switch (op) {
       case Prim::kAdd: r = int64_t(uint64_t(x) + uint64_t(y)); break;
@@ -74,8 +74,8 @@ Status prim_compare(KernelContext& context, Span<Value*> args) {
 
 Status prim_neg(KernelContext& context, Span<Value*> args) {
   ETKIT_KERNEL_CHECK(context, args[0]->is_scalar(), "expects a scalar");
-  *args[1] = args[0]->tag() == ValueTag::kDouble ? Value::from_double(-args[0]->to_double())
-                                                 : Value::from_int(-args[0]->to_int());
+  *args[1] = args[0]->tag() == ValueTag::kDouble ? Value::from_double(-args[0]->unchecked_double())
+                                                 : Value::from_int(-args[0]->unchecked_int());
   return Ok{};
 }
 

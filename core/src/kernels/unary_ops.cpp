@@ -138,7 +138,7 @@ Status relu_out(KernelContext& context, Span<Value*> args) {
 }
 
 Status gelu_out(KernelContext& context, Span<Value*> args) {
-  const std::string_view mode = args[1]->to_string_view();
+  const std::string_view mode = args[1]->unchecked_string_view();
   ETKIT_KERNEL_CHECK(context, mode == "none" || mode == "tanh",
                      "approximate argument must be either none or tanh");
   const Tensor& in = tensor_arg(args, 0);

@@ -215,16 +215,16 @@ TEST(PrimOps, ScalarArithmeticAndSymSize) {
   OpRunner add("executorch_prim::floordiv.Scalar");
   add.integer(-7).integer(2).integer(0);
   ASSERT_EQ(add.run(), "");
-  EXPECT_EQ(add.arg(2).to_int(), -4);  // Python floor division
+  EXPECT_EQ(add.arg(2).unchecked_int(), -4);  // Python floor division
   OpRunner div("executorch_prim::truediv.Scalar");
   div.integer(7).integer(2).real(0);
   ASSERT_EQ(div.run(), "");
-  EXPECT_DOUBLE_EQ(div.arg(2).to_double(), 3.5);
+  EXPECT_DOUBLE_EQ(div.arg(2).unchecked_double(), 3.5);
   at::Tensor t = at::zeros({3, 5});
   OpRunner size("aten::sym_size.int");
   size.tensor(t).integer(-1).integer(0);
   ASSERT_EQ(size.run(), "");
-  EXPECT_EQ(size.arg(2).to_int(), 5);
+  EXPECT_EQ(size.arg(2).unchecked_int(), 5);
 }
 
 }  // namespace

@@ -37,7 +37,9 @@ const char* to_string(ErrorCode code);
 /// allocates; long messages are truncated.
 class Error {
  public:
-  static constexpr size_t kMaxMessage = 384;
+  /// Message bytes (with the terminator): every Result carries an Error
+  /// inline, so the whole Error stays within 256 bytes.
+  static constexpr size_t kMaxMessage = 255;
 
   /// printf-style constructor.
   [[gnu::format(printf, 2, 3)]] static Error make(ErrorCode code,
@@ -56,5 +58,14 @@ class Error {
   ErrorCode code_ = ErrorCode::kInternal;
   char message_[kMaxMessage] = {};
 };
+
+static_assert(sizeof(Error) <= 256, "Error is carried inline by every Result");
+
+namespace detail {
+/// Reports a programming error (a Result's value read when it holds an
+/// error, or the reverse) and aborts. Only debug builds check; never
+/// reached from bytes read from a file.
+[[noreturn]] void result_misuse(const char* what, const char* message);
+}  // namespace detail
 
 }  // namespace etkit

@@ -35,9 +35,19 @@ class [[nodiscard]] Result {
   Result(const Result&) = delete;
   Result& operator=(const Result&) = delete;
   Result& operator=(Result&& other) noexcept {
-    if (this != &other) {
-      this->~Result();
-      new (this) Result(std::move(other));
+    if (this == &other) return *this;
+    if (has_value_ && other.has_value_) {
+      value_ = std::move(other.value_);
+    } else if (!has_value_ && !other.has_value_) {
+      error_ = other.error_;
+    } else if (has_value_) {  // value <- error
+      value_.~T();
+      new (&error_) Error(other.error_);
+      has_value_ = false;
+    } else {  // error <- value
+      error_.~Error();
+      new (&value_) T(std::move(other.value_));
+      has_value_ = true;
     }
     return *this;
   }
@@ -52,19 +62,33 @@ class [[nodiscard]] Result {
   bool ok() const { return has_value_; }
   explicit operator bool() const { return has_value_; }
 
-  /// The error; only valid when !ok().
-  const Error& error() const { return error_; }
+  /// The error; only valid when !ok() (checked in debug builds).
+  const Error& error() const {
+    check_error();
+    return error_;
+  }
 
-  /// The value; only valid when ok().
-  T& value() & { return value_; }
-  const T& value() const& { return value_; }
-  T&& value() && { return std::move(value_); }
-  T* operator->() { return &value_; }
-  const T* operator->() const { return &value_; }
-  T& operator*() & { return value_; }
-  const T& operator*() const& { return value_; }
+  /// The value; only valid when ok() (checked in debug builds).
+  T& value() & { return check_value(), value_; }
+  const T& value() const& { return check_value(), value_; }
+  T&& value() && { return check_value(), std::move(value_); }
+  T* operator->() { return check_value(), &value_; }
+  const T* operator->() const { return check_value(), &value_; }
+  T& operator*() & { return check_value(), value_; }
+  const T& operator*() const& { return check_value(), value_; }
 
  private:
+  void check_value() const {
+#ifndef NDEBUG
+    if (!has_value_) detail::result_misuse("value of a failed Result", error_.message());
+#endif
+  }
+  void check_error() const {
+#ifndef NDEBUG
+    if (has_value_) detail::result_misuse("error of a successful Result", "");
+#endif
+  }
+
   bool has_value_;
   union {
     T value_;

@@ -29,6 +29,12 @@ enum class ValueTag : uint8_t {
 
 const char* to_string(ValueTag tag);
 
+namespace detail {
+/// Reports a read of a Value as `wanted` when it holds `held`, and aborts
+/// (a programming error; debug builds only).
+[[noreturn]] void value_misuse(ValueTag wanted, ValueTag held);
+}  // namespace detail
+
 class Value {
  public:
   Value() = default;
@@ -60,12 +66,14 @@ class Value {
     return x;
   }
 
-  // Accessors: callers check tag() first (kernels do so through KernelArgs).
-  int64_t to_int() const { return int_; }
-  double to_double() const { return double_; }
-  bool to_bool() const { return bool_; }
-  std::string_view to_string_view() const { return string_; }
-  Tensor& to_tensor() const { return *tensor_; }
+  // Union reads: the caller checks tag() first (kernels do so when the
+  // method loads, against their signatures), hence "unchecked". Debug
+  // builds abort on a read of the wrong kind.
+  int64_t unchecked_int() const { return expect(ValueTag::kInt), int_; }
+  double unchecked_double() const { return expect(ValueTag::kDouble), double_; }
+  bool unchecked_bool() const { return expect(ValueTag::kBool), bool_; }
+  std::string_view unchecked_string_view() const { return expect(ValueTag::kString), string_; }
+  Tensor& unchecked_tensor() const { return expect(ValueTag::kTensor), *tensor_; }
   Span<Value* const> int_list_items() const { return values_; }
   Span<const double> double_list() const { return doubles_; }
   Span<const uint8_t> bool_list() const { return bools_; }
@@ -78,6 +86,13 @@ class Value {
   }
 
  private:
+  void expect(ValueTag tag) const {
+#ifndef NDEBUG
+    if (tag_ != tag) detail::value_misuse(tag, tag_);
+#else
+    (void)tag;
+#endif
+  }
   ValueTag tag_ = ValueTag::kNone;
   union {
     int64_t int_ = 0;
