@@ -1,4 +1,5 @@
 #include "etkit/bundled/bundled_program.h"
+#include "etkit/core/detail/flatbuffer_limits.h"
 
 #include "bundled_program_generated.h"
 #include "etkit/core/file_data.h"
@@ -7,12 +8,9 @@ namespace etkit::bundled {
 namespace fb = bundled_program_flatbuffer;
 namespace {
 
-constexpr uint64_t kMaxFlatbufferSize = (uint64_t{1} << 31) - 1;
+using detail::kMaxFlatbufferSize;
 
-template <typename V>
-size_t length(const V* vector) {
-  return vector == nullptr ? 0 : vector->size();
-}
+using detail::length;
 
 Result<BundledValue> read_tensor(const fb::Tensor& tensor) {
   BundledValue value;

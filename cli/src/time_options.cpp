@@ -5,7 +5,7 @@
 namespace etkit::cli {
 
 void add_time_unit_options(CLI::App& command, TimeUnitOptions& options) {
-  const std::vector<std::string> units = {"s", "ms", "us", "ns", "cycles"};
+  const std::vector<std::string> units(std::begin(inspector::kTimeUnitNames), std::end(inspector::kTimeUnitNames));
   command.add_option("--source-time-unit", options.source, "Unit of the trace's timestamps (default ns)")
       ->check(CLI::IsMember(units));
   command.add_option("--time-unit", options.target, "Unit of the report (default ms)")->check(CLI::IsMember(units));

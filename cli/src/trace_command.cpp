@@ -89,7 +89,8 @@ void register_trace(CLI::App& app, CommandContext& context) {
   command->add_option("--layout", options->layout, "blocks (a track per run block) or sequence (one track)")
       ->check(CLI::IsMember({"blocks", "sequence"}));
   command->add_option("--source-time-unit", options->source_unit, "Unit of the trace's timestamps (default ns)")
-      ->check(CLI::IsMember({"s", "ms", "us", "ns", "cycles"}));
+      ->check(CLI::IsMember(std::vector<std::string>(std::begin(inspector::kTimeUnitNames),
+                                                     std::end(inspector::kTimeUnitNames))));
   command->add_option("--program", options->program, "The traced program, for op and backend names");
   command->add_option("--method", options->method, "The traced method (default forward)");
   command->add_option("--etrecord", options->etrecord, "ETRecord: debug handles, op types, module and source line");

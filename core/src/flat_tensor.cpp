@@ -2,7 +2,7 @@
 
 #include "etkit/core/file_data.h"
 #include "flat_tensor_generated.h"
-#include "flatbuffer_limits.h"
+#include "etkit/core/detail/flatbuffer_limits.h"
 
 namespace etkit {
 namespace fb = flat_tensor_flatbuffer;

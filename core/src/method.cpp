@@ -1,4 +1,5 @@
 #include "etkit/core/method.h"
+#include "etkit/core/detail/flatbuffer_limits.h"
 
 #include <cstring>
 
@@ -22,10 +23,7 @@ MethodState::~MethodState() {
 
 namespace {
 
-template <typename V>
-size_t length(const V* vector) {
-  return vector == nullptr ? 0 : vector->size();
-}
+using detail::length;
 
 // Scoped profiling that costs one branch when no tracer is attached.
 class ScopedEvent {

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "etkit/core/event_tracer.h"
+#include "etkit/core/detail/flatbuffer_limits.h"
 #include "etkit/core/program_summary.h"
 #include "method_state.h"
 #include "program_generated.h"
@@ -12,10 +13,7 @@ namespace etkit::detail {
 namespace fb = executorch_flatbuffer;
 namespace {
 
-template <typename V>
-size_t length(const V* vector) {
-  return vector == nullptr ? 0 : vector->size();
-}
+using detail::length;
 
 // Whether `value` may be passed where the signature letter is expected.
 bool matches(char letter, const Value& value) {

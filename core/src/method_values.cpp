@@ -4,6 +4,7 @@
 #include <new>
 
 #include "etkit/core/flat_tensor.h"
+#include "etkit/core/detail/flatbuffer_limits.h"
 #include "method_state.h"
 #include "program_generated.h"
 
@@ -13,10 +14,7 @@ namespace {
 
 constexpr std::align_val_t kArenaAlignment{64};
 
-template <typename V>
-size_t length(const V* vector) {
-  return vector == nullptr ? 0 : vector->size();
-}
+using detail::length;
 
 Status prepare_arenas(const fb::ExecutionPlan& plan, const MethodOptions& options,
                       MethodState& state) {

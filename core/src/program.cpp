@@ -1,7 +1,7 @@
 #include "etkit/core/program.h"
 
 #include "etkit/core/file_data.h"
-#include "flatbuffer_limits.h"
+#include "etkit/core/detail/flatbuffer_limits.h"
 #include "program_generated.h"
 #include "program_verify.h"
 

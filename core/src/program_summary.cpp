@@ -1,4 +1,5 @@
 #include "etkit/core/program_summary.h"
+#include "etkit/core/detail/flatbuffer_limits.h"
 
 #include <cstdio>
 
@@ -9,10 +10,7 @@ namespace etkit {
 namespace fb = executorch_flatbuffer;
 namespace {
 
-template <typename V>
-size_t length(const V* vector) {
-  return vector == nullptr ? 0 : vector->size();
-}
+using detail::length;
 
 const char* dynamism_name(fb::TensorShapeDynamism dynamism) {
   switch (dynamism) {

@@ -1,4 +1,5 @@
 #include "program_verify.h"
+#include "etkit/core/detail/flatbuffer_limits.h"
 
 #include <cinttypes>
 
@@ -16,10 +17,7 @@ using u64 = unsigned long long;
 // cap keeps every later size computation far from overflow.
 constexpr uint64_t kMaxTensorBytes = uint64_t{1} << 48;
 
-template <typename V>
-size_t length(const V* vector) {
-  return vector == nullptr ? 0 : vector->size();
-}
+using detail::length;
 
 // Context shared by the checks of one method.
 struct MethodChecker {

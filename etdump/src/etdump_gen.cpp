@@ -129,7 +129,17 @@ PooledString intern(ETDumpGen::State& s, const char* name) {
   size_t slot = (reinterpret_cast<uintptr_t>(name) >> 3) * 0x9E3779B97F4A7C15ull >> 52;
   for (size_t probe = 0; probe < 8; ++probe, slot = (slot + 1) & (kInternSlots - 1)) {
     slot &= kInternSlots - 1;
-    if (s.intern_keys[slot] == name) return s.intern_values[slot];
+    // A hit is checked against the pooled bytes: a name freed with its
+    // method may leave its address to another name.
+    if (s.intern_keys[slot] == name) {
+      const PooledString pooled = s.intern_values[slot];
+      // strncmp stops at the end of a shorter name before name[length] is read.
+      if (std::strncmp(name, s.pool.data() + pooled.offset, pooled.length) == 0 && name[pooled.length] == '\0') {
+        return pooled;
+      }
+      s.intern_values[slot] = pool_copy(s, name, std::strlen(name));
+      return s.intern_values[slot];
+    }
     if (s.intern_keys[slot] == nullptr) {
       s.intern_keys[slot] = name;
       s.intern_values[slot] = pool_copy(s, name, std::strlen(name));

@@ -1,4 +1,5 @@
 #include "etkit/etdump/etdump_reader.h"
+#include "etkit/core/detail/flatbuffer_limits.h"
 
 #include <algorithm>
 
@@ -13,7 +14,7 @@ using u64 = unsigned long long;
 
 // Same bound as the program reader: the flatbuffers Verifier asserts on
 // buffers of 2 GiB or more.
-constexpr uint64_t kMaxFlatbufferSize = (uint64_t{1} << 31) - 1;
+using detail::kMaxFlatbufferSize;
 // A trace of millions of events has millions of tables; allow 2^27.
 constexpr unsigned kMaxTables = 1u << 27;
 
@@ -21,10 +22,7 @@ std::string_view view(const flatbuffers::String* s) {
   return s == nullptr ? std::string_view() : std::string_view(s->data(), s->size());
 }
 
-template <typename V>
-size_t length(const V* vector) {
-  return vector == nullptr ? 0 : vector->size();
-}
+using detail::length;
 
 DebugTensorView tensor_view(const fb::Tensor& tensor) {
   DebugTensorView view;

@@ -260,13 +260,13 @@ Result<double> scale_of(TimeUnit source, TimeUnit target) {
 }  // namespace
 
 Result<TimeUnit> parse_time_unit(const std::string& text) {
-  if (text == "s") return TimeUnit::kSeconds;
-  if (text == "ms") return TimeUnit::kMilliseconds;
-  if (text == "us") return TimeUnit::kMicroseconds;
-  if (text == "ns") return TimeUnit::kNanoseconds;
-  if (text == "cycles") return TimeUnit::kCycles;
-  return Error::make(ErrorCode::kInvalidArgument, "time unit '%s' is not one of s, ms, us, ns, cycles",
-                     text.c_str());
+  // kTimeUnitNames in TimeUnit's order.
+  for (size_t i = 0; i < std::size(kTimeUnitNames); ++i) {
+    if (text == kTimeUnitNames[i]) return static_cast<TimeUnit>(i);
+  }
+  std::string names;
+  for (const char* name : kTimeUnitNames) names += (names.empty() ? "" : ", ") + std::string(name);
+  return Error::make(ErrorCode::kInvalidArgument, "time unit '%s' is not one of %s", text.c_str(), names.c_str());
 }
 
 Result<EventBlockOptions> parse_time_units(const std::string& source, const std::string& target) {
@@ -277,14 +277,8 @@ Result<EventBlockOptions> parse_time_units(const std::string& source, const std:
 }
 
 const char* to_string(TimeUnit unit) {
-  switch (unit) {
-    case TimeUnit::kSeconds: return "s";
-    case TimeUnit::kMilliseconds: return "ms";
-    case TimeUnit::kMicroseconds: return "us";
-    case TimeUnit::kNanoseconds: return "ns";
-    case TimeUnit::kCycles: return "cycles";
-  }
-  return "?";
+  const size_t index = static_cast<size_t>(unit);
+  return index < std::size(kTimeUnitNames) ? kTimeUnitNames[index] : "?";
 }
 
 double percentile(std::vector<double> values, double q) {

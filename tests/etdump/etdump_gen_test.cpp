@@ -479,3 +479,28 @@ TEST(ETDumpGen, DebugLevelsParse) {
 
 }  // namespace
 }  // namespace etkit::etdump
+
+namespace etkit::etdump {
+namespace {
+
+// A method's names are freed with it, and a later method's names may take
+// their addresses: each event keeps the name it was given.
+TEST(ETDumpGen, ANameAtAReusedAddressIsRecordedAsItIsNow) {
+  ETDumpGen gen;
+  gen.create_event_block("Execute");
+  char name[32] = "native_call_add.out";
+  gen.end_profiling(gen.start_profiling(name, 0, 0));
+  std::strcpy(name, "native_call_mul.out");
+  gen.end_profiling(gen.start_profiling(name, 0, 1));
+  std::strcpy(name, "relu");  // shorter than the pooled name
+  gen.end_profiling(gen.start_profiling(name, 0, 2));
+  ETDump trace = reread(gen);
+  RunBlock block = trace.block(0);
+  ASSERT_EQ(block.event_count(), 3u);
+  EXPECT_EQ(block.event(0).profile.name, "native_call_add.out");
+  EXPECT_EQ(block.event(1).profile.name, "native_call_mul.out");
+  EXPECT_EQ(block.event(2).profile.name, "relu");
+}
+
+}  // namespace
+}  // namespace etkit::etdump

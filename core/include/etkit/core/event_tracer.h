@@ -3,6 +3,14 @@
 /// The hooks the runtime calls at every instrumentation point. Event names
 /// follow upstream's runtime so traces line up with upstream tools.
 /// Implementations read their own clock; the runtime never does.
+///
+/// Name lifetimes: names passed to create_event_block, start_profiling,
+/// start_profiling_delegate and track_allocator must stay valid until the
+/// matching end_* call returns (the runtime passes string literals and names
+/// owned by the loaded method). A tracer that keeps names longer copies
+/// them (ETDumpGen keys a table by the pointer and checks every hit against
+/// its own copy, since a method's names may be freed and their addresses
+/// reused). Names a backend builds on the fly may be temporary.
 
 #include <cstdint>
 

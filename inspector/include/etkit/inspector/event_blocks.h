@@ -24,9 +24,13 @@ class ETDump;
 namespace etkit::inspector {
 
 /// Time units for durations (upstream's TimeScale).
+/// Units in kTimeUnitNames' order.
 enum class TimeUnit { kSeconds, kMilliseconds, kMicroseconds, kNanoseconds, kCycles };
 
-Result<TimeUnit> parse_time_unit(const std::string& text);  ///< "s", "ms", "us", "ns", "cycles"
+/// The units' names, as options and parse_time_unit spell them.
+inline constexpr const char* kTimeUnitNames[] = {"s", "ms", "us", "ns", "cycles"};
+/// A unit from its name (one of kTimeUnitNames).
+Result<TimeUnit> parse_time_unit(const std::string& text);
 const char* to_string(TimeUnit unit);
 /// Nanoseconds in one unit (1 for cycles, which only convert to cycles).
 double nanoseconds_per(TimeUnit unit);
