@@ -1,7 +1,9 @@
 #include "etkit/bundled/bundled_program.h"
-#include "etkit/core/detail/flatbuffer_limits.h"
+
 
 #include "bundled_program_generated.h"
+#include "etkit/core/checked_size.h"
+#include "etkit/core/detail/flatbuffer_limits.h"
 #include "etkit/core/file_data.h"
 
 namespace etkit::bundled {
@@ -26,22 +28,15 @@ Result<BundledValue> read_tensor(const fb::Tensor& tensor) {
   if (tensor.dim_order()) {
     value.dim_order.assign(tensor.dim_order()->begin(), tensor.dim_order()->end());
   }
-  uint64_t count = 1;
-  for (int32_t size : value.sizes) {
-    if (size < 0) {
-      return Error::make(ErrorCode::kMalformed, "tensor has negative size %d", size);
-    }
-    if (size != 0 && count > (uint64_t{1} << 40) / static_cast<uint64_t>(size)) {
-      return Error::make(ErrorCode::kMalformed, "tensor sizes overflow");
-    }
-    count *= static_cast<uint64_t>(size);
-  }
+  CheckedShape shape;
+  for (int32_t size : value.sizes) ETKIT_TRY(shape.add(size));
+  const uint64_t count = shape.numel();
   if (!value.dim_order.empty() && value.dim_order.size() != value.sizes.size()) {
     return Error::make(ErrorCode::kMalformed,
                        "tensor dim_order has %zu entries for rank %zu",
                        value.dim_order.size(), value.sizes.size());
   }
-  const uint64_t expected = count * element_size(value.scalar_type);
+  ETKIT_ASSIGN_OR_RETURN(const uint64_t expected, shape.nbytes(element_size(value.scalar_type)));
   const size_t actual = length(tensor.data());
   if (actual != expected) {
     return Error::make(ErrorCode::kMalformed,

@@ -1,4 +1,6 @@
 #include "program_verify.h"
+
+#include "etkit/core/checked_size.h"
 #include "etkit/core/detail/flatbuffer_limits.h"
 
 #include <cinttypes>
@@ -13,9 +15,6 @@ namespace {
 
 using u64 = unsigned long long;
 
-// Tensors larger than this (2^48 bytes) cannot come from a real program; the
-// cap keeps every later size computation far from overflow.
-constexpr uint64_t kMaxTensorBytes = uint64_t{1} << 48;
 
 using detail::length;
 
@@ -521,24 +520,9 @@ Status check_segments(const fb::Program& program, ByteSpan file,
 
 Result<uint64_t> tensor_nbytes(const int32_t* sizes, size_t rank,
                                size_t element_size) {
-  uint64_t count = 1;
-  for (size_t d = 0; d < rank; ++d) {
-    const int32_t size = flatbuffers::ReadScalar<int32_t>(sizes + d);
-    if (size < 0) {
-      return Error::make(ErrorCode::kMalformed,
-                         "dimension %zu has negative size %d", d, size);
-    }
-    if (size != 0 && count > kMaxTensorBytes / static_cast<uint64_t>(size)) {
-      return Error::make(ErrorCode::kMalformed,
-                         "tensor sizes multiply to more than 2^48 elements");
-    }
-    count *= static_cast<uint64_t>(size);
-  }
-  if (count > kMaxTensorBytes / (element_size == 0 ? 1 : element_size)) {
-    return Error::make(ErrorCode::kMalformed,
-                       "tensor is larger than 2^48 bytes");
-  }
-  return count * element_size;
+  CheckedShape shape;
+  for (size_t d = 0; d < rank; ++d) ETKIT_TRY(shape.add(flatbuffers::ReadScalar<int32_t>(sizes + d)));
+  return shape.nbytes(element_size);
 }
 
 Status verify_program_references(const fb::Program& program, ByteSpan file,

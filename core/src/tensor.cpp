@@ -1,5 +1,7 @@
 #include "etkit/core/tensor.h"
 
+#include "etkit/core/checked_size.h"
+
 namespace etkit {
 
 Result<Tensor> Tensor::make(ScalarType type, Span<const int64_t> sizes,
@@ -17,15 +19,13 @@ Result<Tensor> Tensor::make(ScalarType type, Span<const int64_t> sizes,
                        "dim order has %zu entries for rank %zu", dim_order.size(),
                        sizes.size());
   }
+  // Sizes may come from a file (a logged tensor, a .npy shape).
+  ETKIT_TRY(checked_nbytes(sizes, etkit::element_size(type)));
   Tensor tensor;
   tensor.type_ = type;
   tensor.dim_ = static_cast<int>(sizes.size());
   uint32_t seen = 0;
   for (int d = 0; d < tensor.dim_; ++d) {
-    if (sizes[d] < 0) {
-      return Error::make(ErrorCode::kInvalidArgument, "dimension %d has negative size %lld",
-                         d, static_cast<long long>(sizes[d]));
-    }
     tensor.sizes_[d] = sizes[d];
     const uint8_t order = dim_order.empty() ? static_cast<uint8_t>(d) : dim_order[d];
     if (order >= tensor.dim_ || (seen >> order & 1u) != 0) {
@@ -72,15 +72,8 @@ Status Tensor::resize(Span<const int64_t> sizes) {
     return Error::make(ErrorCode::kInvalidArgument, "cannot resize a rank-%d tensor to rank %zu",
                        dim_, sizes.size());
   }
-  uint64_t count = 1;
-  for (size_t d = 0; d < sizes.size(); ++d) {
-    if (sizes[d] < 0) {
-      return Error::make(ErrorCode::kInvalidArgument, "negative size %lld",
-                         static_cast<long long>(sizes[d]));
-    }
-    count *= static_cast<uint64_t>(sizes[d]);
-  }
-  const uint64_t bytes = count * element_size();
+  ETKIT_ASSIGN_OR_RETURN(const uint64_t bytes, checked_nbytes(sizes, element_size()));
+  const uint64_t count = element_size() == 0 ? 0 : bytes / element_size();
   if (bytes > capacity_) {
     return Error::make(ErrorCode::kOutOfRange,
                        "resize to %llu elements needs %llu bytes, more than the %zu "

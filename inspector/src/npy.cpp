@@ -4,6 +4,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "etkit/core/checked_size.h"
 #include "etkit/core/file_data.h"
 
 namespace etkit::inspector {
@@ -116,7 +117,7 @@ Result<NpyArray> parse_npy(const uint8_t* bytes, size_t size, const std::string&
     return Error::make(ErrorCode::kUnsupported, "%s: big-endian arrays are not supported", label);
   }
   // Shape: "(2, 3)", "(5,)" or "()".
-  uint64_t count = 1;
+  CheckedShape shape;
   for (size_t i = 1; i + 1 < shape_text.size();) {
     while (i + 1 < shape_text.size() && (shape_text[i] == ' ' || shape_text[i] == ',')) ++i;
     if (i + 1 >= shape_text.size()) break;
@@ -125,14 +126,15 @@ Result<NpyArray> parse_npy(const uint8_t* bytes, size_t size, const std::string&
     if (end == shape_text.c_str() + i || dim < 0 || array.shape.size() >= kMaxRank) {
       return Error::make(ErrorCode::kMalformed, "%s: bad shape %s", label, shape_text.c_str());
     }
-    if (dim != 0 && count > (uint64_t{1} << 40) / uint64_t(dim)) {
+    if (!shape.add(dim).ok()) {
       return Error::make(ErrorCode::kMalformed, "%s: shape %s is too large", label, shape_text.c_str());
     }
-    count *= uint64_t(dim);
     array.shape.push_back(dim);
     i = size_t(end - shape_text.c_str());
   }
-  const uint64_t nbytes = count * element_size(array.dtype);
+  auto checked = shape.nbytes(element_size(array.dtype));
+  if (!checked.ok()) return checked.error().with_context("%s", label);
+  const uint64_t nbytes = *checked;
   const size_t data_start = header_start + header_length;
   if (nbytes > size - data_start) {
     return Error::make(ErrorCode::kTruncated, "%s: %llu data bytes expected, %zu present", label,

@@ -100,7 +100,7 @@ TEST(Result, MoveAssignmentAcrossValueAndError) {
   EXPECT_EQ(Counted::live, 0);
 }
 
-TEST(Result, ErrorStaysSmall) { EXPECT_LE(sizeof(Error), 256u); }
+TEST(Result, ErrorStaysSmall) { EXPECT_LE(sizeof(Error), 400u); }
 
 #ifndef NDEBUG
 TEST(ResultDeathTest, ReadingTheWrongSideAbortsInDebugBuilds) {
