@@ -3,9 +3,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <functional>
 #include <optional>
-#include <thread>
 
 #include "commands.h"
 #include "diagnostics.h"
@@ -18,6 +16,8 @@
 #include "etkit/inspector/source_links.h"
 #include "program_loading.h"
 #include "table_rows.h"
+#include "table_source.h"
+#include "table_writers.h"
 #include "time_options.h"
 
 namespace etkit::cli {
@@ -40,6 +40,70 @@ struct TableOptions {
   std::string debug_buffer;
 };
 
+// The trace's block names, and whether any block ran a bundled case.
+struct BlockFacts {
+  std::vector<std::string> names;
+  bool bundled_cases = false;
+};
+BlockFacts block_facts(const etdump::ETDump& trace) {
+  BlockFacts facts;
+  for (size_t b = 0; b < trace.block_count(); ++b) {
+    const etdump::RunBlock block = trace.block(b);
+    facts.bundled_cases |= block.bundled_input_index() >= 0;
+    const std::string name(block.name());
+    if (std::find(facts.names.begin(), facts.names.end(), name) == facts.names.end()) facts.names.push_back(name);
+  }
+  return facts;
+}
+
+Result<std::optional<MethodSummary>> program_method(const TableOptions& options) {
+  if (options.program.empty()) return std::optional<MethodSummary>();
+  ETKIT_ASSIGN_OR_RETURN(auto loaded, load_program(options.program, {}));
+  std::vector<std::string> names;
+  for (MethodSummary& m : summarize(*loaded->program).methods) {
+    if (m.name == options.method) return std::optional<MethodSummary>(std::move(m));
+    names.push_back(m.name);
+  }
+  return unknown_name("--method", options.method, "method in " + options.program, names);
+}
+
+// Intermediate outputs by instruction, from --debug-buffer.
+Result<DebugOutputs> debug_outputs(const TableOptions& options, const etdump::ETDump& trace,
+                                   Diagnostics& diagnostics) {
+  DebugOutputs debug;
+  if (options.debug_buffer.empty()) return debug;
+  ETKIT_ASSIGN_OR_RETURN(auto buffer, FileData::load(options.debug_buffer));
+  auto outputs = inspector::recorded_outputs(trace, buffer->bytes());
+  if (!outputs.ok()) return outputs.error().with_context("%s", options.debug_buffer.c_str());
+  if (outputs->empty()) diagnostics.warning(options.etdump + " has no intermediate outputs; debug_data stays empty");
+  for (auto& output : *outputs) debug[output.instruction_id].push_back(std::move(output));
+  return debug;
+}
+
+TableLayout layout_of(const TableOptions& options, const BlockFacts& facts, const inspector::EventBlockOptions& units,
+                      const DebugOutputs& debug) {
+  TableLayout layout;
+  layout.format = options.format;
+  layout.debug = &debug;
+  layout.cells.bundled_case = facts.bundled_cases;
+  layout.cells.source = options.source;
+  layout.cells.full_paths = options.full_paths;
+  layout.cells.decimals = decimals_for(units.source, units.target);
+  const std::string unit = " (" + options.units.target + ")";
+  layout.header = {"event_block_name"};
+  if (facts.bundled_cases) layout.header.push_back("bundled_input_index");
+  layout.header.push_back("event_name");
+  for (const char* column : kStatColumns) layout.header.push_back(column + unit);
+  layout.header.insert(layout.header.end(), {"op_types", "is_delegated_op", "delegate_backend_name"});
+  if (options.source) layout.header.insert(layout.header.end(), {"module", "source"});
+  if (!options.debug_buffer.empty()) {
+    layout.cells.debug = &debug;
+    layout.header.push_back("debug_data");
+  }
+  return layout;
+}
+
+// Loads what the options name, checks it against the trace, then prints.
 int run_table(const TableOptions& options) {
   Diagnostics diagnostics;
   auto units = event_block_options(options.units);
@@ -48,32 +112,12 @@ int run_table(const TableOptions& options) {
   if (!trace.ok()) return diagnostics.fail(trace.error());
   auto grouped = inspector::GroupedEvents::build(*trace, *units);
   if (!grouped.ok()) return diagnostics.fail(grouped.error());
-  // Names and cases of the trace's blocks: --block must name one of them,
-  // and traces of bundled cases get a column saying which case a row is.
-  std::vector<std::string> block_names;
-  bool bundled_cases = false;
-  for (size_t b = 0; b < trace->block_count(); ++b) {
-    const etdump::RunBlock block = trace->block(b);
-    bundled_cases |= block.bundled_input_index() >= 0;
-    const std::string name(block.name());
-    if (std::find(block_names.begin(), block_names.end(), name) == block_names.end()) block_names.push_back(name);
+  const BlockFacts facts = block_facts(*trace);
+  if (!options.block.empty() && std::find(facts.names.begin(), facts.names.end(), options.block) == facts.names.end()) {
+    return diagnostics.fail(unknown_name("--block", options.block, "event block in " + options.etdump, facts.names));
   }
-  if (!options.block.empty() &&
-      std::find(block_names.begin(), block_names.end(), options.block) == block_names.end()) {
-    return diagnostics.fail(unknown_name("--block", options.block, "event block in " + options.etdump, block_names));
-  }
-  std::optional<MethodSummary> method;
-  if (!options.program.empty()) {
-    auto loaded = load_program(options.program, {});
-    if (!loaded.ok()) return diagnostics.fail(loaded.error());
-    for (MethodSummary& m : summarize(*(*loaded)->program).methods) {
-      if (m.name == options.method) method = std::move(m);
-    }
-    if (!method) {
-      return diagnostics.fail(Error::make(ErrorCode::kNotFound, "%s: no method '%s'", options.program.c_str(),
-                              options.method.c_str()));
-    }
-  }
+  auto method = program_method(options);
+  if (!method.ok()) return diagnostics.fail(method.error());
   std::optional<etrecord::Etrecord> record;
   if (!options.etrecord.empty()) {
     auto loaded = load_etrecord(options.etrecord, options.method, diagnostics);
@@ -85,223 +129,28 @@ int run_table(const TableOptions& options) {
   } else if (options.source) {
     return diagnostics.fail(Error::make(ErrorCode::kInvalidArgument, "--source needs --etrecord"));
   }
-  DebugOutputs debug;
-  if (!options.debug_buffer.empty()) {
-    auto buffer = FileData::load(options.debug_buffer);
-    if (!buffer.ok()) return diagnostics.fail(buffer.error());
-    auto outputs = inspector::recorded_outputs(*trace, (*buffer)->bytes());
-    if (!outputs.ok()) return diagnostics.fail(outputs.error().with_context("%s", options.debug_buffer.c_str()));
-    if (outputs->empty()) {
-      diagnostics.warning(options.etdump + " has no intermediate outputs; debug_data stays empty");
-    }
-    for (auto& output : *outputs) debug[output.instruction_id].push_back(std::move(output));
-  }
-  const bool numeric_sort =
-      std::find(std::begin(kStatColumns), std::end(kStatColumns), options.sort) != std::end(kStatColumns);
+  auto debug = debug_outputs(options, *trace, diagnostics);
+  if (!debug.ok()) return diagnostics.fail(debug.error());
+  const auto order = inspector::parse_event_order(options.sort);
+  if (!order.ok()) return diagnostics.fail(order.error());
 
+  const inspector::EventFilter filter{options.block, options.include_operator_call, {}};
+  TableSource source(*grouped, *method ? &**method : nullptr, record ? &*record : nullptr, options.method, filter,
+                     options.top);
+  const TableLayout layout = layout_of(options, facts, *units, *debug);
   Output out;
-  // One block at a time, annotated; blocks are materialized again when a
-  // second pass needs them, so memory stays that of one block per worker.
-  struct Worker {
-    inspector::EventBlock block;  // reused: materialized into, one block at a time
-    size_t unmatched = 0;
-    std::vector<size_t> width;
-    std::string text;
-  };
-  auto wanted = [&](const inspector::EventBlock& block, const inspector::Event& event) {
-    return (options.block.empty() || block.name == options.block) &&
-           (options.include_operator_call || event.name != "OPERATOR_CALL");
-  };
-  // Calls visit(row) for the wanted rows of block `index`.
-  auto block_rows = [&](Worker& worker, size_t index, bool count_unmatched, auto&& visit) {
-    inspector::EventBlock& block = worker.block;
-    grouped->block_into(index, block);
-    if (method) inspector::annotate_backends(block, *method);
-    if (record) {
-      const inspector::LinkReport report = inspector::link_etrecord(block, *record, options.method);
-      if (count_unmatched) worker.unmatched += report.unmatched;
-    }
-    for (const inspector::Event& event : block.events) {
-      if (wanted(block, event)) visit(Row{&block, &event});
-    }
-  };
-  // Blocks [begin, end) split in contiguous ranges over the workers (this
-  // thread and, on a multi-core machine, one more): output order is kept
-  // by the caller concatenating the workers' texts in order.
-  std::vector<Worker> workers(std::clamp<size_t>(std::thread::hardware_concurrency(), 1, 2));
-  auto in_parallel = [&](size_t begin, size_t end, const std::function<void(Worker&, size_t, size_t)>& work) {
-    const size_t per = (end - begin + workers.size() - 1) / workers.size();
-    std::vector<std::thread> threads;
-    for (size_t w = 1; w < workers.size(); ++w) {
-      const size_t b0 = std::min(end, begin + w * per), b1 = std::min(end, b0 + per);
-      if (b0 < b1) threads.emplace_back([&, w, b0, b1] { work(workers[w], b0, b1); });
-    }
-    work(workers[0], begin, std::min(end, begin + per));
-    for (std::thread& thread : threads) thread.join();
-  };
-  // Calls `visit` on every wanted row in order, at most --top rows (one thread).
-  auto for_each_row = [&](bool first_pass, const std::function<void(const Row&)>& visit) {
-    size_t count = 0;
-    for (size_t b = 0; b < grouped->block_count() && (options.top == 0 || count < options.top); ++b) {
-      block_rows(workers[0], b, first_pass, [&](const Row& row) {
-        if (options.top > 0 && count == options.top) return;
-        visit(row);
-        ++count;
-      });
-    }
-  };
-  // Formats every row (no --top) chunk by chunk on the workers, appending
-  // each chunk's text in order.
-  auto format_all_rows = [&](bool count_unmatched, const std::function<void(std::string&, const Row&)>& format) {
-    constexpr size_t kChunkBlocks = 256;
-    for (size_t chunk = 0; chunk < grouped->block_count(); chunk += kChunkBlocks) {
-      in_parallel(chunk, std::min(grouped->block_count(), chunk + kChunkBlocks), [&](Worker& worker, size_t b0, size_t b1) {
-        worker.text.clear();
-        for (size_t b = b0; b < b1; ++b) {
-          block_rows(worker, b, count_unmatched, [&](const Row& row) { format(worker.text, row); });
-        }
-      });
-      for (Worker& worker : workers) out.add(worker.text);
-    }
-  };
-  // Every wanted row through `format`, in order: on the workers, or on this
-  // thread when --top stops early.
-  auto write_rows = [&](bool count_unmatched, const std::function<void(std::string&, const Row&)>& format) {
-    if (options.top == 0) {
-      format_all_rows(count_unmatched, format);
-      return;
-    }
-    std::string line;
-    for_each_row(count_unmatched, [&](const Row& row) {
-      line.clear();
-      format(line, row);
-      out.add(line);
-    });
-  };
-
-  const std::string unit = std::string(" (") + options.units.target + ")";
-  std::vector<std::string> header = {"event_block_name"};
-  if (bundled_cases) header.push_back("bundled_input_index");
-  header.push_back("event_name");
-  for (const char* column : kStatColumns) header.push_back(column + unit);
-  header.insert(header.end(), {"op_types", "is_delegated_op", "delegate_backend_name"});
-  if (options.source) header.insert(header.end(), {"module", "source"});
-  CellFormat extra;
-  extra.bundled_case = bundled_cases;
-  extra.source = options.source;
-  extra.full_paths = options.full_paths;
-  extra.decimals = decimals_for(units->source, units->target);
-  if (!options.debug_buffer.empty()) {
-    extra.debug = &debug;
-    header.push_back("debug_data");
-  }
-  const bool aligned = options.format == "text" || options.format == "markdown";
-  const bool markdown = options.format == "markdown";
-  const char separator = options.format == "csv" ? ',' : '\t';
-
-  if (!options.sort.empty()) {
-    // Sorting needs every row at once.
-    std::vector<inspector::EventBlock> blocks;
-    for (size_t b = 0; b < grouped->block_count(); ++b) {
-      block_rows(workers[0], b, true, [](const Row&) {});
-      blocks.push_back(workers[0].block);
-    }
-    std::vector<Row> rows;
-    for (const inspector::EventBlock& block : blocks) {
-      for (const inspector::Event& event : block.events) {
-        if (wanted(block, event)) rows.push_back({&block, &event});
-      }
-    }
-    const std::string column = options.sort;
-    const size_t sort_stat = stat_index(column);
-    std::stable_sort(rows.begin(), rows.end(), [&](const Row& a, const Row& b) {
-      if (!numeric_sort) return column == "event_name" ? a.event->name < b.event->name : a.block->name < b.block->name;
-      const double x = a.event->perf_data ? stat(*a.event->perf_data, sort_stat) : -1;
-      const double y = b.event->perf_data ? stat(*b.event->perf_data, sort_stat) : -1;
-      return x > y;  // slowest first
-    });
-    if (options.top > 0 && rows.size() > options.top) rows.resize(options.top);
-    if (options.format == "json") {
-      nlohmann::ordered_json items = nlohmann::ordered_json::array();
-      for (const Row& row : rows) items.push_back(json_item(row, debug));
-      out.add(items.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
-    } else if (aligned) {
-      std::vector<size_t> width(header.size(), markdown ? 3 : 0);
-      for (size_t i = 0; i < header.size(); ++i) width[i] = std::max(width[i], header[i].size());
-      for (const Row& row : rows) {
-        const auto c = cells(row, extra);
-        for (size_t i = 0; i < c.size(); ++i) width[i] = std::max(width[i], c[i].size());
-      }
-      out.add(aligned_line(header, width, markdown, extra));
-      if (markdown) {
-        std::vector<std::string> rule;
-        for (size_t w : width) rule.push_back(std::string(w, '-'));
-        out.add(aligned_line(rule, width, markdown, extra));
-      }
-      for (const Row& row : rows) out.add(aligned_line(cells(row, extra), width, markdown, extra));
-    } else {
-      out.add(separated_line(header, separator));
-      for (const Row& row : rows) out.add(separated_line(cells(row, extra), separator));
-    }
-  } else if (options.format == "json") {
-    out.add("[");
-    bool first = true;
-    for_each_row(true, [&](const Row& row) {
-      out.add(first ? "\n" : ",\n");
-      first = false;
-      out.add(json_item(row, debug).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
-    });
-    out.add(first ? "]\n" : "\n]\n");
-  } else if (aligned) {
-    std::vector<size_t> width(header.size(), markdown ? 3 : 0);
-    for (size_t i = 0; i < header.size(); ++i) width[i] = std::max(width[i], header[i].size());
-    auto widen = [&](std::vector<size_t>& w, const Row& row) {
-      for_each_cell(row, extra, [&](size_t i, std::string_view text) { w[i] = std::max(w[i], text.size()); });
-    };
-    if (options.top > 0) {
-      for_each_row(true, [&](const Row& row) { widen(width, row); });
-    } else {
-      in_parallel(0, grouped->block_count(), [&](Worker& worker, size_t b0, size_t b1) {
-        worker.width.assign(width.size(), 0);
-        for (size_t b = b0; b < b1; ++b) block_rows(worker, b, true, [&](const Row& row) { widen(worker.width, row); });
-      });
-      for (const Worker& worker : workers) {
-        for (size_t i = 0; i < worker.width.size(); ++i) width[i] = std::max(width[i], worker.width[i]);
-      }
-    }
-    out.add(aligned_line(header, width, markdown, extra));
-    if (markdown) {
-      std::vector<std::string> rule;
-      for (size_t w : width) rule.push_back(std::string(w, '-'));
-      out.add(aligned_line(rule, width, markdown, extra));
-    }
-    const size_t last = header.size() - 1;
-    auto format_line = [&](std::string& text, const Row& row) {
-      if (markdown) text += "| ";
-      for_each_cell(row, extra, [&](size_t i, std::string_view cell) {
-        append_aligned_cell(text, i, cell, width[i], i == last, markdown, extra);
-      });
-      if (markdown) text += " |";
-      else while (!text.empty() && text.back() == ' ') text.pop_back();
-      text += '\n';
-    };
-    write_rows(false, format_line);
+  if (*order == inspector::EventOrder::kTrace) {
+    write_streamed(source, layout, out);
   } else {
-    out.add(separated_line(header, separator));
-    auto format_line = [&](std::string& text, const Row& row) {
-      for_each_cell(row, extra, [&](size_t i, std::string_view cell) {
-        if (i) text += separator;
-        append_separated_cell(text, cell, separator);
-      });
-      text += '\n';
-    };
-    write_rows(true, format_line);
+    std::vector<inspector::EventBlock> blocks;  // what the sorted rows point into
+    std::vector<Row> rows = source.all_rows(blocks);
+    inspector::sort_events(rows, *order);
+    if (options.top > 0 && rows.size() > options.top) rows.resize(options.top);
+    write_rows(rows, layout, out);
   }
   out.flush();
-  size_t unmatched = 0;
-  for (const Worker& worker : workers) unmatched += worker.unmatched;
-  if (unmatched > 0) {
-    diagnostics.warning(std::to_string(unmatched) + " event(s) with an instruction id have no graph node in " +
+  if (source.unmatched() > 0) {
+    diagnostics.warning(std::to_string(source.unmatched()) + " event(s) with an instruction id have no graph node in " +
                         options.etrecord + " (is it the record of this program?)");
   }
   return kExitOk;

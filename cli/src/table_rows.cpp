@@ -17,15 +17,10 @@ nlohmann::ordered_json debug_value(const inspector::RecordedOutput& output) {
   value["sizes"] = output.sizes;
   value["numel"] = output.values.size();
   if (!output.values.empty()) {
-    double lo = output.values[0], hi = output.values[0], sum = 0;
-    for (double v : output.values) {
-      lo = std::min(lo, v);
-      hi = std::max(hi, v);
-      sum += v;
-    }
-    value["min"] = lo;
-    value["max"] = hi;
-    value["mean"] = sum / double(output.values.size());
+    const inspector::TensorStats stats = inspector::tensor_stats(output.values);
+    value["min"] = stats.min;
+    value["max"] = stats.max;
+    value["mean"] = stats.mean;
   }
   if (output.values.size() <= kMaxInlineValues) value["values"] = output.values;
   return value;
@@ -72,9 +67,6 @@ std::string module_text(const inspector::Event& e) {
   return join_distinct(e.module_hierarchy, inspector::innermost_module);
 }
 
-size_t stat_index(const std::string& name) {
-  return size_t(std::find(std::begin(kStatColumns), std::end(kStatColumns), name) - std::begin(kStatColumns));
-}
 
 namespace {
 // The outputs logged for the event's instruction, if it is an instruction's

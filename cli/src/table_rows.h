@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "etkit/inspector/event_blocks.h"
+#include "etkit/inspector/event_table.h"
 #include "etkit/inspector/numeric_gap.h"
 
 namespace etkit::cli {
@@ -43,10 +44,8 @@ bool numeric_column(size_t index, const CellFormat& format);
 /// instruction logged, empty for other events.
 std::string debug_data_text(const inspector::Event& e, const DebugOutputs& debug);
 
-struct Row {
-  const inspector::EventBlock* block;
-  const inspector::Event* event;
-};
+/// A row: an event of a block.
+using Row = inspector::EventRef;
 
 inline constexpr const char* kStatColumns[] = {"p10", "p50", "p90", "avg", "min", "max"};
 
@@ -56,8 +55,6 @@ inline double stat(const inspector::PerfData& p, size_t index) {
   return values[index];
 }
 
-/// Index of a statistic's name in kStatColumns (its size when unknown).
-size_t stat_index(const std::string& name);
 std::string op_types_text(const inspector::Event& e);
 /// "file:line" of the innermost user frame of each linked node, joined;
 /// paths shortened to their last folder and file unless `full_paths`.

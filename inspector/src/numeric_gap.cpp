@@ -7,6 +7,25 @@
 
 namespace etkit::inspector {
 
+TensorStats tensor_stats(const std::vector<double>& values) {
+  TensorStats stats;
+  stats.count = values.size();
+  double sum = 0;
+  size_t finite_or_inf = 0;
+  for (double v : values) {
+    if (std::isnan(v)) {
+      ++stats.nan_count;
+      continue;
+    }
+    if (finite_or_inf++ == 0) stats.min = stats.max = v;
+    stats.min = std::min(stats.min, v);
+    stats.max = std::max(stats.max, v);
+    sum += v;
+  }
+  stats.mean = finite_or_inf ? sum / double(finite_or_inf) : 0;
+  return stats;
+}
+
 GapMetrics compare_values(const std::vector<double>& actual, const std::vector<double>& reference) {
   GapMetrics m;
   m.count = static_cast<int64_t>(actual.size());

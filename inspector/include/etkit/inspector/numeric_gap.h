@@ -26,6 +26,15 @@ struct GapMetrics {
   double max_abs_reference = 0;
 };
 
+/// Summary statistics of a tensor's values (NaN ignored in min/max/mean;
+/// all zero for an empty tensor).
+struct TensorStats {
+  size_t count = 0;
+  size_t nan_count = 0;
+  double min = 0, max = 0, mean = 0;
+};
+TensorStats tensor_stats(const std::vector<double>& values);
+
 /// Element-wise comparison; sizes must match (checked by the caller).
 GapMetrics compare_values(const std::vector<double>& actual, const std::vector<double>& reference);
 
