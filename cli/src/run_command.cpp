@@ -144,89 +144,64 @@ Status bundled_inputs(Method& method, const LoadedProgram& loaded, const RunOpti
 }
 
 
-int run(const RunOptions& options) {
-  Diagnostics diagnostics;
-  if (!options.output_dir.empty()) {
-    // Made before any work, so a long run never fails at its end.
-    std::error_code error;
-    std::filesystem::create_directories(options.output_dir, error);
-    if (error || !std::filesystem::is_directory(options.output_dir)) {
-      return diagnostics.fail(Error::make(ErrorCode::kIo, "--output-dir %s: cannot create the folder: %s",
-                                          options.output_dir.c_str(),
-                                          error ? error.message().c_str() : "a file is in the way"));
-    }
+// Made before any work, so a long run never fails at its end.
+Status make_output_dir(const std::string& dir) {
+  if (dir.empty()) return Ok{};
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (error || !std::filesystem::is_directory(dir)) {
+    return Error::make(ErrorCode::kIo, "--output-dir %s: cannot create the folder: %s", dir.c_str(),
+                       error ? error.message().c_str() : "a file is in the way");
   }
-  auto loaded = load_program(options.program, options.data);
-  if (!loaded.ok()) return diagnostics.fail(loaded.error());
-  const size_t runs = size_t(options.iterations + options.warmup);
-  Tracing tracing;
-  // The load's events; reserve_events makes room for the runs once the
-  // method is loaded and its instructions are known.
-  Status traced = setup_tracing(options.tracing, 1024, runs + 8, tracing);
-  if (!traced.ok()) return diagnostics.fail(traced.error());
-  MethodOptions method_opts = method_options_for(**loaded);
-  method_opts.tracer = tracing.gen.get();
-  auto method = Method::load(*(*loaded)->program, options.method, method_opts);
-  if (!method.ok()) return diagnostics.fail(method.error());
-  if (tracing.gen) {
-    // Room for every run's events, reserved before the first run.
-    const bool values = options.tracing.debug_level != "none";
-    tracing.gen->reserve_events(64 + runs * (*method)->trace_events_per_execute(values));
-  }
-  InputBuffers owned;
-  Status inputs = !options.inputs.empty()     ? npy_inputs(**method, options, owned)
-                  : options.bundled_input >= 0 ? bundled_inputs(**method, **loaded, options)
-                                               : fill_inputs(**method, options, owned);
-  if (!inputs.ok()) return diagnostics.fail(inputs.error());
-  // Every run computes on the same inputs: later instructions may reuse an
-  // input's planned bytes, so they are put back before each run.
-  const InputSnapshot snapshot = InputSnapshot::capture(**method);
+  return Ok{};
+}
+
+// Executes warm-up and timed runs on the same inputs; returns the timed
+// runs' latencies in ms.
+Result<std::vector<double>> time_runs(Method& method, const RunOptions& options, Tracing& tracing) {
+  // Later instructions may reuse an input's planned bytes, so the inputs
+  // are put back before each run (outside the timed region).
+  const InputSnapshot snapshot = InputSnapshot::capture(method);
   std::vector<double> latencies;
   const bool progress = use_colour(2) && options.iterations >= 20;
   for (int i = 0; i < options.warmup + options.iterations; ++i) {
-    if (i > 0) {
-      Status restored = snapshot.restore(**method);
-      if (!restored.ok()) return diagnostics.fail(restored.error());
-    }
+    if (i > 0) ETKIT_TRY(snapshot.restore(method));
     const auto start = std::chrono::steady_clock::now();
-    Status status = (*method)->execute();
+    Status status = method.execute();
     const auto end = std::chrono::steady_clock::now();
     if (tracing.gen && options.bundled_input >= 0) {
       // Marks the block this execute created, as upstream's runners do.
       tracing.gen->set_bundled_input_index(options.bundled_input);
     }
-    if (!status.ok()) return diagnostics.fail(status.error().with_context("%s", options.program.c_str()));
-    if (i >= options.warmup) {
-      latencies.push_back(std::chrono::duration<double, std::milli>(end - start).count());
-    }
+    if (!status.ok()) return status.error().with_context("%s", options.program.c_str());
+    if (i >= options.warmup) latencies.push_back(std::chrono::duration<double, std::milli>(end - start).count());
     if (progress) std::fprintf(stderr, "\r%d/%d", i + 1, options.warmup + options.iterations);
   }
   if (progress) std::fprintf(stderr, "\r\033[K");
-  if (!options.output_dir.empty()) {
-    for (size_t i = 0; i < (*method)->output_count(); ++i) {
-      const Value& output = (*method)->output(i);
-      const std::string path = options.output_dir + "/output_" + std::to_string(i) + ".npy";
-      Status written = Ok{};
-      if (output.is_tensor()) {
-        written = inspector::write_npy(path, output.unchecked_tensor());
-      } else if (output.is_scalar()) {
-        double v = output.scalar_as_double();
-        int64_t iv = output.tag() == ValueTag::kInt ? output.unchecked_int() : 0;
-        const bool is_int = output.tag() == ValueTag::kInt;
-        auto t = Tensor::make(is_int ? ScalarType::kLong : ScalarType::kDouble, {}, {},
-                              is_int ? static_cast<void*>(&iv) : static_cast<void*>(&v), 8);
-        written = inspector::write_npy(path, *t);
-      }
-      if (!written.ok()) return diagnostics.fail(written.error());
+  return latencies;
+}
+
+// output_<i>.npy for every output; scalars as 0-d arrays.
+Status write_outputs(const Method& method, const std::string& dir) {
+  for (size_t i = 0; i < method.output_count() && !dir.empty(); ++i) {
+    const Value& output = method.output(i);
+    const std::string path = dir + "/output_" + std::to_string(i) + ".npy";
+    if (output.is_tensor()) {
+      ETKIT_TRY(inspector::write_npy(path, output.unchecked_tensor()));
+    } else if (output.is_scalar()) {
+      double v = output.scalar_as_double();
+      int64_t iv = output.tag() == ValueTag::kInt ? output.unchecked_int() : 0;
+      const bool is_int = output.tag() == ValueTag::kInt;
+      ETKIT_ASSIGN_OR_RETURN(Tensor t, Tensor::make(is_int ? ScalarType::kLong : ScalarType::kDouble, {}, {},
+                                                    is_int ? static_cast<void*>(&iv) : static_cast<void*>(&v), 8));
+      ETKIT_TRY(inspector::write_npy(path, t));
     }
   }
-  if (tracing.gen) {
-    Status written = tracing.finish(options.tracing.etdump);
-    if (!written.ok()) return diagnostics.fail(written.error());
-    for (const std::string& warning : trace_warnings(options.tracing, tracing.gen->stats())) {
-      diagnostics.warning(warning);
-    }
-  }
+  return Ok{};
+}
+
+void print_report(const RunOptions& options, const Method& method, const std::vector<double>& latencies,
+                  const Tracing& tracing) {
   std::unique_ptr<Printer> out = options.json ? make_json_printer(std::cout) : make_text_printer(std::cout);
   out->begin_object("");
   out->field("program", options.program);
@@ -249,15 +224,54 @@ int run(const RunOptions& options) {
     out->end_object();
   }
   out->begin_list("outputs");
-  for (size_t i = 0; i < (*method)->output_count(); ++i) {
+  for (size_t i = 0; i < method.output_count(); ++i) {
     out->begin_object("");
     out->field("index", uint64_t(i));
-    print_value(*out, (*method)->output(i), options.print_outputs ? 8 : 0);
+    print_value(*out, method.output(i), options.print_outputs ? 8 : 0);
     out->end_object();
   }
   out->end_list();
   out->end_object();
   out->finish();
+}
+
+int run(const RunOptions& options) {
+  Diagnostics diagnostics;
+  Status dir = make_output_dir(options.output_dir);
+  if (!dir.ok()) return diagnostics.fail(dir.error());
+  auto loaded = load_program(options.program, options.data);
+  if (!loaded.ok()) return diagnostics.fail(loaded.error());
+  const size_t runs = size_t(options.iterations + options.warmup);
+  Tracing tracing;
+  // Room for the load's events; the runs' are reserved once the method's
+  // instructions are known.
+  Status traced = setup_tracing(options.tracing, 1024, runs + 8, tracing);
+  if (!traced.ok()) return diagnostics.fail(traced.error());
+  MethodOptions method_opts = method_options_for(**loaded);
+  method_opts.tracer = tracing.gen.get();
+  auto method = Method::load(*(*loaded)->program, options.method, method_opts);
+  if (!method.ok()) return diagnostics.fail(method.error());
+  if (tracing.gen) {
+    const bool values = options.tracing.debug_level != "none";
+    tracing.gen->reserve_events(64 + runs * (*method)->trace_events_per_execute(values));
+  }
+  InputBuffers owned;
+  Status inputs = !options.inputs.empty()     ? npy_inputs(**method, options, owned)
+                  : options.bundled_input >= 0 ? bundled_inputs(**method, **loaded, options)
+                                               : fill_inputs(**method, options, owned);
+  if (!inputs.ok()) return diagnostics.fail(inputs.error());
+  auto latencies = time_runs(**method, options, tracing);
+  if (!latencies.ok()) return diagnostics.fail(latencies.error());
+  Status written = write_outputs(**method, options.output_dir);
+  if (!written.ok()) return diagnostics.fail(written.error());
+  if (tracing.gen) {
+    Status finished = tracing.finish(options.tracing.etdump);
+    if (!finished.ok()) return diagnostics.fail(finished.error());
+    for (const std::string& warning : trace_warnings(options.tracing, tracing.gen->stats())) {
+      diagnostics.warning(warning);
+    }
+  }
+  print_report(options, **method, *latencies, tracing);
   return kExitOk;
 }
 

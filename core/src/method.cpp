@@ -226,79 +226,80 @@ Status Method::set_input(size_t index, const Value& scalar) {
   return Ok{};
 }
 
+namespace {
+
+// Runs one instruction; sets `next` to the index of the instruction to run
+// after it (jumps change it).
+Status execute_instruction(MethodState& state, const PreparedInstruction& instruction, bool log_intermediates,
+                           size_t& next) {
+  EventTracer* tracer = state.tracer;
+  switch (instruction.kind) {
+    case InstructionKind::kKernel: {
+      Status status = Ok{};
+      {
+        ScopedEvent call(tracer, "OPERATOR_CALL", instruction.chain, instruction.index);
+        ScopedEvent kernel(tracer, instruction.event_name, instruction.chain, instruction.index);
+        KernelContext context{instruction.op_name, state.scratch};
+        status = instruction.kernel(context, instruction.args);
+        // Inside the kernel's event, as upstream's generated kernel
+        // wrappers log: the values come before the profile events.
+        if (log_intermediates && status.ok()) log_out_arguments(*tracer, instruction);
+      }
+      if (!status.ok()) {
+        // Kernel errors already start with their operator's name.
+        return status.error().with_context("method '%s': chain %d instruction %d", state.name.c_str(),
+                                           instruction.chain, instruction.index);
+      }
+      return Ok{};
+    }
+    case InstructionKind::kDelegate: {
+      detail::LoadedDelegate& delegate = state.delegates[instruction.delegate];
+      BackendExecutionContext context{tracer};
+      Status status = Ok{};
+      {
+        ScopedEvent call(tracer, "DELEGATE_CALL", instruction.chain, instruction.index);
+        status = delegate.backend->execute(context, delegate.handle, instruction.args);
+      }
+      if (!status.ok()) {
+        return status.error().with_context("method '%s': chain %d instruction %d (delegate %s)", state.name.c_str(),
+                                           instruction.chain, instruction.index, delegate.id.c_str());
+      }
+      return Ok{};
+    }
+    case InstructionKind::kMove:
+      state.values[static_cast<size_t>(instruction.b)] = state.values[static_cast<size_t>(instruction.a)];
+      return Ok{};
+    case InstructionKind::kJumpFalse: {
+      const Value& cond = state.values[static_cast<size_t>(instruction.a)];
+      const bool truth = cond.is_tensor() ? tensor_truth(cond.unchecked_tensor()) : cond.unchecked_bool();
+      if (!truth) next = static_cast<size_t>(instruction.b);
+      return Ok{};
+    }
+    case InstructionKind::kFree:
+      return Ok{};  // planned memory is reused by plan, nothing to release
+  }
+  return Ok{};
+}
+
+}  // namespace
+
 Status Method::execute() {
   MethodState& state = *state_;
   EventTracer* tracer = state.tracer;
-  if (tracer != nullptr) {
-    tracer->create_event_block("Execute");
-  }
-  const bool log_intermediates =
-      tracer != nullptr && tracer->wants_values(LoggedValueKind::kIntermediateOutput);
+  if (tracer != nullptr) tracer->create_event_block("Execute");
+  const bool log_intermediates = tracer != nullptr && tracer->wants_values(LoggedValueKind::kIntermediateOutput);
   {
     // Chain -1, instruction 0: as upstream records it (corpus tutorial trace).
     ScopedEvent execute_event(tracer, "Method::execute", -1, 0);
     for (auto& chain : state.chains) {
-      const size_t count = chain.size();
-      size_t pc = 0;
-      while (pc < count) {
+      for (size_t pc = 0; pc < chain.size();) {
         const PreparedInstruction& instruction = chain[pc];
-        size_t next = pc + 1;
         if (tracer != nullptr) {
           tracer->current_chain_id = instruction.chain;
           tracer->current_instruction_id = instruction.index;
         }
-        switch (instruction.kind) {
-          case InstructionKind::kKernel: {
-            Status status = Ok{};
-            {
-              ScopedEvent call(tracer, "OPERATOR_CALL", instruction.chain, instruction.index);
-              ScopedEvent kernel(tracer, instruction.event_name, instruction.chain,
-                                 instruction.index);
-              KernelContext context{instruction.op_name, state.scratch};
-              status = instruction.kernel(context, instruction.args);
-              // Inside the kernel's event, as upstream's generated kernel
-              // wrappers log: the values come before the profile events.
-              if (log_intermediates && status.ok()) log_out_arguments(*tracer, instruction);
-            }
-            if (!status.ok()) {
-              // Kernel errors already start with their operator's name.
-              return status.error().with_context("method '%s': chain %d instruction %d",
-                                                 state.name.c_str(), instruction.chain,
-                                                 instruction.index);
-            }
-            break;
-          }
-          case InstructionKind::kDelegate: {
-            detail::LoadedDelegate& delegate = state.delegates[instruction.delegate];
-            BackendExecutionContext context{tracer};
-            Status status = Ok{};
-            {
-              ScopedEvent call(tracer, "DELEGATE_CALL", instruction.chain, instruction.index);
-              status = delegate.backend->execute(context, delegate.handle, instruction.args);
-            }
-            if (!status.ok()) {
-              return status.error().with_context("method '%s': chain %d instruction %d "
-                                                 "(delegate %s)",
-                                                 state.name.c_str(), instruction.chain,
-                                                 instruction.index, delegate.id.c_str());
-            }
-            break;
-          }
-          case InstructionKind::kMove:
-            state.values[static_cast<size_t>(instruction.b)] =
-                state.values[static_cast<size_t>(instruction.a)];
-            break;
-          case InstructionKind::kJumpFalse: {
-            const Value& cond = state.values[static_cast<size_t>(instruction.a)];
-            const bool truth = cond.is_tensor() ? tensor_truth(cond.unchecked_tensor()) : cond.unchecked_bool();
-            if (!truth) {
-              next = static_cast<size_t>(instruction.b);
-            }
-            break;
-          }
-          case InstructionKind::kFree:
-            break;  // planned memory is reused by plan, nothing to release
-        }
+        size_t next = pc + 1;
+        ETKIT_TRY(execute_instruction(state, instruction, log_intermediates, next));
         pc = next;
       }
     }
@@ -306,8 +307,8 @@ Status Method::execute() {
   if (tracer != nullptr && tracer->wants_values(LoggedValueKind::kProgramOutput)) {
     for (int32_t output : state.outputs) {
       // Chain -1, instruction 0: where upstream's runtime logs outputs.
-      tracer->log_value(state.values[static_cast<size_t>(output)],
-                        LoggedValueKind::kProgramOutput, -1, 0, "output");
+      tracer->log_value(state.values[static_cast<size_t>(output)], LoggedValueKind::kProgramOutput, -1, 0,
+                        "output");
     }
   }
   return Ok{};

@@ -1,6 +1,7 @@
 #include "etkit/etrecord/etrecord.h"
 
 #include <cstdlib>
+#include <optional>
 
 #include <nlohmann/json.hpp>
 
@@ -37,7 +38,158 @@ bool parse_handles(const json& value, std::vector<int64_t>& handles) {
 
 std::string name_of(const std::string& method) { return method.empty() ? "forward" : method; }
 
+// What loading gathers before it becomes an Etrecord; damaged entries add
+// warnings and are skipped.
+struct Loaded {
+  std::string path;
+  std::map<std::string, MethodRecord> methods;
+  std::vector<std::string> warnings;
+  void warn(std::string text) { warnings.push_back(path + ": " + std::move(text)); }
+};
+
+// Edge graphs: one per method, or the single legacy entry for forward.
+void load_graphs(const EtrecordArchive& zip, Loaded& loaded) {
+  for (const std::string& method : zip.methods()) {
+    const std::string entry = zip.layout() == Layout::kLegacy ? std::string(kEdgeProgram)
+                                                              : std::string(kEdgeProgram) + "/" + method;
+    Result<std::string> text = zip.read(entry);
+    if (!text.ok()) {
+      loaded.warn(text.error().message());
+      continue;
+    }
+    std::vector<std::string> graph_warnings;
+    Result<EdgeGraph> graph = parse_edge_graph(*text, entry, graph_warnings);
+    for (auto& w : graph_warnings) loaded.warn(std::move(w));
+    if (!graph.ok()) {
+      loaded.warn(graph.error().message());
+      continue;
+    }
+    MethodRecord& m = loaded.methods[name_of(method)];
+    m.graph = std::move(*graph);
+    m.has_graph = true;
+  }
+  if (zip.layout() == Layout::kNoEdgeProgram) {
+    loaded.warn("no edge_dialect_exported_program entry: ops, stack traces and modules are unknown");
+  }
+}
+
+// A JSON object entry of the archive, or a warning.
+bool read_json(const EtrecordArchive& zip, const char* entry, json& out, Loaded& loaded) {
+  Result<std::string> text = zip.read(entry);
+  if (!text.ok()) {
+    loaded.warn(std::string(entry) + " is missing: runtime events cannot be linked to graph nodes");
+    return false;
+  }
+  out = json::parse(*text, nullptr, false);
+  if (out.is_discarded() || !out.is_object()) {
+    loaded.warn(std::string(entry) + " is not a JSON object; ignored");
+    return false;
+  }
+  return true;
+}
+
+// debug_handle_map: method -> instruction -> handles.
+void load_handle_map(const EtrecordArchive& zip, Loaded& loaded) {
+  json handle_map;
+  if (!read_json(zip, "debug_handle_map", handle_map, loaded)) return;
+  for (const auto& [method, instructions] : handle_map.items()) {
+    if (!instructions.is_object()) {
+      loaded.warn("debug_handle_map[" + method + "] is not an object; ignored");
+      continue;
+    }
+    MethodRecord& m = loaded.methods[name_of(method)];
+    for (const auto& [key, value] : instructions.items()) {
+      int64_t instruction = 0;
+      std::vector<int64_t> handles;
+      if (!parse_int(key, instruction) || !parse_handles(value, handles)) {
+        loaded.warn("debug_handle_map[" + method + "][" + key + "] = " + value.dump() +
+                    " is not instruction -> handles; ignored");
+        continue;
+      }
+      m.handles_by_instruction[instruction] = std::move(handles);
+    }
+  }
+}
+
+// One delegate_map entry: {"name": backend, "delegate_map": {id: handles}}.
+std::optional<DelegateMapping> delegate_mapping(const json& value, const std::string& where, Loaded& loaded) {
+  const json* map = value.is_object() && value.contains("delegate_map") ? &value["delegate_map"] : nullptr;
+  if (map == nullptr || !map->is_object()) {
+    loaded.warn(where + " has no delegate_map object; ignored");
+    return std::nullopt;
+  }
+  DelegateMapping mapping;
+  if (value.contains("name") && value["name"].is_string()) mapping.backend = value["name"].get<std::string>();
+  for (const auto& [id, handles] : map->items()) {
+    std::vector<int64_t> parsed;
+    if (!parse_handles(handles, parsed)) {
+      loaded.warn(where + "[" + id + "] is not a handle list");
+      continue;
+    }
+    mapping.handles_by_delegate_id[id] = std::move(parsed);
+  }
+  return mapping;
+}
+
+// delegate_map: method -> delegate instruction -> delegate ids -> handles.
+void load_delegate_map(const EtrecordArchive& zip, Loaded& loaded) {
+  json delegate_map;
+  if (!read_json(zip, "delegate_map", delegate_map, loaded)) return;
+  for (const auto& [method, instructions] : delegate_map.items()) {
+    if (!instructions.is_object()) continue;
+    MethodRecord& m = loaded.methods[name_of(method)];
+    for (const auto& [key, value] : instructions.items()) {
+      const std::string where = "delegate_map[" + method + "][" + key + "]";
+      int64_t instruction = 0;
+      if (!parse_int(key, instruction)) {
+        loaded.warn(where + " is not keyed by an instruction; ignored");
+        continue;
+      }
+      if (auto mapping = delegate_mapping(value, where, loaded)) m.delegates_by_instruction[instruction] = std::move(*mapping);
+    }
+  }
+}
+
+// Records without map entries for a method (the corpus's old record has
+// "{}") are matched in graph order: the emitter writes one instruction per
+// call node. Said as a warning, since it is an inference.
+void infer_handles_in_graph_order(Loaded& loaded) {
+  for (auto& [method, m] : loaded.methods) {
+    if (!m.has_graph || !m.handles_by_instruction.empty()) continue;
+    int64_t instruction = 0;
+    for (const GraphNode& node : m.graph.nodes) {
+      if (node.debug_handle >= 0) m.handles_by_instruction[instruction++] = {node.debug_handle};
+    }
+    if (instruction > 0) {
+      m.handles_inferred = true;
+      loaded.warn("debug_handle_map has no entries for method '" + method +
+                  "'; instructions are matched to graph nodes in order");
+    }
+  }
+}
+
+// Handles that point at no node of the graph, once per method.
+void report_dangling_handles(Loaded& loaded) {
+  for (const auto& [method, m] : loaded.methods) {
+    if (!m.has_graph) continue;
+    size_t dangling = 0;
+    int64_t example = -1;
+    for (const auto& [instruction, handles] : m.handles_by_instruction) {
+      for (int64_t handle : handles) {
+        if (m.graph.find(handle) != nullptr) continue;
+        ++dangling;
+        if (example < 0) example = handle;
+      }
+    }
+    if (dangling > 0) {
+      loaded.warn("debug_handle_map[" + method + "] has " + std::to_string(dangling) +
+                  " handle(s) with no graph node (e.g. " + std::to_string(example) + ")");
+    }
+  }
+}
+
 }  // namespace
+
 
 const MethodRecord* Etrecord::method(const std::string& name) const {
   auto it = methods_.find(name);
@@ -70,137 +222,18 @@ Result<Etrecord> Etrecord::load_file(const std::string& path) {
 }
 
 Result<Etrecord> Etrecord::load(std::shared_ptr<const FileData> owner, std::string name) {
-  const std::string path = name;
+  Loaded loaded;
+  loaded.path = name;
   ETKIT_ASSIGN_OR_RETURN(EtrecordArchive archive, EtrecordArchive::load(std::move(owner), std::move(name)));
+  load_graphs(archive, loaded);
+  load_handle_map(archive, loaded);
+  load_delegate_map(archive, loaded);
+  infer_handles_in_graph_order(loaded);
+  report_dangling_handles(loaded);
   Etrecord record;
   record.archive_ = std::make_unique<EtrecordArchive>(std::move(archive));
-  const EtrecordArchive& zip = *record.archive_;
-  auto warn = [&](std::string text) { record.warnings_.push_back(path + ": " + std::move(text)); };
-
-  // Edge graphs: one per method, or the single legacy entry for forward.
-  for (const std::string& method : zip.methods()) {
-    const std::string entry = zip.layout() == Layout::kLegacy
-                                  ? std::string(kEdgeProgram)
-                                  : std::string(kEdgeProgram) + "/" + method;
-    Result<std::string> text = zip.read(entry);
-    if (!text.ok()) {
-      warn(text.error().message());
-      continue;
-    }
-    std::vector<std::string> graph_warnings;
-    Result<EdgeGraph> graph = parse_edge_graph(*text, entry, graph_warnings);
-    for (auto& w : graph_warnings) warn(std::move(w));
-    if (!graph.ok()) {
-      warn(graph.error().message());
-      continue;
-    }
-    MethodRecord& m = record.methods_[name_of(method)];
-    m.graph = std::move(*graph);
-    m.has_graph = true;
-  }
-  if (zip.layout() == Layout::kNoEdgeProgram) {
-    warn("no edge_dialect_exported_program entry: ops, stack traces and modules are unknown");
-  }
-
-  auto read_json = [&](const char* entry, json& out) {
-    Result<std::string> text = zip.read(entry);
-    if (!text.ok()) {
-      warn(std::string(entry) + " is missing: runtime events cannot be linked to graph nodes");
-      return false;
-    }
-    out = json::parse(*text, nullptr, false);
-    if (out.is_discarded() || !out.is_object()) {
-      warn(std::string(entry) + " is not a JSON object; ignored");
-      return false;
-    }
-    return true;
-  };
-
-  json handle_map;
-  if (read_json("debug_handle_map", handle_map)) {
-    for (const auto& [method, instructions] : handle_map.items()) {
-      if (!instructions.is_object()) {
-        warn("debug_handle_map[" + method + "] is not an object; ignored");
-        continue;
-      }
-      MethodRecord& m = record.methods_[name_of(method)];
-      for (const auto& [key, value] : instructions.items()) {
-        int64_t instruction = 0;
-        std::vector<int64_t> handles;
-        if (!parse_int(key, instruction) || !parse_handles(value, handles)) {
-          warn("debug_handle_map[" + method + "][" + key + "] = " + value.dump() +
-               " is not instruction -> handles; ignored");
-          continue;
-        }
-        m.handles_by_instruction[instruction] = std::move(handles);
-      }
-    }
-  }
-
-  json delegate_map;
-  if (read_json("delegate_map", delegate_map)) {
-    for (const auto& [method, instructions] : delegate_map.items()) {
-      if (!instructions.is_object()) continue;
-      MethodRecord& m = record.methods_[name_of(method)];
-      for (const auto& [key, value] : instructions.items()) {
-        int64_t instruction = 0;
-        const json* map = value.is_object() && value.contains("delegate_map")
-                              ? &value["delegate_map"] : nullptr;
-        if (!parse_int(key, instruction) || map == nullptr || !map->is_object()) {
-          warn("delegate_map[" + method + "][" + key + "] has no delegate_map object; ignored");
-          continue;
-        }
-        DelegateMapping mapping;
-        if (value.contains("name") && value["name"].is_string()) {
-          mapping.backend = value["name"].get<std::string>();
-        }
-        for (const auto& [id, handles] : map->items()) {
-          std::vector<int64_t> parsed;
-          if (!parse_handles(handles, parsed)) {
-            warn("delegate_map[" + method + "][" + key + "][" + id + "] is not a handle list");
-            continue;
-          }
-          mapping.handles_by_delegate_id[id] = std::move(parsed);
-        }
-        m.delegates_by_instruction[instruction] = std::move(mapping);
-      }
-    }
-  }
-
-  // Records without map entries for a method (the corpus's old record has
-  // "{}") are matched in graph order: the emitter writes one instruction
-  // per call node. Said as a warning, since it is an inference.
-  for (auto& [method, m] : record.methods_) {
-    if (!m.has_graph || !m.handles_by_instruction.empty()) continue;
-    int64_t instruction = 0;
-    for (const GraphNode& node : m.graph.nodes) {
-      if (node.debug_handle >= 0) m.handles_by_instruction[instruction++] = {node.debug_handle};
-    }
-    if (instruction > 0) {
-      m.handles_inferred = true;
-      warn("debug_handle_map has no entries for method '" + method +
-           "'; instructions are matched to graph nodes in order");
-    }
-  }
-
-  // Handles that point at no node of the graph are reported once per method.
-  for (const auto& [method, m] : record.methods_) {
-    if (!m.has_graph) continue;
-    size_t dangling = 0;
-    int64_t example = -1;
-    for (const auto& [instruction, handles] : m.handles_by_instruction) {
-      for (int64_t handle : handles) {
-        if (m.graph.find(handle) == nullptr) {
-          ++dangling;
-          if (example < 0) example = handle;
-        }
-      }
-    }
-    if (dangling > 0) {
-      warn("debug_handle_map[" + method + "] has " + std::to_string(dangling) +
-           " handle(s) with no graph node (e.g. " + std::to_string(example) + ")");
-    }
-  }
+  record.methods_ = std::move(loaded.methods);
+  record.warnings_ = std::move(loaded.warnings);
   return record;
 }
 

@@ -115,51 +115,58 @@ void compute_stats(PerfData& perf, std::vector<double>& scratch) {
   perf.max = scratch.back();
 }
 
+// Collates a run's events by instruction, in first-seen order, into
+// records[0, returned count); `index_of` and `records` are reused storage.
+size_t collate_run(const etdump::RunBlock& run,
+                   std::unordered_map<InstructionKey, size_t, InstructionKeyHash>& index_of,
+                   std::vector<InstructionRecord>& records) {
+  index_of.clear();
+  size_t used = 0;
+  for (size_t e = 0; e < run.event_count(); ++e) {
+    const etdump::EventView event = run.event(e);
+    InstructionKey key;
+    if (event.kind == etdump::EventKind::kProfile) {
+      key = {event.profile.instruction_id, event.profile.chain_index, event.profile.delegate_debug_id_int,
+             event.profile.delegate_debug_id_str};
+    } else if (event.kind == etdump::EventKind::kDebug) {
+      if (event.debug.is_output) continue;  // run outputs are not events
+      key = {event.debug.instruction_id, int32_t(event.debug.chain_index), event.debug.delegate_debug_id_int,
+             event.debug.delegate_debug_id_str};
+    } else {
+      continue;  // allocation events are not part of the tables
+    }
+    auto [it, inserted] = index_of.try_emplace(key, used);
+    if (inserted) {
+      if (used == records.size()) records.emplace_back();
+      InstructionRecord& record = records[used++];
+      record.key = key;
+      record.profiles.clear();
+      record.has_debug_name = false;
+      record.debug_name = {};
+    }
+    InstructionRecord& record = records[it->second];
+    if (event.kind == etdump::EventKind::kProfile) {
+      const etdump::ProfileEventView& p = event.profile;
+      record.profiles.push_back({p.name, p.delegate_debug_id_int, p.delegate_debug_id_str, p.start_time, p.end_time});
+    } else if (!record.has_debug_name) {
+      record.debug_name = event.debug.name;
+      record.has_debug_name = true;
+    }
+  }
+  return used;
+}
+
 // Groups the runs of a trace; the views point into `trace`.
 std::vector<Group> group_runs(const etdump::ETDump& trace) {
   std::vector<Group> groups;
   std::unordered_map<uint64_t, std::vector<size_t>> groups_by_hash;
   std::unordered_map<InstructionKey, size_t, InstructionKeyHash> index_of;
   std::vector<InstructionRecord> records;  // reused across runs
-  size_t used = 0;
   std::vector<EventKey> keys;
   std::vector<Occurrence> occurrences;
   for (size_t b = 0; b < trace.block_count(); ++b) {
     const etdump::RunBlock run = trace.block(b);
-    // Collate by instruction, in first-seen order.
-    index_of.clear();
-    used = 0;
-    for (size_t e = 0; e < run.event_count(); ++e) {
-      const etdump::EventView event = run.event(e);
-      InstructionKey key;
-      if (event.kind == etdump::EventKind::kProfile) {
-        key = {event.profile.instruction_id, event.profile.chain_index, event.profile.delegate_debug_id_int,
-               event.profile.delegate_debug_id_str};
-      } else if (event.kind == etdump::EventKind::kDebug) {
-        if (event.debug.is_output) continue;  // run outputs are not events
-        key = {event.debug.instruction_id, int32_t(event.debug.chain_index), event.debug.delegate_debug_id_int,
-               event.debug.delegate_debug_id_str};
-      } else {
-        continue;  // allocation events are not part of the tables
-      }
-      auto [it, inserted] = index_of.try_emplace(key, used);
-      if (inserted) {
-        if (used == records.size()) records.emplace_back();
-        InstructionRecord& record = records[used++];
-        record.key = key;
-        record.profiles.clear();
-        record.has_debug_name = false;
-        record.debug_name = {};
-      }
-      InstructionRecord& record = records[it->second];
-      if (event.kind == etdump::EventKind::kProfile) {
-        const etdump::ProfileEventView& p = event.profile;
-        record.profiles.push_back({p.name, p.delegate_debug_id_int, p.delegate_debug_id_str, p.start_time, p.end_time});
-      } else if (!record.has_debug_name) {
-        record.debug_name = event.debug.name;
-        record.has_debug_name = true;
-      }
-    }
+    const size_t used = collate_run(run, index_of, records);
     keys.clear();
     occurrences.clear();
     const std::string_view name = run.name();

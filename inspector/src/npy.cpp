@@ -59,6 +59,29 @@ Result<Tensor> NpyArray::view() {
   return Tensor::make(dtype, Span<const int64_t>(shape.data(), shape.size()), {}, data.data(), data.size());
 }
 
+namespace {
+
+// Shape: "(2, 3)", "(5,)" or "()".
+Status parse_shape(const std::string& shape_text, const char* label, std::vector<int64_t>& dims, CheckedShape& shape) {
+  for (size_t i = 1; i + 1 < shape_text.size();) {
+    while (i + 1 < shape_text.size() && (shape_text[i] == ' ' || shape_text[i] == ',')) ++i;
+    if (i + 1 >= shape_text.size()) break;
+    char* end = nullptr;
+    const long long dim = std::strtoll(shape_text.c_str() + i, &end, 10);
+    if (end == shape_text.c_str() + i || dim < 0 || dims.size() >= kMaxRank) {
+      return Error::make(ErrorCode::kMalformed, "%s: bad shape %s", label, shape_text.c_str());
+    }
+    if (!shape.add(dim).ok()) {
+      return Error::make(ErrorCode::kMalformed, "%s: shape %s is too large", label, shape_text.c_str());
+    }
+    dims.push_back(dim);
+    i = size_t(end - shape_text.c_str());
+  }
+  return Ok{};
+}
+
+}  // namespace
+
 Result<NpyArray> parse_npy(const uint8_t* bytes, size_t size, const std::string& name) {
   const char* label = name.c_str();
   if (size < 10 || std::memcmp(bytes, "\x93NUMPY", 6) != 0) {
@@ -116,22 +139,8 @@ Result<NpyArray> parse_npy(const uint8_t* bytes, size_t size, const std::string&
   if (order == '>' && element_size(array.dtype) > 1) {
     return Error::make(ErrorCode::kUnsupported, "%s: big-endian arrays are not supported", label);
   }
-  // Shape: "(2, 3)", "(5,)" or "()".
   CheckedShape shape;
-  for (size_t i = 1; i + 1 < shape_text.size();) {
-    while (i + 1 < shape_text.size() && (shape_text[i] == ' ' || shape_text[i] == ',')) ++i;
-    if (i + 1 >= shape_text.size()) break;
-    char* end = nullptr;
-    const long long dim = std::strtoll(shape_text.c_str() + i, &end, 10);
-    if (end == shape_text.c_str() + i || dim < 0 || array.shape.size() >= kMaxRank) {
-      return Error::make(ErrorCode::kMalformed, "%s: bad shape %s", label, shape_text.c_str());
-    }
-    if (!shape.add(dim).ok()) {
-      return Error::make(ErrorCode::kMalformed, "%s: shape %s is too large", label, shape_text.c_str());
-    }
-    array.shape.push_back(dim);
-    i = size_t(end - shape_text.c_str());
-  }
+  ETKIT_TRY(parse_shape(shape_text, label, array.shape, shape));
   auto checked = shape.nbytes(element_size(array.dtype));
   if (!checked.ok()) return checked.error().with_context("%s", label);
   const uint64_t nbytes = *checked;

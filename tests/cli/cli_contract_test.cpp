@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <unistd.h>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -28,7 +29,13 @@ test::CommandResult etinspect(std::vector<std::string> args) {
 }
 
 std::string sample(const std::string& relative) { return std::string(ETKIT_SOURCE_DIR) + "/samples/" + relative; }
-std::string temp(const std::string& name) { return (std::filesystem::path(::testing::TempDir()) / name).string(); }
+// Per process: ctest runs the tests of this file as parallel processes,
+// each with its own fixture files.
+std::string temp(const std::string& name) {
+  const auto dir = std::filesystem::path(::testing::TempDir()) / ("contract-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  return (dir / name).string();
+}
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <unistd.h>
 #include <string>
 #include <vector>
 
@@ -20,7 +21,11 @@ test::CommandResult etinspect(std::vector<std::string> args) {
 }
 
 std::string sample(const std::string& relative) { return std::string(ETKIT_SOURCE_DIR) + "/samples/" + relative; }
-std::string temp(const std::string& name) { return (std::filesystem::path(::testing::TempDir()) / name).string(); }
+std::string temp(const std::string& name) {
+  const auto dir = std::filesystem::path(::testing::TempDir()) / ("values-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  return (dir / name).string();
+}
 
 // Traces every case below reads: two traced runs of the tutorial CNN with
 // intermediate outputs (equal, so a gap between them passes).

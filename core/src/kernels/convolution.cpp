@@ -237,22 +237,10 @@ void conv_transposed(const ConvShape& s, const T* in, const T* weight, const int
           }
 }
 
-Status convolution_out(KernelContext& context, Span<Value*> args) {
-  const Tensor& input = tensor_arg(args, 0);
-  const Tensor& weight = tensor_arg(args, 1);
-  const Tensor* bias = optional_tensor_arg(args, 2);
-  const bool transposed = bool_arg(args, 6);
-  const int64_t groups = int_arg(args, 8);
-  Tensor& out = tensor_arg(args, 9);
-  ETKIT_KERNEL_CHECK(context, input.dim() == 3 || input.dim() == 4,
-                     "expected 3-D or 4-D input (1-D or 2-D convolution), got %d-D", input.dim());
-  ETKIT_KERNEL_CHECK(context, weight.dim() == input.dim(), "weight must have the input's rank");
-  ETKIT_KERNEL_CHECK(context, groups > 0, "groups must be positive");
-  const ScalarType type = input.scalar_type();
-  ETKIT_KERNEL_CHECK(context, (type == ScalarType::kFloat || type == ScalarType::kDouble) &&
-                                  weight.scalar_type() == type && out.scalar_type() == type &&
-                                  (!bias || bias->scalar_type() == type),
-                     "convolution supports float32 and float64 with matching dtypes");
+// The convolution's geometry from its arguments (stride, padding, dilation,
+// output padding lists expanded to the spatial rank), checked.
+Status conv_shape(KernelContext& context, Span<Value*> args, const Tensor& input, const Tensor& weight,
+                  const Tensor* bias, bool transposed, int64_t groups, ConvShape& s) {
   const bool one_d = input.dim() == 3;
   const size_t spatial = one_d ? 1 : 2;
   IntList stride_list, padding_list, dilation_list, output_padding_list;
@@ -267,7 +255,6 @@ Status convolution_out(KernelContext& context, Span<Value*> args) {
                          expand_list(dilation_list, spatial, 1, dilation) &&
                          expand_list(output_padding_list, spatial, 0, output_padding),
                      "stride, padding, dilation and output_padding need %zu values", spatial);
-  ConvShape s{};
   s.n = input.size(0);
   s.in_c = input.size(1);
   s.in_h = one_d ? 1 : input.size(2);
@@ -308,6 +295,28 @@ Status convolution_out(KernelContext& context, Span<Value*> args) {
                      (long long)s.out_h, (long long)s.out_w);
   ETKIT_KERNEL_CHECK(context, !bias || (bias->dim() == 1 && bias->size(0) == s.out_c),
                      "bias must have %lld elements", (long long)s.out_c);
+  return Ok{};
+}
+
+Status convolution_out(KernelContext& context, Span<Value*> args) {
+  const Tensor& input = tensor_arg(args, 0);
+  const Tensor& weight = tensor_arg(args, 1);
+  const Tensor* bias = optional_tensor_arg(args, 2);
+  const bool transposed = bool_arg(args, 6);
+  const int64_t groups = int_arg(args, 8);
+  Tensor& out = tensor_arg(args, 9);
+  ETKIT_KERNEL_CHECK(context, input.dim() == 3 || input.dim() == 4,
+                     "expected 3-D or 4-D input (1-D or 2-D convolution), got %d-D", input.dim());
+  ETKIT_KERNEL_CHECK(context, weight.dim() == input.dim(), "weight must have the input's rank");
+  ETKIT_KERNEL_CHECK(context, groups > 0, "groups must be positive");
+  const ScalarType type = input.scalar_type();
+  ETKIT_KERNEL_CHECK(context, (type == ScalarType::kFloat || type == ScalarType::kDouble) &&
+                                  weight.scalar_type() == type && out.scalar_type() == type &&
+                                  (!bias || bias->scalar_type() == type),
+                     "convolution supports float32 and float64 with matching dtypes");
+  const bool one_d = input.dim() == 3;
+  ConvShape s{};
+  ETKIT_TRY(conv_shape(context, args, input, weight, bias, transposed, groups, s));
   int64_t out_sizes[4] = {s.n, s.out_c, s.out_h, s.out_w};
   if (one_d) out_sizes[2] = s.out_w;
   ETKIT_TRY(resize_output(context, out, Span<const int64_t>(out_sizes, one_d ? 3 : 4)));
