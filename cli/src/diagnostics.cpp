@@ -1,4 +1,5 @@
 #include "diagnostics.h"
+#include <fmt/format.h>
 
 #include <unistd.h>
 
@@ -27,10 +28,9 @@ void Diagnostics::emit(const char* level, const char* colour,
     }
   }
   if (colour_) {
-    std::fprintf(stderr, "etinspect: \033[1;%sm%s:\033[0m %s\n", colour, level,
-                 flat.c_str());
+    fmt::print(stderr, "etinspect: \033[1;{}m{}:\033[0m {}\n", colour, level, flat);
   } else {
-    std::fprintf(stderr, "etinspect: %s: %s\n", level, flat.c_str());
+    fmt::print(stderr, "etinspect: {}: {}\n", level, flat);
   }
 }
 

@@ -1,6 +1,7 @@
 // etinspect: one binary, one subcommand per job.
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 #include <cstdio>
 #include <exception>
 #include <new>
@@ -27,8 +28,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::Success& done) {  // --help, --version
     return app.exit(done);
   } catch (const CLI::ParseError& error) {
-    std::fprintf(stderr, "etinspect: error: %s\n", error.what());
-    std::fprintf(stderr, "Run 'etinspect --help' for usage.\n");
+    fmt::print(stderr, "etinspect: error: {}\nRun 'etinspect --help' for usage.\n", error.what());
     return etkit::cli::kExitBadInput;
   } catch (const std::bad_alloc&) {
     // Host-side code (JSON, tables) throws only on exhaustion or a bug: both

@@ -3,13 +3,12 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <cstdio>
 #include <iostream>
-#include <nlohmann/json.hpp>
 
 #include "commands.h"
 #include "diagnostics.h"
 #include "option_checks.h"
+#include "printer.h"
 #include "record_loading.h"
 #include "time_options.h"
 #include "etkit/etdump/etdump_reader.h"
@@ -38,44 +37,47 @@ std::string short_type(const std::string& type) {
 }
 
 // A module's share of the run: of Method::execute when the trace has it,
-// else of the time attributed or not (text and JSON use this one rule).
+// else of the time attributed or not (one rule for text and JSON).
 double share(const inspector::ModuleTree& tree, double total) {
   const double whole = tree.run_total > 0 ? tree.run_total : tree.attributed + tree.unattributed;
   return whole > 0 ? total / whole : 0.0;
 }
 
+// The tree as one table: text shows each module indented by depth, JSON
+// gives path, type and depth as fields.
 void print_tree(const inspector::ModuleTree& tree, const ModulesOptions& options) {
-  std::printf("%-60s %12s %7s %6s\n", "module", ("total (" + options.units.target + ")").c_str(), "share", "ops");
+  const std::vector<TableColumn> columns = {{"path"},          {"type", 0, true},  {"depth", 0, true},
+                                            {"total", 6},      {"share", 4},       {"op_events", 0},
+                                            {"children", 0, true}};
+  // Children are row numbers of the printed rows (--depth leaves some out).
+  std::vector<int64_t> row_of(tree.modules.size(), -1);
+  int64_t printed = 0;
+  for (size_t i = 0; i < tree.modules.size(); ++i) {
+    if (options.depth == 0 || tree.modules[i].depth < options.depth) row_of[i] = printed++;
+  }
+  std::vector<std::vector<Cell>> rows;
   for (const inspector::ModuleTotal& m : tree.modules) {
     if (options.depth > 0 && m.depth >= options.depth) continue;
-    std::string label = std::string(2 * m.depth, ' ') + (m.path.empty() ? "<root>" : m.path) + " (" +
-                        short_type(m.type) + ")";
-    std::printf("%-60s %12.6g %6.2f%% %6zu\n", label.c_str(), m.total, 100.0 * share(tree, m.total), m.op_events);
+    const std::string label =
+        std::string(2 * m.depth, ' ') + (m.path.empty() ? "<root>" : m.path) + " (" + short_type(m.type) + ")";
+    std::vector<int64_t> children;
+    for (size_t child : m.children) {
+      if (row_of[child] >= 0) children.push_back(row_of[child]);
+    }
+    rows.push_back({Cell::of(m.path).shown_as(label), Cell::of(m.type), Cell::of(int64_t(m.depth)),
+                    Cell::of(m.total), Cell::of(share(tree, m.total)), Cell::of(int64_t(m.op_events)),
+                    Cell::of(std::move(children))});
   }
-  std::printf("\nrun total (Method::execute avg): %.6g %s; attributed to modules: %.6g %s (%.2f%%)",
-              tree.run_total, options.units.target.c_str(), tree.attributed, options.units.target.c_str(),
-              100.0 * share(tree, tree.attributed));
-  if (tree.unattributed > 0) std::printf("; without module: %.6g %s", tree.unattributed, options.units.target.c_str());
-  std::printf("\n");
-}
-
-void print_json(const inspector::ModuleTree& tree, const ModulesOptions& options) {
-  nlohmann::ordered_json out;
-  out["time_unit"] = options.units.target;
-  out["run_total"] = tree.run_total;
-  out["attributed"] = tree.attributed;
-  out["unattributed"] = tree.unattributed;
-  out["modules"] = nlohmann::ordered_json::array();
-  for (const inspector::ModuleTotal& m : tree.modules) {
-    out["modules"].push_back({{"path", m.path},
-                              {"type", m.type},
-                              {"depth", m.depth},
-                              {"total", m.total},
-                              {"share", share(tree, m.total)},
-                              {"op_events", m.op_events},
-                              {"children", m.children}});
-  }
-  std::cout << out.dump(2) << "\n";
+  auto out = options.json ? make_json_printer(std::cout) : make_text_printer(std::cout);
+  out->begin_object("");
+  out->field("time_unit", options.units.target);
+  out->table("modules", columns, rows);
+  out->field("run_total", tree.run_total);
+  out->field("attributed", tree.attributed);
+  out->field("attributed_share", share(tree, tree.attributed));
+  out->field("unattributed", tree.unattributed);
+  out->end_object();
+  out->finish();
 }
 
 int run_modules(const ModulesOptions& options) {
@@ -105,8 +107,7 @@ int run_modules(const ModulesOptions& options) {
   if (tree.modules.empty()) {
     diagnostics.warning("no event of block '" + options.block + "' links to a module stack in " + options.etrecord);
   }
-  if (options.json) print_json(tree, options);
-  else print_tree(tree, options);
+  print_tree(tree, options);
   diagnostics.flush();
   return kExitOk;
 }

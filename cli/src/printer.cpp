@@ -1,4 +1,5 @@
 #include "printer.h"
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -50,9 +51,7 @@ class TextPrinter final : public Printer {
     scalar(key, std::to_string(value));
   }
   void field(std::string_view key, double value) override {
-    char text[32];
-    std::snprintf(text, sizeof(text), "%.6g", value);
-    scalar(key, text);
+    scalar(key, fmt::format("{:.6g}", value));
   }
   void field(std::string_view key, bool value) override {
     scalar(key, value ? "yes" : "no");
@@ -68,9 +67,7 @@ class TextPrinter final : public Printer {
   void double_list(std::string_view key, const std::vector<double>& values, size_t total) override {
     std::string text = "[";
     for (size_t i = 0; i < values.size(); ++i) {
-      char item[32];
-      std::snprintf(item, sizeof(item), "%.6g", values[i]);
-      text += (i ? ", " : "") + std::string(item);
+      text += (i ? ", " : "") + fmt::format("{:.6g}", values[i]);
     }
     if (total > values.size()) text += values.empty() ? "…" : ", …";
     scalar(key, text + "]");
@@ -88,45 +85,46 @@ class TextPrinter final : public Printer {
     }
     --depth_;
   }
-  void table(std::string_view key, const std::vector<TableColumn>& columns,
-             const std::vector<std::vector<Cell>>& rows) override {
+  void table(std::string_view key, const std::vector<TableColumn>& all_columns,
+             const std::vector<std::vector<Cell>>& all_rows) override {
     flush_list_header();
     if (!key.empty()) line(std::string(key) + ":");
-    if (rows.empty()) {
+    if (all_rows.empty()) {
       line("(none)");
       return;
     }
-    std::vector<std::vector<std::string>> texts(rows.size());
-    std::vector<size_t> width(columns.size());
-    for (size_t c = 0; c < columns.size(); ++c) width[c] = columns[c].key.size();
-    for (size_t r = 0; r < rows.size(); ++r) {
-      for (size_t c = 0; c < columns.size() && c < rows[r].size(); ++c) {
-        texts[r].push_back(cell_text(rows[r][c], columns[c].decimals));
-        width[c] = std::max(width[c], texts[r].back().size());
+    // The columns a reader sees.
+    std::vector<size_t> shown;
+    for (size_t c = 0; c < all_columns.size(); ++c) {
+      if (!all_columns[c].json_only) shown.push_back(c);
+    }
+    std::vector<std::vector<std::string>> texts(all_rows.size());
+    std::vector<size_t> width(shown.size());
+    std::vector<bool> right(shown.size(), true);  // numbers right-aligned
+    for (size_t i = 0; i < shown.size(); ++i) width[i] = all_columns[shown[i]].key.size();
+    for (size_t r = 0; r < all_rows.size(); ++r) {
+      for (size_t i = 0; i < shown.size(); ++i) {
+        const size_t c = shown[i];
+        const Cell cell = c < all_rows[r].size() ? all_rows[r][c] : Cell::empty();
+        texts[r].push_back(cell_text(cell, all_columns[c].decimals));
+        width[i] = std::max(width[i], texts[r].back().size());
+        if (cell.kind == Cell::Kind::kText) right[i] = false;
       }
     }
-    auto numeric = [&](size_t c) {
-      for (const auto& row : rows) {
-        if (c < row.size() && row[c].kind == Cell::Kind::kText) return false;
-      }
-      return true;
-    };
-    std::vector<bool> right(columns.size());
-    for (size_t c = 0; c < columns.size(); ++c) right[c] = numeric(c);
     auto render = [&](const std::vector<std::string>& cells) {
       std::string text;
-      for (size_t c = 0; c < cells.size(); ++c) {
-        const size_t pad = width[c] - cells[c].size();
-        if (c) text += "  ";
-        if (right[c]) text.append(pad, ' ');
-        text += cells[c];
-        if (!right[c] && c + 1 < cells.size()) text.append(pad, ' ');
+      for (size_t i = 0; i < cells.size(); ++i) {
+        const size_t pad = width[i] > cells[i].size() ? width[i] - cells[i].size() : 0;
+        if (i) text += "  ";
+        if (right[i]) text.append(pad, ' ');
+        text += cells[i];
+        if (!right[i] && i + 1 < cells.size()) text.append(pad, ' ');
       }
       while (!text.empty() && text.back() == ' ') text.pop_back();
       return text;
     };
     std::vector<std::string> header;
-    for (const TableColumn& column : columns) header.push_back(column.key);
+    for (size_t c : shown) header.push_back(all_columns[c].key);
     line(render(header));
     for (const auto& row : texts) line(render(row));
   }
@@ -134,13 +132,17 @@ class TextPrinter final : public Printer {
 
  private:
   static std::string cell_text(const Cell& cell, int decimals) {
+    if (!cell.display.empty()) return cell.display;
     if (cell.kind == Cell::Kind::kText) return cell.text;
+    if (cell.kind == Cell::Kind::kIntegers) {
+      std::string text = "[";
+      for (size_t i = 0; i < cell.integers.size(); ++i) text += (i ? ", " : "") + std::to_string(cell.integers[i]);
+      return text + "]";
+    }
     if (cell.kind == Cell::Kind::kEmpty) return std::string();
     if (cell.kind == Cell::Kind::kInteger) return std::to_string(cell.integer);
-    char text[64];
-    if (decimals < 0) std::snprintf(text, sizeof(text), "%.4g", cell.number);
-    else std::snprintf(text, sizeof(text), "%.*f", decimals, cell.number);
-    return text;
+    if (decimals < 0) return fmt::format("{:.4g}", cell.number);
+    return fmt::format("{:.{}f}", cell.number, decimals);
   }
   struct Frame {
     bool list;
@@ -217,6 +219,7 @@ class JsonPrinter final : public Printer {
         if (cell.kind == Cell::Kind::kText) item[columns[c].key] = cell.text;
         else if (cell.kind == Cell::Kind::kNumber) item[columns[c].key] = cell.number;
         else if (cell.kind == Cell::Kind::kInteger) item[columns[c].key] = cell.integer;
+        else if (cell.kind == Cell::Kind::kIntegers) item[columns[c].key] = cell.integers;
         else item[columns[c].key] = nullptr;
       }
       items.push_back(std::move(item));

@@ -11,18 +11,27 @@
 
 namespace etkit::cli {
 
-/// A table cell: empty (JSON null), text, or a number.
+/// A table cell: empty (JSON null), text, a number or a list of integers.
 struct Cell {
-  enum class Kind { kEmpty, kText, kNumber, kInteger };
+  enum class Kind { kEmpty, kText, kNumber, kInteger, kIntegers };
   Kind kind = Kind::kEmpty;
   std::string text;
   double number = 0;
   int64_t integer = 0;
+  std::vector<int64_t> integers;
+  std::string display;  ///< how text output shows the value, when not as is
   static Cell empty() { return {}; }
-  static Cell of(std::string text) { return {Kind::kText, std::move(text), 0, 0}; }
-  static Cell of(const char* text) { return of(std::string(text)); }
-  static Cell of(double number) { return {Kind::kNumber, {}, number, 0}; }
-  static Cell of(int64_t integer) { return {Kind::kInteger, {}, 0, integer}; }
+  static Cell of(std::string value) { return {Kind::kText, std::move(value), 0, 0, {}, {}}; }
+  static Cell of(const char* value) { return of(std::string(value)); }
+  static Cell of(double number) { return {Kind::kNumber, {}, number, 0, {}, {}}; }
+  static Cell of(int64_t integer) { return {Kind::kInteger, {}, 0, integer, {}, {}}; }
+  static Cell of(std::vector<int64_t> integers) { return {Kind::kIntegers, {}, 0, 0, std::move(integers), {}}; }
+  /// The same value, shown as `text` by the text backend (an indented tree
+  /// label); JSON keeps the value.
+  Cell shown_as(std::string shown) && {
+    display = std::move(shown);
+    return std::move(*this);
+  }
   /// A number when set, else empty.
   template <typename Optional>
   static Cell maybe(const Optional& value) { return value ? of(double(*value)) : empty(); }
@@ -34,6 +43,7 @@ struct Cell {
 struct TableColumn {
   std::string key;
   int decimals = 6;
+  bool json_only = false;  ///< a column scripts want and a reader does not (ids, lists)
 };
 
 class Printer {

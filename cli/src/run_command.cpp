@@ -2,6 +2,7 @@
 // bundled test case or generated values, and report outputs and latency.
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
@@ -175,9 +176,9 @@ Result<std::vector<double>> time_runs(Method& method, const RunOptions& options,
     }
     if (!status.ok()) return status.error().with_context("%s", options.program.c_str());
     if (i >= options.warmup) latencies.push_back(std::chrono::duration<double, std::milli>(end - start).count());
-    if (progress) std::fprintf(stderr, "\r%d/%d", i + 1, options.warmup + options.iterations);
+    if (progress) fmt::print(stderr, "\r{}/{}", i + 1, options.warmup + options.iterations);
   }
-  if (progress) std::fprintf(stderr, "\r\033[K");
+  if (progress) fmt::print(stderr, "\r\033[K");
   return latencies;
 }
 

@@ -73,8 +73,8 @@ void for_each_cell(const Row& row, const CellFormat& format, Emit&& emit) {
   char text[48];
   if (format.bundled_case) {
     const int32_t index = row.block->bundled_input_index;
-    const int length = index < 0 ? 0 : std::snprintf(text, sizeof(text), "%d", int(index));
-    emit(column++, std::string_view(text, size_t(length)));
+    const auto written = std::to_chars(text, text + sizeof(text), index);
+    emit(column++, index < 0 ? std::string_view() : std::string_view(text, size_t(written.ptr - text)));
   }
   emit(column++, std::string_view(e.name));
   // Equal statistics (all six, when a block has one run) are formatted once.

@@ -3,6 +3,7 @@
 // be read or run.
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -63,8 +64,8 @@ Result<bundled::VerifyReport> verify(const VerifyCliOptions& options, Tracing& t
   verify_options.case_index = options.case_index;
   if (use_colour(2)) {
     verify_options.progress = [](size_t done, size_t total) {
-      if (total >= 20) std::fprintf(stderr, "\rverifying %zu/%zu", done, total);
-      if (total >= 20 && done == total) std::fprintf(stderr, "\r\033[K");
+      if (total >= 20) fmt::print(stderr, "\rverifying {}/{}", done, total);
+      if (total >= 20 && done == total) fmt::print(stderr, "\r\033[K");
     };
   }
   return bundled::verify(*loaded->bundle, *loaded->program, method_options, verify_options);

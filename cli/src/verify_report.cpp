@@ -1,4 +1,5 @@
 #include "verify_report.h"
+#include <fmt/format.h>
 
 #include <cmath>
 #include <cstdio>
@@ -9,11 +10,7 @@
 namespace etkit::cli {
 namespace {
 
-std::string number(double v) {
-  char text[32];
-  std::snprintf(text, sizeof(text), "%.6g", v);
-  return text;
-}
+std::string number(double v) { return fmt::format("{:.6g}", v); }
 
 std::string signature(const bundled::OutputReport& o) {
   return std::string(to_string(o.dtype)) + format_sizes(o.shape);
