@@ -26,17 +26,13 @@ struct Loaded {
 
 Loaded load_bytes(const std::vector<uint8_t>& bytes) {
   auto file = FileData::copy_of(ByteSpan{bytes.data(), bytes.size()}, "bundle.bpte");
-  auto bundle = BundledProgram::load(file, "bundle.bpte");
-  EXPECT_TRUE(bundle.ok()) << bundle.error().message();
-  auto program = bundle->load_program();
-  EXPECT_TRUE(program.ok()) << program.error().message();
-  return Loaded{file, std::move(bundle).value(), std::move(program).value()};
+  BundledProgram bundle = test::checked(BundledProgram::load(file, "bundle.bpte"), "bundle.bpte");
+  Program program = test::checked(bundle.load_program(), "the embedded program");
+  return Loaded{file, std::move(bundle), std::move(program)};
 }
 
 VerifyReport run(const Loaded& loaded, VerifyOptions options = {}) {
-  auto report = verify(loaded.bundle, loaded.program, {}, options);
-  EXPECT_TRUE(report.ok()) << report.error().message();
-  return std::move(report).value();
+  return test::checked(verify(loaded.bundle, loaded.program, {}, options), "verify");
 }
 
 TEST(Verify, UpstreamBundlePassesAllTenCases) {

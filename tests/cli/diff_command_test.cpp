@@ -25,8 +25,7 @@ std::string trace_with_step(const std::string& name, uint64_t step) {
   etdump::ETDumpGen gen(options);
   gen.create_event_block("Execute");
   gen.end_profiling(gen.start_profiling("native_call_add.out", 0, 0));
-  auto bytes = gen.serialize();
-  return test::write_temp(name, *bytes);
+  return test::write_temp(name, test::checked(gen.serialize(), "serialize"));
 }
 
 test::CommandResult etinspect(std::vector<std::string> args) {

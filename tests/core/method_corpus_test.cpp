@@ -15,16 +15,15 @@ namespace etkit {
 namespace {
 
 Program load(const std::string& relative) {
-  auto program = Program::load_file(test::corpus(relative));
-  EXPECT_TRUE(program.ok()) << program.error().message();
-  return std::move(program).value();
+  return test::checked(Program::load_file(test::corpus(relative)), relative);
 }
 
 Tensor view_of(const at::Tensor& t) {
   std::vector<int64_t> sizes(t.sizes().begin(), t.sizes().end());
-  return *Tensor::make(static_cast<ScalarType>(t.scalar_type()),
-                       Span<const int64_t>(sizes.data(), sizes.size()), {}, t.data_ptr(),
-                       t.numel() * t.element_size());
+  return test::checked(Tensor::make(static_cast<ScalarType>(t.scalar_type()),
+                                    Span<const int64_t>(sizes.data(), sizes.size()), {}, t.data_ptr(),
+                                    t.numel() * t.element_size()),
+                       "a view of an ATen tensor");
 }
 
 at::Tensor output_of(const Method& method, size_t index) {

@@ -29,12 +29,9 @@ const std::string kSchema = std::string(ETKIT_SOURCE_DIR) + "/etdump/schema/etdu
 uint64_t counter_clock(void* context) { return *static_cast<uint64_t*>(context) += 10; }
 
 ETDump reread(const ETDumpGen& gen) {
-  auto bytes = gen.serialize();
-  EXPECT_TRUE(bytes.ok()) << bytes.error().message();
-  auto trace = ETDump::load(FileData::copy_of(ByteSpan{bytes->data(), bytes->size()}, "gen.etdp"),
-                            "gen.etdp");
-  EXPECT_TRUE(trace.ok()) << trace.error().message();
-  return std::move(trace).value();
+  const std::vector<uint8_t> bytes = test::checked(gen.serialize(), "serialize");
+  return test::checked(ETDump::load(FileData::copy_of(ByteSpan{bytes.data(), bytes.size()}, "gen.etdp"), "gen.etdp"),
+                       "reading the trace back");
 }
 
 // What a test expects back for one event.

@@ -13,9 +13,7 @@ namespace {
 const std::string kSchema = std::string(ETKIT_SOURCE_DIR) + "/etdump/schema/etdump.fbs";
 
 ETDump load(const std::string& relative) {
-  auto trace = ETDump::load_file(test::corpus(relative));
-  EXPECT_TRUE(trace.ok()) << trace.error().message();
-  return std::move(trace).value();
+  return test::checked(ETDump::load_file(test::corpus(relative)), relative);
 }
 
 TEST(ETDumpReader, TutorialCnnBlocksAsTheCorpusReadmeDescribes) {

@@ -19,11 +19,8 @@ namespace {
 const std::string kSchema = std::string(ETKIT_SOURCE_DIR) + "/etdump/schema/etdump.fbs";
 
 std::vector<EventBlock> blocks_of(const std::string& relative, EventBlockOptions options = {}) {
-  auto trace = etdump::ETDump::load_file(test::corpus(relative));
-  EXPECT_TRUE(trace.ok());
-  auto blocks = event_blocks(*trace, options);
-  EXPECT_TRUE(blocks.ok()) << blocks.error().message();
-  return std::move(blocks).value();
+  const etdump::ETDump trace = test::checked(etdump::ETDump::load_file(test::corpus(relative)), relative);
+  return test::checked(event_blocks(trace, options), "event blocks of " + relative);
 }
 
 TEST(EventBlocks, PercentilesFollowNumpyLinearInterpolation) {

@@ -33,9 +33,8 @@ etdump::ETDump trace(const std::string& file, const std::vector<std::string>& na
   etdump::ETDumpGen gen(options);
   gen.create_event_block("Execute");
   for (size_t i = 0; i < names.size(); ++i) gen.end_profiling(gen.start_profiling(names[i].c_str(), 0, int32_t(i)));
-  auto loaded = etdump::ETDump::load_file(test::write_temp(file, *gen.serialize()));
-  EXPECT_TRUE(loaded.ok());
-  return std::move(*loaded);
+  return test::checked(etdump::ETDump::load_file(test::write_temp(file, test::checked(gen.serialize(), "serialize"))),
+                       file);
 }
 
 TEST(TraceDiff, JoinsByBlockNameAndOccurrence) {

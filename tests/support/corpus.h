@@ -3,10 +3,20 @@
 // mutating files, running commands.
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace etkit::test {
+
+/// The value of `result`; when it holds an error, the running test fails
+/// and stops (an exception gtest reports) instead of reading a value that
+/// is not there. For helpers that return values and so cannot ASSERT.
+template <typename R>
+auto checked(R&& result, const std::string& what) -> decltype(std::move(result).value()) {
+  if (!result.ok()) throw std::runtime_error(what + ": " + result.error().message());
+  return std::move(result).value();
+}
 
 /// Absolute path of a corpus file, e.g. corpus("upstream/pte/add.pte").
 std::string corpus(const std::string& relative);
