@@ -1,0 +1,150 @@
+// etinspect run, gap and modules against hand-derived truth: the tiny
+// affine program computes y = 3x + 2; a gap against a reference perturbed
+// at one instruction diverges there first; module totals equal hand sums of
+// the same trace's table rows.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+#include "etkit/core/file_data.h"
+#include "etkit/core/tensor_access.h"
+#include "etkit/etdump/etdump_reader.h"
+#include "etkit/inspector/npy.h"
+#include "etkit/inspector/numeric_gap.h"
+#include "support/corpus.h"
+
+namespace etkit {
+namespace {
+
+test::CommandResult etinspect(std::vector<std::string> args) {
+  args.insert(args.begin(), ETINSPECT_PATH);
+  return test::run_command(args);
+}
+
+std::string sample(const std::string& relative) { return std::string(ETKIT_SOURCE_DIR) + "/samples/" + relative; }
+std::string temp(const std::string& name) {
+  const auto dir = std::filesystem::path(::testing::TempDir()) / ("commands-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  return (dir / name).string();
+}
+
+void write_floats(const std::string& path, std::vector<float> values, std::vector<int64_t> sizes) {
+  auto tensor = Tensor::make(ScalarType::kFloat, Span<const int64_t>(sizes.data(), sizes.size()), {}, values.data(),
+                             values.size() * sizeof(float));
+  ASSERT_TRUE(tensor.ok());
+  ASSERT_TRUE(inspector::write_npy(path, *tensor).ok());
+}
+
+TEST(RunCommand, ComputesTheAffineProgramFromNpyInputs) {
+  const std::string input = temp("x.npy"), out_dir = temp("outputs");
+  write_floats(input, {1, 2, -3, 0.5f}, {2, 2});
+  auto run = etinspect({"run", sample("tiny/affine.pte"), "--input", input, "--output-dir", out_dir,
+                        "--iterations", "3", "--json", "--print-outputs"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto report = nlohmann::json::parse(run.out);
+  EXPECT_EQ(report["iterations"], 3);
+  EXPECT_LE(report["latency_ms"]["min"].get<double>(), report["latency_ms"]["median"].get<double>());
+  // y = 3x + 2, by hand.
+  EXPECT_EQ(report["outputs"][0]["values"], nlohmann::json::parse("[5.0, 8.0, -7.0, 3.5]"));
+  auto written = inspector::read_npy(out_dir + "/output_0.npy");
+  ASSERT_TRUE(written.ok()) << written.error().message();
+  auto view = written->view();
+  ASSERT_TRUE(view.ok());
+  EXPECT_EQ(written->shape, (std::vector<int64_t>{2, 2}));
+  EXPECT_EQ(element_as_double(*view, 2), -7.0);
+}
+
+TEST(RunCommand, WrongInputsAreUsageErrors) {
+  const std::string wrong = temp("wrong.npy");
+  write_floats(wrong, {1, 2, 3}, {3});
+  auto shape = etinspect({"run", sample("tiny/affine.pte"), "--input", wrong});
+  EXPECT_EQ(shape.exit_code, 2);
+  EXPECT_NE(shape.err.find("input 0"), std::string::npos) << shape.err;
+  auto count = etinspect({"run", sample("tiny/affine.pte"), "--input", wrong, "--input", wrong});
+  EXPECT_EQ(count.exit_code, 2);
+  EXPECT_NE(count.err.find("takes 1 inputs, 2 given"), std::string::npos) << count.err;
+}
+
+// References for a traced run, one .npy per instruction (named by
+// instruction id), taken from the trace's own intermediate outputs.
+void write_references(const std::string& trace_path, const std::string& buffer_path, const std::string& folder,
+                      int perturbed_instruction) {
+  std::filesystem::remove_all(folder);
+  std::filesystem::create_directories(folder);
+  auto trace = etdump::ETDump::load_file(trace_path);
+  auto buffer = FileData::load(buffer_path);
+  ASSERT_TRUE(trace.ok() && buffer.ok());
+  auto outputs = inspector::recorded_outputs(*trace, (*buffer)->bytes());
+  ASSERT_TRUE(outputs.ok());
+  for (const inspector::RecordedOutput& output : *outputs) {
+    if (output.output_index != 0) continue;
+    std::vector<float> values(output.values.begin(), output.values.end());
+    if (output.instruction_id == perturbed_instruction) values[0] += 1.0f;
+    write_floats(folder + "/" + std::to_string(output.instruction_id) + ".npy", values, output.sizes);
+  }
+}
+
+TEST(GapCommand, FirstDivergenceIsThePerturbedInstruction) {
+  const std::string trace = temp("gap.etdp"), buffer = temp("gap.bin");
+  ASSERT_EQ(etinspect({"run", sample("tutorial_cnn/tutorial_cnn.pte"), "--etdump", trace, "--debug-level",
+                       "intermediates", "--debug-buffer", buffer})
+                .exit_code,
+            0);
+  write_references(trace, buffer, temp("same"), -1);
+  auto same = etinspect({"gap", trace, "--debug-buffer", buffer, "--reference", temp("same"), "--json"});
+  ASSERT_EQ(same.exit_code, 0) << same.err;
+  const auto agree = nlohmann::json::parse(same.out);
+  EXPECT_EQ(agree["compared"], 15);
+  EXPECT_TRUE(agree["first_divergence"].is_null());
+  write_references(trace, buffer, temp("perturbed"), 4);
+  auto perturbed = etinspect({"gap", trace, "--debug-buffer", buffer, "--reference", temp("perturbed"), "--json",
+                              "--program", sample("tutorial_cnn/tutorial_cnn.pte")});
+  EXPECT_EQ(perturbed.exit_code, 1) << perturbed.err;
+  const auto report = nlohmann::json::parse(perturbed.out);
+  EXPECT_EQ(report["first_divergence"]["instruction_id"], 4);
+  EXPECT_EQ(report["first_divergence"]["op"], "aten::relu.out");
+  EXPECT_NEAR(report["rows"][4]["max_abs"].get<double>(), 1.0, 1e-6);  // +1 in float32
+  EXPECT_EQ(report["rows"][3]["status"], "ok");
+}
+
+TEST(ModulesCommand, TotalsAreHandSumsOfTheTable) {
+  const std::string trace = temp("modules.etdp"), record = sample("tutorial_cnn/tutorial_cnn.etrecord");
+  ASSERT_EQ(etinspect({"run", sample("tutorial_cnn/tutorial_cnn.pte"), "--iterations", "2", "--etdump", trace})
+                .exit_code,
+            0);
+  auto modules = etinspect({"modules", trace, "--etrecord", record, "--json"});
+  ASSERT_EQ(modules.exit_code, 0) << modules.err;
+  auto table = etinspect({"table", trace, "--etrecord", record, "--block", "Execute", "--format", "json"});
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  const auto tree = nlohmann::json::parse(modules.out);
+  double linked_sum = 0;
+  int64_t linked = 0;
+  double method_execute = 0;
+  for (const auto& row : nlohmann::json::parse(table.out)) {
+    if (row["event_name"] == "Method::execute") method_execute = row["avg"].get<double>();
+    if (row["module_hierarchy"].empty()) continue;
+    linked_sum += row["avg"].get<double>();
+    ++linked;
+  }
+  const auto& root = tree["modules"][0];
+  EXPECT_EQ(root["path"], "");
+  EXPECT_EQ(root["op_events"], linked);
+  EXPECT_NEAR(root["total"].get<double>(), linked_sum, 1e-9);
+  EXPECT_NEAR(tree["run_total"].get<double>(), method_execute, 1e-9);
+  EXPECT_NEAR(root["share"].get<double>(), linked_sum / method_execute, 1e-9);
+  // Children index the printed rows; --depth 1 prints the root alone.
+  auto shallow = etinspect({"modules", trace, "--etrecord", record, "--json", "--depth", "1"});
+  ASSERT_EQ(shallow.exit_code, 0) << shallow.err;
+  const auto one = nlohmann::json::parse(shallow.out)["modules"];
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_TRUE(one[0]["children"].empty());
+}
+
+}  // namespace
+}  // namespace etkit
