@@ -1,0 +1,160 @@
+// Every command's text and JSON output come from the same values: for each
+// command, values read from its JSON are found, formatted as the text
+// formats them, in its text output.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+#include "support/corpus.h"
+
+namespace etkit {
+namespace {
+
+test::CommandResult etinspect(std::vector<std::string> args) {
+  args.insert(args.begin(), ETINSPECT_PATH);
+  return test::run_command(args);
+}
+
+std::string sample(const std::string& relative) { return std::string(ETKIT_SOURCE_DIR) + "/samples/" + relative; }
+std::string temp(const std::string& name) {
+  const auto dir = std::filesystem::path(::testing::TempDir()) / ("agree-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  return (dir / name).string();
+}
+
+// Text and JSON of one command line.
+struct Both {
+  std::string text;
+  nlohmann::json json;
+};
+Both both(std::vector<std::string> args) {
+  auto text = etinspect(args);
+  EXPECT_EQ(text.exit_code, 0) << text.err;
+  args.push_back("--json");
+  auto json = etinspect(args);
+  EXPECT_EQ(json.exit_code, 0) << json.err;
+  return {text.out, nlohmann::json::parse(json.out)};
+}
+
+bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+// The line of `text` holding `part`.
+std::string line_with(const std::string& text, const std::string& part) {
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (has(line, part)) return line;
+  }
+  return {};
+}
+
+class TextJsonAgree : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    for (const char* tag : {"a", "b"}) {
+      ASSERT_EQ(etinspect({"run", sample("tutorial_cnn/tutorial_cnn.pte"), "--iterations", "3", "--etdump",
+                           trace(tag), "--debug-level", "intermediates", "--debug-buffer", buffer(tag)})
+                    .exit_code,
+                0);
+    }
+  }
+  static std::string trace(const std::string& tag) { return temp(tag + ".etdp"); }
+  static std::string buffer(const std::string& tag) { return temp(tag + ".bin"); }
+};
+
+TEST_F(TextJsonAgree, Info) {
+  const Both out = both({"info", sample("tutorial_cnn/tutorial_cnn.pte")});
+  const auto& method = out.json[0]["methods"][0];
+  EXPECT_TRUE(has(out.text, "instruction_count: " + std::to_string(method["instruction_count"].get<int>())));
+  EXPECT_TRUE(has(out.text, "kind: " + out.json[0]["kind"].get<std::string>()));
+  EXPECT_TRUE(has(out.text, "size: " + std::to_string(out.json[0]["size"].get<int64_t>())));
+}
+
+TEST_F(TextJsonAgree, Run) {
+  // One iteration of a program without inputs of its own varies in time, so
+  // compare the outputs (deterministic) and the structure.
+  const Both out = both({"run", sample("tiny/affine.pte"), "--print-outputs"});
+  EXPECT_TRUE(has(out.text, "dtype: " + out.json["outputs"][0]["dtype"].get<std::string>()));
+  std::string values = "values: [";
+  for (size_t i = 0; i < out.json["outputs"][0]["values"].size(); ++i) {
+    values += (i ? ", " : "") + fmt::format("{:.6g}", out.json["outputs"][0]["values"][i].get<double>());
+  }
+  EXPECT_TRUE(has(out.text, values + "]")) << values << "\n" << out.text;
+}
+
+TEST_F(TextJsonAgree, Diff) {
+  const Both out = both({"diff", trace("a"), trace("b")});
+  ASSERT_FALSE(out.json["events"].empty());
+  for (const auto& row : out.json["events"]) {
+    if (row["p50_before"].is_null()) continue;
+    const std::string line = line_with(out.text, row["event"].get<std::string>() + " ");
+    ASSERT_FALSE(line.empty()) << row["event"];
+    // The same event name can repeat (occurrence); some line shows these numbers.
+    EXPECT_TRUE(has(out.text, fmt::format("{:.6f}", row["p50_before"].get<double>()))) << row.dump();
+    EXPECT_TRUE(has(out.text, fmt::format("{:.6f}", row["p50_after"].get<double>()))) << row.dump();
+  }
+}
+
+TEST_F(TextJsonAgree, Gap) {
+  const Both out = both({"gap", trace("a"), "--debug-buffer", buffer("a"), "--reference", trace("b"),
+                         "--reference-debug-buffer", buffer("b")});
+  EXPECT_TRUE(has(out.text, "compared: " + std::to_string(out.json["compared"].get<int>())));
+  for (const auto& row : out.json["rows"]) {
+    const std::string line = line_with(out.text, " " + row["sizes"].get<std::string>());
+    EXPECT_TRUE(has(line, row["status"].get<std::string>())) << line;
+  }
+}
+
+TEST_F(TextJsonAgree, Modules) {
+  const Both out = both({"modules", trace("a"), "--etrecord", sample("tutorial_cnn/tutorial_cnn.etrecord")});
+  for (const auto& module : out.json["modules"]) {
+    EXPECT_TRUE(has(out.text, fmt::format("{:.6f}", module["total"].get<double>()))) << module.dump();
+    EXPECT_TRUE(has(out.text, fmt::format("{:.4f}", module["share"].get<double>()))) << module.dump();
+  }
+}
+
+TEST_F(TextJsonAgree, Table) {
+  auto text = etinspect({"table", trace("a")});
+  auto json = etinspect({"table", trace("a"), "--format", "json"});
+  ASSERT_EQ(text.exit_code, 0);
+  ASSERT_EQ(json.exit_code, 0);
+  const auto rows = nlohmann::json::parse(json.out);
+  std::istringstream lines(text.out);
+  std::string line;
+  std::getline(lines, line);  // header
+  for (const auto& row : rows) {
+    ASSERT_TRUE(std::getline(lines, line));
+    EXPECT_TRUE(has(line, row["event_name"].get<std::string>())) << line;
+    EXPECT_TRUE(has(line, fmt::format("{:.6f}", row["p50"].get<double>()))) << line;
+    EXPECT_TRUE(has(line, fmt::format("{:.6f}", row["max"].get<double>()))) << line;
+  }
+}
+
+TEST_F(TextJsonAgree, Verify) {
+  const std::string report = temp("verify.json");
+  auto text = etinspect({"verify", sample("tutorial_cnn/tutorial_cnn.bpte"), "--json", report});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  std::ifstream in(report);
+  const auto json = nlohmann::json::parse(in);
+  const auto& summary = json["summary"];
+  EXPECT_TRUE(has(text.out, fmt::format("{} passed, {} failed of {} cases", summary["passed"].get<int>(),
+                                        summary["failed"].get<int>(), summary["cases"].get<int>())))
+      << text.out;
+  for (const auto& c : json["cases"]) {
+    const std::string line = line_with(text.out, "case " + std::to_string(c["case"].get<int>()) + ":");
+    EXPECT_TRUE(has(line, c["status"] == "pass" ? "PASS" : "FAIL")) << line;
+    const auto& error = c["outputs"][0]["max_abs_error"];
+    if (!error.is_null()) {
+      EXPECT_TRUE(has(line, fmt::format("max abs error {:.6g}", error.get<double>()))) << line;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace etkit
