@@ -18,24 +18,15 @@
 #include "etkit/etdump/etdump_reader.h"
 #include "etkit/inspector/npy.h"
 #include "etkit/inspector/numeric_gap.h"
-#include "support/corpus.h"
+#include "support/cli.h"
 
 namespace etkit {
 namespace {
 
-test::CommandResult etinspect(std::vector<std::string> args) {
-  args.insert(args.begin(), ETINSPECT_PATH);
-  return test::run_command(args);
-}
+using test::etinspect;
+using test::sample;
+using test::temp;
 
-std::string sample(const std::string& relative) { return std::string(ETKIT_SOURCE_DIR) + "/samples/" + relative; }
-// Per process: ctest runs the tests of this file as parallel processes,
-// each with its own fixture files.
-std::string temp(const std::string& name) {
-  const auto dir = std::filesystem::path(::testing::TempDir()) / ("contract-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  return (dir / name).string();
-}
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 

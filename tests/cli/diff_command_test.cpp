@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "etkit/etdump/etdump_gen.h"
-#include "support/corpus.h"
+#include "support/cli.h"
 
 namespace etkit {
 namespace {
@@ -28,10 +28,7 @@ std::string trace_with_step(const std::string& name, uint64_t step) {
   return test::write_temp(name, test::checked(gen.serialize(), "serialize"));
 }
 
-test::CommandResult etinspect(std::vector<std::string> args) {
-  args.insert(args.begin(), ETINSPECT_PATH);
-  return test::run_command(args);
-}
+using test::etinspect;
 
 TEST(DiffCommand, ReportsDeltaAndGatesOnRegression) {
   const std::string before = trace_with_step("before.etdp", 10000);  // 0.01 ms

@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "support/corpus.h"
+#include "support/cli.h"
 
 namespace etkit {
 namespace {

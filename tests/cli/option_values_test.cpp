@@ -10,22 +10,15 @@
 #include <string>
 #include <vector>
 
-#include "support/corpus.h"
+#include "support/cli.h"
 
 namespace etkit {
 namespace {
 
-test::CommandResult etinspect(std::vector<std::string> args) {
-  args.insert(args.begin(), ETINSPECT_PATH);
-  return test::run_command(args);
-}
+using test::etinspect;
+using test::sample;
+using test::temp;
 
-std::string sample(const std::string& relative) { return std::string(ETKIT_SOURCE_DIR) + "/samples/" + relative; }
-std::string temp(const std::string& name) {
-  const auto dir = std::filesystem::path(::testing::TempDir()) / ("values-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  return (dir / name).string();
-}
 
 // Traces every case below reads: two traced runs of the tutorial CNN with
 // intermediate outputs (equal, so a gap between them passes).

@@ -17,22 +17,15 @@
 #include "etkit/etdump/etdump_reader.h"
 #include "etkit/inspector/npy.h"
 #include "etkit/inspector/numeric_gap.h"
-#include "support/corpus.h"
+#include "support/cli.h"
 
 namespace etkit {
 namespace {
 
-test::CommandResult etinspect(std::vector<std::string> args) {
-  args.insert(args.begin(), ETINSPECT_PATH);
-  return test::run_command(args);
-}
+using test::etinspect;
+using test::sample;
+using test::temp;
 
-std::string sample(const std::string& relative) { return std::string(ETKIT_SOURCE_DIR) + "/samples/" + relative; }
-std::string temp(const std::string& name) {
-  const auto dir = std::filesystem::path(::testing::TempDir()) / ("commands-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  return (dir / name).string();
-}
 
 void write_floats(const std::string& path, std::vector<float> values, std::vector<int64_t> sizes) {
   auto tensor = Tensor::make(ScalarType::kFloat, Span<const int64_t>(sizes.data(), sizes.size()), {}, values.data(),

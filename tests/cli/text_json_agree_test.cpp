@@ -13,22 +13,15 @@
 #include <unistd.h>
 #include <vector>
 
-#include "support/corpus.h"
+#include "support/cli.h"
 
 namespace etkit {
 namespace {
 
-test::CommandResult etinspect(std::vector<std::string> args) {
-  args.insert(args.begin(), ETINSPECT_PATH);
-  return test::run_command(args);
-}
+using test::etinspect;
+using test::sample;
+using test::temp;
 
-std::string sample(const std::string& relative) { return std::string(ETKIT_SOURCE_DIR) + "/samples/" + relative; }
-std::string temp(const std::string& name) {
-  const auto dir = std::filesystem::path(::testing::TempDir()) / ("agree-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  return (dir / name).string();
-}
 
 // Text and JSON of one command line.
 struct Both {

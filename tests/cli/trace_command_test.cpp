@@ -9,15 +9,12 @@
 #include <nlohmann/json.hpp>
 
 #include "etkit/etdump/etdump_gen.h"
-#include "support/corpus.h"
+#include "support/cli.h"
 
 namespace etkit {
 namespace {
 
-test::CommandResult etinspect(std::vector<std::string> args) {
-  args.insert(args.begin(), ETINSPECT_PATH);
-  return test::run_command(args);
-}
+using test::etinspect;
 
 TEST(TableCommand, TutorialRowsLeaveOutOperatorCalls) {
   auto result = etinspect({"table", test::corpus("upstream/etdump/tutorial_cnn.etdp"), "--format", "json"});

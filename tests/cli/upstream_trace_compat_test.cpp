@@ -14,21 +14,16 @@
 #include "etkit/core/file_data.h"
 #include "etkit/core/scalar_type.h"
 #include "etkit/etdump/etdump_reader.h"
-#include "support/corpus.h"
+#include "support/cli.h"
 
 namespace etkit {
 namespace {
 
-test::CommandResult etinspect(std::vector<std::string> args) {
-  args.insert(args.begin(), ETINSPECT_PATH);
-  return test::run_command(args);
-}
+using test::etinspect;
+using test::sample;
+using test::temp;
 
-std::string sample(const std::string& relative) { return std::string(ETKIT_SOURCE_DIR) + "/samples/" + relative; }
 
-std::string temp_path(const std::string& name) {
-  return (std::filesystem::path(::testing::TempDir()) / name).string();
-}
 
 std::string shape_text(const etdump::DebugTensorView& tensor) {
   std::string text = to_string(tensor.scalar_type);
@@ -97,9 +92,9 @@ const std::string kUpstreamTrace = "upstream-runtime/tutorial_cnn_intermediates.
 TEST(UpstreamTraceCompat, IntermediatesOverSeveralRunsMatchUpstreamsTrace) {
   const auto upstream = structure(test::corpus(kUpstreamTrace));
   ASSERT_EQ(upstream.size(), 3u);
-  const std::string trace = temp_path("compat_intermediates.etdp");
+  const std::string trace = temp("compat_intermediates.etdp");
   auto run = etinspect({"run", sample("tutorial_cnn/tutorial_cnn.pte"), "--iterations", "2", "--etdump", trace,
-                        "--debug-level", "intermediates", "--debug-buffer", temp_path("compat_intermediates.bin")});
+                        "--debug-level", "intermediates", "--debug-buffer", temp("compat_intermediates.bin")});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const auto ours = structure(trace);
   ASSERT_EQ(ours.size(), upstream.size());
@@ -112,7 +107,7 @@ TEST(UpstreamTraceCompat, IntermediatesOverSeveralRunsMatchUpstreamsTrace) {
 
 TEST(UpstreamTraceCompat, PlainRunMatchesUpstreamsProfileEvents) {
   const auto upstream = structure(test::corpus(kUpstreamTrace), /*profile_only=*/true);
-  const std::string trace = temp_path("compat_plain.etdp");
+  const std::string trace = temp("compat_plain.etdp");
   auto run = etinspect({"run", sample("tutorial_cnn/tutorial_cnn.pte"), "--iterations", "2", "--etdump", trace});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const auto ours = structure(trace);
@@ -122,9 +117,9 @@ TEST(UpstreamTraceCompat, PlainRunMatchesUpstreamsProfileEvents) {
 
 TEST(UpstreamTraceCompat, VerifyTraceHasABlockPerCaseShapedAsUpstreamsRun) {
   const auto upstream = structure(test::corpus(kUpstreamTrace));
-  const std::string trace = temp_path("compat_verify.etdp");
+  const std::string trace = temp("compat_verify.etdp");
   auto verify = etinspect({"verify", sample("tutorial_cnn/tutorial_cnn.bpte"), "--etdump", trace, "--debug-level",
-                           "intermediates", "--debug-buffer", temp_path("compat_verify.bin")});
+                           "intermediates", "--debug-buffer", temp("compat_verify.bin")});
   ASSERT_EQ(verify.exit_code, 0) << verify.err;
   const auto ours = structure(trace);
   ASSERT_EQ(ours.size(), 1u + 3u);  // the load block, then one block per test case
@@ -137,7 +132,7 @@ TEST(UpstreamTraceCompat, VerifyTraceHasABlockPerCaseShapedAsUpstreamsRun) {
 }
 
 TEST(UpstreamTraceCompat, AllocationEventsOnlyWhenAsked) {
-  const std::string trace = temp_path("compat_allocations.etdp");
+  const std::string trace = temp("compat_allocations.etdp");
   auto run = etinspect({"run", sample("tutorial_cnn/tutorial_cnn.pte"), "--etdump", trace, "--trace-allocations"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const auto ours = structure(trace);
@@ -203,8 +198,8 @@ TEST_P(RepeatedRuns, EveryRunLogsWhatASingleRunLogs) {
   const std::string name = GetParam();
   const std::string program = sample(name + "/" + name + ".pte");
   auto traced = [&](const std::string& tag, const std::string& iterations) {
-    const std::string trace = temp_path(name + "_" + tag + ".etdp");
-    const std::string buffer = temp_path(name + "_" + tag + ".bin");
+    const std::string trace = temp(name + "_" + tag + ".etdp");
+    const std::string buffer = temp(name + "_" + tag + ".bin");
     auto run = etinspect({"run", program, "--fill", "random", "--seed", "7", "--iterations", iterations,
                           "--etdump", trace, "--debug-level", "intermediates", "--debug-buffer", buffer});
     EXPECT_EQ(run.exit_code, 0) << run.err;

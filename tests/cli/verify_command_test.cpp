@@ -10,7 +10,7 @@
 #include "etkit/bundled/bundled_writer.h"
 #include "etkit/etdump/etdump_reader.h"
 #include "etkit/inspector/npy.h"
-#include "support/corpus.h"
+#include "support/cli.h"
 #include "support/program_builder.h"
 
 namespace etkit {
@@ -18,10 +18,7 @@ namespace {
 
 const std::string kBundle = test::corpus("upstream/bundled/add_mul_int.bpte");
 
-test::CommandResult etinspect(std::vector<std::string> args) {
-  args.insert(args.begin(), ETINSPECT_PATH);
-  return test::run_command(args);
-}
+using test::etinspect;
 
 TEST(VerifyCommand, UpstreamBundlePassesWithExitZero) {
   auto result = etinspect({"verify", kBundle});
