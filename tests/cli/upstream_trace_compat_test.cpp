@@ -169,6 +169,25 @@ TEST(UpstreamTraceCompat, TableOfUpstreamsTraceKeepsEveryOutputOfAnInstruction) 
   EXPECT_NE(text.out.find("float32[1,16,14,14], int64[1,16,14,14]"), std::string::npos) << text.out;
 }
 
+// Upstream's runtime refuses the deprecated inline constant buffer: every
+// shipped program keeps its constants in a segment.
+TEST(UpstreamProgramCompat, EveryShippedSampleUsesTheConstantSegment) {
+  std::vector<std::string> args = {"info", "--json"};
+  for (const char* name : {"tutorial_cnn/tutorial_cnn", "mobilenet_v2/mobilenet_v2", "resnet18/resnet18",
+                           "nano_gpt/nano_gpt", "tiny/affine"}) {
+    args.push_back(sample(std::string(name) + ".pte"));
+    args.push_back(sample(std::string(name) + ".bpte"));
+  }
+  auto info = etinspect(args);
+  ASSERT_EQ(info.exit_code, 0) << info.err;
+  const auto files = nlohmann::json::parse(info.out);
+  ASSERT_EQ(files.size(), 10u);
+  for (const auto& file : files) {
+    const auto& program = file["kind"] == "bundled_program" ? file["program"] : file;
+    EXPECT_EQ(program["constants"]["storage"], "segment") << file["path"];
+  }
+}
+
 // The bytes of every tensor block `b` logged, in order.
 std::vector<std::vector<uint8_t>> logged_tensors(const std::string& trace_path, const std::string& buffer_path,
                                                  size_t b) {
