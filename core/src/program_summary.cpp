@@ -3,6 +3,7 @@
 
 #include <cstdio>
 
+#include "etkit/core/checked_size.h"
 #include "etkit/core/program.h"
 #include "program_generated.h"
 
@@ -49,6 +50,59 @@ std::string kind_name(fb::KernelTypes type) {
     case fb::KernelTypes::OptionalTensorList: return "optional_tensor_list";
   }
   return "unknown";
+}
+
+// An argument, and the items of a tensor list argument.
+void add_argument(const fb::ExecutionPlan& plan, int32_t index, std::vector<int32_t>& out) {
+  out.push_back(index);
+  const fb::EValue* value = plan.values()->Get(uint32_t(index));
+  const flatbuffers::Vector<int32_t>* items = nullptr;
+  if (value->val_type() == fb::KernelTypes::TensorList) items = value->val_as_TensorList()->items();
+  if (value->val_type() == fb::KernelTypes::OptionalTensorList) items = value->val_as_OptionalTensorList()->items();
+  for (size_t i = 0; i < length(items); ++i) out.push_back(items->Get(uint32_t(i)));
+}
+
+// The values an instruction references (verified indices).
+std::vector<int32_t> references_of(const fb::ExecutionPlan& plan, const fb::Instruction& instruction) {
+  std::vector<int32_t> out;
+  const flatbuffers::Vector<int32_t>* args = nullptr;
+  switch (instruction.instr_args_type()) {
+    case fb::InstructionArguments::KernelCall: args = instruction.instr_args_as_KernelCall()->args(); break;
+    case fb::InstructionArguments::DelegateCall: args = instruction.instr_args_as_DelegateCall()->args(); break;
+    case fb::InstructionArguments::MoveCall:
+      out = {instruction.instr_args_as_MoveCall()->move_from(), instruction.instr_args_as_MoveCall()->move_to()};
+      break;
+    case fb::InstructionArguments::JumpFalseCall:
+      out = {instruction.instr_args_as_JumpFalseCall()->cond_value_index()};
+      break;
+    case fb::InstructionArguments::FreeCall: out = {instruction.instr_args_as_FreeCall()->value_index()}; break;
+    default: break;
+  }
+  for (size_t a = 0; a < length(args); ++a) add_argument(plan, args->Get(uint32_t(a)), out);
+  return out;
+}
+
+// Tensor values with allocation info.
+std::vector<PlannedTensorSummary> planned_tensors(const fb::ExecutionPlan& plan) {
+  std::vector<PlannedTensorSummary> out;
+  for (size_t v = 0; v < length(plan.values()); ++v) {
+    const fb::EValue* value = plan.values()->Get(uint32_t(v));
+    if (value->val_type() != fb::KernelTypes::Tensor) continue;
+    const fb::Tensor& tensor = *value->val_as_Tensor();
+    const fb::AllocationDetails* info = tensor.allocation_info();
+    if (info == nullptr) continue;
+    PlannedTensorSummary planned;
+    planned.value = int32_t(v);
+    planned.arena = info->memory_id();
+    planned.offset = uint64_t(info->memory_offset_high()) << 32 | info->memory_offset_low();
+    planned.tensor = shape_of(tensor);
+    // Verified at load: sizes are non-negative and within the limits.
+    auto bytes = checked_nbytes(Span<const int64_t>(planned.tensor.sizes.data(), planned.tensor.sizes.size()),
+                                element_size(planned.tensor.scalar_type));
+    planned.bytes = bytes.ok() ? *bytes : 0;
+    out.push_back(std::move(planned));
+  }
+  return out;
 }
 
 ValueSummary summarize_value(const fb::ExecutionPlan& plan, int32_t index) {
@@ -107,6 +161,7 @@ MethodSummary summarize_method(const fb::Program& program,
     method.operators.push_back(operator_name(
         op->name()->str(), op->overload() ? op->overload()->str() : ""));
   }
+  method.planned_tensors = planned_tensors(plan);
   method.chain_count = length(plan.chains());
   for (size_t c = 0; c < method.chain_count; ++c) {
     const auto* instructions = plan.chains()->Get(c)->instructions();
@@ -114,6 +169,7 @@ MethodSummary summarize_method(const fb::Program& program,
     for (size_t i = 0; i < length(instructions); ++i) {
       const fb::Instruction* instruction = instructions->Get(i);
       InstructionSummary summary{int32_t(c), int32_t(i), "", ""};
+      summary.references = references_of(plan, *instruction);
       switch (instruction->instr_args_type()) {
         case fb::InstructionArguments::KernelCall:
           ++method.kernel_call_count;

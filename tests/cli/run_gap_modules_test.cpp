@@ -18,6 +18,7 @@
 #include "etkit/inspector/npy.h"
 #include "etkit/inspector/numeric_gap.h"
 #include "support/cli.h"
+#include "support/program_builder.h"
 
 namespace etkit {
 namespace {
@@ -137,6 +138,61 @@ TEST(ModulesCommand, TotalsAreHandSumsOfTheTable) {
   const auto one = nlohmann::json::parse(shallow.out)["modules"];
   ASSERT_EQ(one.size(), 1u);
   EXPECT_TRUE(one[0]["children"].empty());
+}
+
+}  // namespace
+}  // namespace etkit
+
+namespace etkit {
+namespace {
+
+TEST(MemoryCommand, ArenasTensorsAndErrorsOfAProgram) {
+  auto memory = test::etinspect({"memory", test::sample("tiny/affine.pte"), "--json"});
+  ASSERT_EQ(memory.exit_code, 0) << memory.err;
+  const auto report = nlohmann::json::parse(memory.out);
+  const auto& method = report["methods"][0];
+  EXPECT_EQ(method["name"], "forward");
+  EXPECT_EQ(method["instructions"], 2);
+  // x at 0, 3x at 16, y at 32 (16 bytes each), per samples/tiny: x and 3x
+  // live at step 0, 3x and y at step 1.
+  EXPECT_EQ(method["arenas"][0]["size"], 48);
+  EXPECT_EQ(method["arenas"][0]["peak_live_bytes"], 32);
+  EXPECT_EQ(method["tensors"].size(), 3u);
+  EXPECT_TRUE(method["errors"].empty());
+  // A plan that puts a value on bytes another still needs: exit 1, both named.
+  test::ProgramBuilder builder;
+  const int32_t x = builder.tensor({4}, 0);
+  const int32_t a = builder.tensor({4}, 16);
+  const int32_t b = builder.tensor({4}, 16);
+  builder.kernel_call("aten::add", "out", {x, x, builder.integer(1), a, a});
+  builder.kernel_call("aten::mul", "out", {a, a, b, b});
+  builder.inputs({x});
+  builder.outputs({b});
+  builder.arena(32);
+  const std::string bad = test::write_temp("overlap.pte", builder.build());
+  auto overlap = test::etinspect({"memory", bad});
+  EXPECT_EQ(overlap.exit_code, 1);
+  EXPECT_NE(overlap.out.find("values 1 and 2 are alive together"), std::string::npos) << overlap.out;
+}
+
+TEST(MemoryCommand, AllocationsOfATraceByAllocator) {
+  const std::string trace = test::temp("allocations.etdp");
+  ASSERT_EQ(test::etinspect({"run", test::sample("tiny/affine.pte"), "--etdump", trace, "--trace-allocations"})
+                .exit_code,
+            0);
+  auto memory = test::etinspect({"memory", trace, "--json"});
+  ASSERT_EQ(memory.exit_code, 0) << memory.err;
+  const auto rows = nlohmann::json::parse(memory.out)["allocators"];
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0]["phase"], "load");
+  EXPECT_EQ(rows[0]["allocator"], "planned_memory");
+  EXPECT_EQ(rows[0]["total"], 48);  // the affine program's one arena
+  EXPECT_EQ(rows[0]["count"], 1);
+  const std::string plain = test::temp("plain.etdp");
+  ASSERT_EQ(test::etinspect({"run", test::sample("tiny/affine.pte"), "--etdump", plain}).exit_code, 0);
+  auto missing = test::etinspect({"memory", plain});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("--trace-allocations"), std::string::npos) << missing.err;
 }
 
 }  // namespace

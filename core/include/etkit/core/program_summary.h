@@ -43,6 +43,19 @@ struct InstructionSummary {
   int32_t index = 0;
   std::string kind;    ///< "kernel", "delegate", "move", "jump_false", "free"
   std::string target;  ///< operator name for kernels, backend id for delegates
+  /// Values the instruction references: kernel and delegate arguments (the
+  /// items of tensor lists too), a move's source and target, a free's
+  /// value, a jump's condition.
+  std::vector<int32_t> references;
+};
+
+/// A tensor value with allocation info: where the memory plan puts it.
+struct PlannedTensorSummary {
+  int32_t value = 0;
+  uint32_t arena = 0;   ///< memory id
+  uint64_t offset = 0;  ///< in the arena
+  uint64_t bytes = 0;   ///< numel x element size of its (upper-bound) sizes
+  TensorShape tensor;
 };
 
 struct MethodSummary {
@@ -58,7 +71,8 @@ struct MethodSummary {
   /// empty), in the method's operator table order.
   std::vector<std::string> operators;
   std::vector<DelegateSummary> delegates;
-  std::vector<InstructionSummary> instructions;
+  std::vector<InstructionSummary> instructions;  ///< chains in order
+  std::vector<PlannedTensorSummary> planned_tensors;  ///< by value index
   /// Bytes per memory arena, index 0 (reserved) included as stored.
   std::vector<int64_t> planned_buffer_sizes;
   uint64_t planned_bytes = 0;  ///< Sum of arenas 1..n.

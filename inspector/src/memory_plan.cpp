@@ -1,0 +1,164 @@
+#include "etkit/inspector/memory_plan.h"
+
+#include <algorithm>
+#include <map>
+
+namespace etkit::inspector {
+namespace {
+
+constexpr uint64_t kAlignment = 16;
+
+uint64_t align_up(uint64_t value) { return (value + kAlignment - 1) / kAlignment * kAlignment; }
+
+bool lifetimes_overlap(const TensorLifetime& a, const TensorLifetime& b) {
+  return a.first && b.first && *a.first <= *b.last && *b.first <= *a.last;
+}
+
+bool bytes_overlap(const TensorLifetime& a, const TensorLifetime& b) {
+  return a.planned.bytes > 0 && b.planned.bytes > 0 && a.planned.offset < b.planned.offset + b.planned.bytes &&
+         b.planned.offset < a.planned.offset + a.planned.bytes;
+}
+
+// Lifetimes, producers and consumers from the instructions' references.
+void trace_lifetimes(const MethodSummary& method, std::vector<TensorLifetime>& tensors) {
+  std::map<int32_t, size_t> by_value;
+  for (size_t t = 0; t < tensors.size(); ++t) by_value[tensors[t].planned.value] = t;
+  for (size_t step = 0; step < method.instructions.size(); ++step) {
+    const InstructionSummary& instruction = method.instructions[step];
+    for (int32_t value : instruction.references) {
+      auto it = by_value.find(value);
+      if (it == by_value.end()) continue;
+      TensorLifetime& tensor = tensors[it->second];
+      if (!tensor.first) tensor.first = step;
+      tensor.last = std::max(tensor.last.value_or(step), step);
+      // The first instruction to reference a tensor that is no input writes
+      // it (nothing can read it before); the others consume it.
+      if (*tensor.first == step && !tensor.producer) tensor.producer = instruction.target;
+      else if (*tensor.first != step && (tensor.consumers.empty() || tensor.consumers.back() != instruction.target)) {
+        tensor.consumers.push_back(instruction.target);
+      }
+    }
+  }
+  const size_t last_step = method.instructions.empty() ? 0 : method.instructions.size() - 1;
+  for (const ValueSummary& input : method.inputs) {
+    auto it = by_value.find(input.index);
+    if (it == by_value.end()) continue;
+    TensorLifetime& tensor = tensors[it->second];
+    // An input is the caller's: its first referencing instruction reads it.
+    if (tensor.producer) {
+      tensor.consumers.insert(tensor.consumers.begin(), *tensor.producer);
+      tensor.producer.reset();
+    }
+    tensor.first = 0;
+    tensor.last = std::max(tensor.last.value_or(0), size_t(0));
+  }
+  for (const ValueSummary& output : method.outputs) {
+    auto it = by_value.find(output.index);
+    if (it == by_value.end()) continue;
+    TensorLifetime& tensor = tensors[it->second];
+    if (!tensor.first) tensor.first = last_step;
+    tensor.last = last_step;
+  }
+}
+
+ArenaUse arena_use(uint32_t id, uint64_t size, const std::vector<TensorLifetime>& tensors, size_t steps) {
+  ArenaUse use;
+  use.id = id;
+  use.size = size;
+  std::vector<uint64_t> live(std::max<size_t>(steps, 1), 0);
+  for (const TensorLifetime& t : tensors) {
+    if (!t.first) continue;
+    for (size_t step = *t.first; step <= *t.last && step < live.size(); ++step) live[step] += t.planned.bytes;
+  }
+  for (size_t step = 0; step < live.size(); ++step) {
+    if (live[step] > use.peak_live_bytes) {
+      use.peak_live_bytes = live[step];
+      use.peak_step = step;
+    }
+  }
+  use.utilization = size > 0 ? double(use.peak_live_bytes) / double(size) : 0;
+  use.best_fit_bytes = best_fit_size(tensors);
+  return use;
+}
+
+void find_errors(const std::vector<TensorLifetime>& tensors, const std::vector<int64_t>& arena_sizes,
+                 std::vector<std::string>& errors) {
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const PlannedTensorSummary& a = tensors[i].planned;
+    const uint64_t arena_size = a.arena < arena_sizes.size() ? uint64_t(std::max<int64_t>(arena_sizes[a.arena], 0)) : 0;
+    if (a.offset + a.bytes > arena_size) {
+      errors.push_back("value " + std::to_string(a.value) + " (" + std::to_string(a.bytes) + " bytes at offset " +
+                       std::to_string(a.offset) + ") lies past the end of arena " + std::to_string(a.arena) + " (" +
+                       std::to_string(arena_size) + " bytes)");
+    }
+    for (size_t j = i + 1; j < tensors.size(); ++j) {
+      const PlannedTensorSummary& b = tensors[j].planned;
+      if (a.arena != b.arena || !lifetimes_overlap(tensors[i], tensors[j]) || !bytes_overlap(tensors[i], tensors[j])) {
+        continue;
+      }
+      errors.push_back("values " + std::to_string(a.value) + " and " + std::to_string(b.value) +
+                       " are alive together (steps " + std::to_string(std::max(*tensors[i].first, *tensors[j].first)) +
+                       "-" + std::to_string(std::min(*tensors[i].last, *tensors[j].last)) + ") and share bytes of arena " +
+                       std::to_string(a.arena));
+    }
+  }
+}
+
+}  // namespace
+
+uint64_t best_fit_size(const std::vector<TensorLifetime>& tensors) {
+  std::vector<const TensorLifetime*> order;
+  for (const TensorLifetime& t : tensors) {
+    if (t.first && t.planned.bytes > 0) order.push_back(&t);
+  }
+  std::stable_sort(order.begin(), order.end(), [](const TensorLifetime* a, const TensorLifetime* b) {
+    return a->planned.bytes > b->planned.bytes;
+  });
+  struct Placed {
+    const TensorLifetime* tensor;
+    uint64_t offset;
+  };
+  std::vector<Placed> placed;
+  uint64_t size = 0;
+  for (const TensorLifetime* t : order) {
+    // Byte ranges taken by placed tensors alive at the same time.
+    std::vector<std::pair<uint64_t, uint64_t>> taken;
+    for (const Placed& p : placed) {
+      if (lifetimes_overlap(*p.tensor, *t)) taken.push_back({p.offset, p.offset + p.tensor->planned.bytes});
+    }
+    std::sort(taken.begin(), taken.end());
+    uint64_t best = UINT64_MAX, best_gap = UINT64_MAX, cursor = 0;
+    for (const auto& [begin, end] : taken) {
+      const uint64_t start = align_up(cursor);
+      if (begin > start && begin - start >= t->planned.bytes && begin - start < best_gap) {
+        best_gap = begin - start;
+        best = start;
+      }
+      cursor = std::max(cursor, end);
+    }
+    if (best == UINT64_MAX) best = align_up(cursor);
+    placed.push_back({t, best});
+    size = std::max(size, best + t->planned.bytes);
+  }
+  return size;
+}
+
+MethodMemory analyze_memory(const MethodSummary& method) {
+  MethodMemory memory;
+  memory.name = method.name;
+  memory.instructions = method.instructions.size();
+  for (const PlannedTensorSummary& planned : method.planned_tensors) memory.tensors.push_back({planned, {}, {}, {}, {}});
+  trace_lifetimes(method, memory.tensors);
+  for (size_t id = 1; id < method.planned_buffer_sizes.size(); ++id) {
+    std::vector<TensorLifetime> in_arena;
+    for (const TensorLifetime& t : memory.tensors) {
+      if (t.planned.arena == id) in_arena.push_back(t);
+    }
+    memory.arenas.push_back(arena_use(uint32_t(id), uint64_t(std::max<int64_t>(method.planned_buffer_sizes[id], 0)),
+                                      in_arena, method.instructions.size()));
+  }
+  find_errors(memory.tensors, method.planned_buffer_sizes, memory.errors);
+  return memory;
+}
+
+}  // namespace etkit::inspector
