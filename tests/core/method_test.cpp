@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "etkit/core/event_tracer.h"
+#include "etkit/core/input_snapshot.h"
 #include "support/corpus.h"
 #include "support/program_builder.h"
 
@@ -263,6 +264,36 @@ TEST(Method, ExecuteAllocatesNothing) {
     ASSERT_TRUE(status.ok()) << status.error().message();
     EXPECT_EQ(g_allocations.load(), 0u) << file;
   }
+}
+
+// The planner lets b = (x + x)^2 reuse x's bytes once x is read (as
+// upstream plans inputs: lifetime [0, last use]), so a second execute
+// without the inputs put back computes on b: 1 -> 4, then 4 -> 64.
+TEST(InputSnapshot, RestoredInputsMakeEveryRunTheSame) {
+  test::ProgramBuilder builder;
+  const int32_t x = builder.tensor({4}, 0);
+  const int32_t a = builder.tensor({4}, 16);
+  const int32_t b = builder.tensor({4}, 0);
+  builder.kernel_call("aten::add", "out", {x, x, builder.integer(1), a, a});
+  builder.kernel_call("aten::mul", "out", {a, a, b, b});
+  builder.inputs({x});
+  builder.outputs({b});
+  builder.arena(32);
+  auto program = builder.load();
+  ASSERT_TRUE(program.ok()) << program.error().message();
+  auto method = Method::load(*program, "forward");
+  ASSERT_TRUE(method.ok()) << method.error().message();
+  std::vector<float> ones(4, 1.f);
+  ASSERT_TRUE((*method)->set_input(0, f32(ones, {4})).ok());
+  const InputSnapshot snapshot = InputSnapshot::capture(**method);
+  auto first_output = [&] { return (*method)->output(0).unchecked_tensor().data_as<float>()[0]; };
+  ASSERT_TRUE((*method)->execute().ok());
+  EXPECT_EQ(first_output(), 4.f);
+  ASSERT_TRUE((*method)->execute().ok());
+  EXPECT_EQ(first_output(), 64.f);  // what the input's bytes held: the previous output
+  ASSERT_TRUE(snapshot.restore(**method).ok());
+  ASSERT_TRUE((*method)->execute().ok());
+  EXPECT_EQ(first_output(), 4.f);
 }
 
 }  // namespace
