@@ -1,0 +1,97 @@
+#pragma once
+/// @file
+/// The timeline's view model: plain C++ (no Qt, no ImGui), so the GUI only
+/// draws what it decides and tests need no display.
+///
+/// A track per run block holds its profile events with their nesting depth
+/// (Method::execute → OPERATOR_CALL → kernel → delegate-internal events);
+/// layout_track() turns the visible part of a track into draw items,
+/// folding runs of events narrower than a few pixels into one "N events"
+/// span as Tracy does, so a million events stay interactive.
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "etkit/core/result.h"
+#include "etkit/inspector/event_blocks.h"
+
+namespace etkit::etdump {
+class ETDump;
+}
+
+namespace etkit::gui {
+
+struct TimelineEvent {
+  double start = 0;  ///< ns from the trace's first event
+  double end = 0;
+  int depth = 0;     ///< 0 for events nothing encloses
+  std::string name;  ///< the delegate id for delegate events, as the tables name them
+  int32_t instruction_id = -1;
+  size_t event_index = 0;  ///< in its run block
+};
+
+struct TimelineTrack {
+  std::string name;  ///< "Execute #3"
+  size_t block = 0;
+  int32_t bundled_input_index = -1;
+  int max_depth = 0;
+  std::vector<TimelineEvent> events;  ///< by start time (ties: the longer first)
+  /// Per depth, indices into `events` in start order (for visible-range
+  /// lookups by binary search).
+  std::vector<std::vector<size_t>> by_depth;
+};
+
+class TimelineModel {
+ public:
+  /// Tracks of every run block; `source` is the trace's time unit (cycles
+  /// count as nanoseconds).
+  static Result<TimelineModel> build(const etdump::ETDump& trace,
+                                     inspector::TimeUnit source = inspector::TimeUnit::kNanoseconds);
+  const std::vector<TimelineTrack>& tracks() const { return tracks_; }
+  double end() const { return end_; }  ///< last event's end (the first starts at 0)
+  size_t event_count() const;
+
+ private:
+  std::vector<TimelineTrack> tracks_;
+  double end_ = 0;
+};
+
+/// One thing to draw: an event, or a folded run of narrow events at one
+/// depth covering exactly them (first start to last end).
+struct DrawItem {
+  double start = 0;
+  double end = 0;
+  int depth = 0;
+  size_t first_event = 0;  ///< index into the track's events
+  size_t count = 1;        ///< > 1 or `folded`: a folded span of this many events
+  bool folded = false;
+};
+
+/// The draw items of `track` visible in [t0, t1] at `ns_per_pixel`: events
+/// at least `min_pixels` wide as themselves; narrower neighbours at one
+/// depth whose gaps are below `min_pixels` fold into one item. Items of one
+/// depth never overlap and are in time order.
+std::vector<DrawItem> layout_track(const TimelineTrack& track, double t0, double t1, double ns_per_pixel,
+                                   double min_pixels = 3);
+
+/// The innermost event of `track` at `time` on row `depth`, if any.
+std::optional<size_t> hit_test(const TimelineTrack& track, double time, int depth);
+
+/// What part of time a canvas shows: its left edge and scale.
+struct Viewport {
+  double t0 = 0;            ///< ns at the left edge
+  double ns_per_pixel = 1;  ///< > 0
+  double time_at(double x) const { return t0 + x * ns_per_pixel; }
+  double x_of(double time) const { return (time - t0) / ns_per_pixel; }
+  /// Zooms by `factor` (> 1 zooms in) keeping the time under `x` in place.
+  void zoom_at(double x, double factor);
+  /// Moves the view by `dx` pixels (positive: later times come in from the right).
+  void pan(double dx) { t0 += dx * ns_per_pixel; }
+  /// Shows [begin, end] across `width` pixels.
+  void fit(double begin, double end, double width);
+};
+
+}  // namespace etkit::gui

@@ -1,0 +1,131 @@
+#include "etkit/gui/timeline_model.h"
+
+#include <algorithm>
+
+#include "etkit/etdump/etdump_reader.h"
+
+namespace etkit::gui {
+namespace {
+
+// Depths by nesting: sorted by start (longer first on ties), an event's
+// depth is the number of still-open events that contain it.
+void assign_depths(TimelineTrack& track) {
+  std::stable_sort(track.events.begin(), track.events.end(), [](const TimelineEvent& a, const TimelineEvent& b) {
+    return a.start != b.start ? a.start < b.start : a.end > b.end;
+  });
+  std::vector<double> open_ends;
+  for (TimelineEvent& event : track.events) {
+    while (!open_ends.empty() && open_ends.back() <= event.start) open_ends.pop_back();
+    // An event that outlasts its would-be parent (clock skew) starts a new level under it anyway.
+    event.depth = int(open_ends.size());
+    open_ends.push_back(event.end);
+    track.max_depth = std::max(track.max_depth, event.depth);
+  }
+  track.by_depth.assign(size_t(track.max_depth) + 1, {});
+  for (size_t i = 0; i < track.events.size(); ++i) track.by_depth[size_t(track.events[i].depth)].push_back(i);
+}
+
+}  // namespace
+
+Result<TimelineModel> TimelineModel::build(const etdump::ETDump& trace, inspector::TimeUnit source) {
+  const double ns_per_tick = source == inspector::TimeUnit::kCycles ? 1.0 : inspector::nanoseconds_per(source);
+  uint64_t origin = UINT64_MAX;
+  for (size_t b = 0; b < trace.block_count(); ++b) {
+    const etdump::RunBlock block = trace.block(b);
+    for (size_t e = 0; e < block.event_count(); ++e) {
+      const etdump::EventView event = block.event(e);
+      if (event.kind == etdump::EventKind::kProfile) origin = std::min(origin, event.profile.start_time);
+    }
+  }
+  TimelineModel model;
+  for (size_t b = 0; b < trace.block_count(); ++b) {
+    const etdump::RunBlock block = trace.block(b);
+    TimelineTrack track;
+    track.name = std::string(block.name()) + " #" + std::to_string(b);
+    track.block = b;
+    track.bundled_input_index = block.bundled_input_index();
+    for (size_t e = 0; e < block.event_count(); ++e) {
+      const etdump::EventView event = block.event(e);
+      if (event.kind != etdump::EventKind::kProfile) continue;
+      const etdump::ProfileEventView& p = event.profile;
+      TimelineEvent item;
+      item.start = double(p.start_time - origin) * ns_per_tick;
+      item.end = double(std::max(p.end_time, p.start_time) - origin) * ns_per_tick;
+      const bool delegated = p.delegate_debug_id_int != -1 || !p.delegate_debug_id_str.empty();
+      item.name = !delegated ? std::string(p.name)
+                  : p.delegate_debug_id_str.empty() ? std::to_string(p.delegate_debug_id_int)
+                                                    : std::string(p.delegate_debug_id_str);
+      item.instruction_id = p.chain_index < 0 ? -1 : p.instruction_id;
+      item.event_index = e;
+      model.end_ = std::max(model.end_, item.end);
+      track.events.push_back(std::move(item));
+    }
+    assign_depths(track);
+    model.tracks_.push_back(std::move(track));
+  }
+  return model;
+}
+
+size_t TimelineModel::event_count() const {
+  size_t count = 0;
+  for (const TimelineTrack& track : tracks_) count += track.events.size();
+  return count;
+}
+
+std::vector<DrawItem> layout_track(const TimelineTrack& track, double t0, double t1, double ns_per_pixel,
+                                   double min_pixels) {
+  std::vector<DrawItem> items;
+  const double min_ns = min_pixels * ns_per_pixel;
+  for (size_t depth = 0; depth < track.by_depth.size(); ++depth) {
+    const std::vector<size_t>& row = track.by_depth[depth];
+    // Events of one depth do not overlap, so ends are sorted like starts:
+    // the first visible one is the first ending after t0.
+    auto first = std::lower_bound(row.begin(), row.end(), t0,
+                                  [&](size_t i, double t) { return track.events[i].end < t; });
+    std::optional<DrawItem> fold;
+    auto flush = [&] {
+      if (fold) items.push_back(*fold);
+      fold.reset();
+    };
+    for (auto it = first; it != row.end() && track.events[*it].start <= t1; ++it) {
+      const TimelineEvent& event = track.events[*it];
+      const bool narrow = event.end - event.start < min_ns;
+      if (narrow && fold && event.start - fold->end < min_ns) {
+        fold->end = std::max(fold->end, event.end);
+        ++fold->count;
+        fold->folded = true;
+        continue;
+      }
+      flush();
+      DrawItem item{event.start, event.end, int(depth), *it, 1, false};
+      if (narrow) fold = item;  // may gather the next narrow ones
+      else items.push_back(item);
+    }
+    flush();
+  }
+  return items;
+}
+
+std::optional<size_t> hit_test(const TimelineTrack& track, double time, int depth) {
+  if (depth < 0 || size_t(depth) >= track.by_depth.size()) return std::nullopt;
+  const std::vector<size_t>& row = track.by_depth[size_t(depth)];
+  // The last event starting at or before `time`.
+  auto it = std::upper_bound(row.begin(), row.end(), time, [&](double t, size_t i) { return t < track.events[i].start; });
+  if (it == row.begin()) return std::nullopt;
+  const size_t index = *(it - 1);
+  if (time <= track.events[index].end) return index;
+  return std::nullopt;
+}
+
+void Viewport::zoom_at(double x, double factor) {
+  const double anchor = time_at(x);
+  ns_per_pixel /= factor;
+  t0 = anchor - x * ns_per_pixel;
+}
+
+void Viewport::fit(double begin, double end, double width) {
+  t0 = begin;
+  ns_per_pixel = width > 0 && end > begin ? (end - begin) / width : 1;
+}
+
+}  // namespace etkit::gui

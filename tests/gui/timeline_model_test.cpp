@@ -1,0 +1,124 @@
+// The timeline view model without a display: nesting depths of the
+// upstream tutorial trace (hand-derived from the corpus README), folding
+// invariants, hit-testing at boundaries and zoom around the cursor.
+
+#include "etkit/gui/timeline_model.h"
+
+#include <gtest/gtest.h>
+
+#include "etkit/etdump/etdump_reader.h"
+#include "support/corpus.h"
+
+namespace etkit::gui {
+namespace {
+
+TEST(TimelineModel, TutorialTraceNestsAsUpstreamRecordsIt) {
+  const auto trace = test::checked(etdump::ETDump::load_file(test::corpus("upstream/etdump/tutorial_cnn.etdp")),
+                                   "tutorial_cnn.etdp");
+  const TimelineModel model =
+      test::checked(TimelineModel::build(trace, inspector::TimeUnit::kCycles), "timeline of tutorial_cnn.etdp");
+  ASSERT_EQ(model.tracks().size(), 2u);
+  EXPECT_EQ(model.event_count(), 2u + 29u);
+  // Default: Program::load_method encloses Method::init.
+  const TimelineTrack& load = model.tracks()[0];
+  ASSERT_EQ(load.events.size(), 2u);
+  EXPECT_EQ(load.events[0].name, "Program::load_method");
+  EXPECT_EQ(load.events[0].depth, 0);
+  EXPECT_EQ(load.events[1].name, "Method::init");
+  EXPECT_EQ(load.events[1].depth, 1);
+  // Execute: Method::execute, 14 OPERATOR_CALLs inside it, a kernel in each.
+  const TimelineTrack& run = model.tracks()[1];
+  EXPECT_EQ(run.name, "Execute #1");
+  EXPECT_EQ(run.max_depth, 2);
+  size_t calls = 0, kernels = 0;
+  for (const TimelineEvent& event : run.events) {
+    if (event.name == "Method::execute") {
+      EXPECT_EQ(event.depth, 0);
+    }
+    if (event.name == "OPERATOR_CALL") {
+      EXPECT_EQ(event.depth, 1);
+      ++calls;
+    }
+    if (event.name.rfind("native_call_", 0) == 0) {
+      EXPECT_EQ(event.depth, 2) << event.name;
+      ++kernels;
+    }
+  }
+  EXPECT_EQ(calls, 14u);
+  EXPECT_EQ(kernels, 14u);
+  EXPECT_EQ(run.by_depth[1].size(), 14u);
+}
+
+// 100 events of 1 ns, 1 ns apart, then one of 1000 ns, then 10 more small.
+TimelineTrack synthetic_track() {
+  TimelineTrack track;
+  double t = 0;
+  auto add = [&](double length) {
+    TimelineEvent event;
+    event.start = t;
+    event.end = t + length;
+    event.name = "e" + std::to_string(track.events.size());
+    track.events.push_back(event);
+    t += length + 1;
+  };
+  for (int i = 0; i < 100; ++i) add(1);
+  add(1000);
+  for (int i = 0; i < 10; ++i) add(1);
+  track.by_depth = {{}};
+  for (size_t i = 0; i < track.events.size(); ++i) track.by_depth[0].push_back(i);
+  return track;
+}
+
+TEST(TimelineLayout, NarrowEventsFoldIntoSpansThatCoverExactlyThem) {
+  const TimelineTrack track = synthetic_track();
+  // 10 ns per pixel: 1-ns events are narrower than 3 px, the 1000-ns one is not.
+  const auto items = layout_track(track, 0, 2000, 10);
+  ASSERT_EQ(items.size(), 3u);
+  EXPECT_TRUE(items[0].folded);
+  EXPECT_EQ(items[0].count, 100u);
+  EXPECT_EQ(items[0].first_event, 0u);
+  EXPECT_DOUBLE_EQ(items[0].start, track.events[0].start);
+  EXPECT_DOUBLE_EQ(items[0].end, track.events[99].end);
+  EXPECT_FALSE(items[1].folded);
+  EXPECT_EQ(items[1].first_event, 100u);
+  EXPECT_EQ(items[2].count, 10u);
+  size_t total = 0;
+  for (size_t i = 0; i < items.size(); ++i) {
+    total += items[i].count;
+    if (i > 0) {
+      EXPECT_LE(items[i - 1].end, items[i].start);  // no overlap
+    }
+  }
+  EXPECT_EQ(total, track.events.size());  // counts add up
+  // Zoomed in (0.1 ns per pixel) every event is wide enough to stand alone.
+  const auto zoomed = layout_track(track, 0, 50, 0.1);
+  for (const DrawItem& item : zoomed) EXPECT_FALSE(item.folded);
+  EXPECT_EQ(zoomed.size(), 26u);  // events starting in [0, 50], both ends included: 0, 2, ..., 50
+}
+
+TEST(TimelineLayout, HitTestingAtBoundaries) {
+  const TimelineTrack track = synthetic_track();
+  EXPECT_EQ(hit_test(track, 0.0, 0), 0u);    // the first event's start
+  EXPECT_EQ(hit_test(track, 1.0, 0), 0u);    // its end, inclusive
+  EXPECT_FALSE(hit_test(track, 1.5, 0));     // the gap after it
+  EXPECT_EQ(hit_test(track, 2.0, 0), 1u);    // the next start
+  EXPECT_FALSE(hit_test(track, 0.5, 1));     // no such depth
+  EXPECT_FALSE(hit_test(track, -1.0, 0));
+}
+
+TEST(Viewport, ZoomKeepsTheTimeUnderTheCursor) {
+  Viewport view;
+  view.fit(1000, 5000, 800);  // 5 ns per pixel
+  EXPECT_DOUBLE_EQ(view.ns_per_pixel, 5.0);
+  const double x = 300, before = view.time_at(x);
+  view.zoom_at(x, 4);
+  EXPECT_DOUBLE_EQ(view.ns_per_pixel, 1.25);
+  EXPECT_DOUBLE_EQ(view.time_at(x), before);
+  view.zoom_at(x, 0.5);
+  EXPECT_NEAR(view.time_at(x), before, 1e-9);
+  view.pan(10);
+  EXPECT_NEAR(view.time_at(x), before + 10 * view.ns_per_pixel, 1e-9);
+}
+
+}  // namespace
+}  // namespace etkit::gui
