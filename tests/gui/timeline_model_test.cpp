@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "etkit/etdump/etdump_reader.h"
 #include "support/corpus.h"
 
@@ -104,6 +106,47 @@ TEST(TimelineLayout, HitTestingAtBoundaries) {
   EXPECT_EQ(hit_test(track, 2.0, 0), 1u);    // the next start
   EXPECT_FALSE(hit_test(track, 0.5, 1));     // no such depth
   EXPECT_FALSE(hit_test(track, -1.0, 0));
+}
+
+// The whole trace selected: counts and totals per name equal the event
+// tables' durations of the same events (inspector event blocks, one run).
+TEST(RangeAggregate, WholeTraceEqualsTheEventTable) {
+  const auto trace = test::checked(etdump::ETDump::load_file(test::corpus("upstream/etdump/tutorial_cnn.etdp")),
+                                   "tutorial_cnn.etdp");
+  const TimelineModel model =
+      test::checked(TimelineModel::build(trace, inspector::TimeUnit::kCycles), "timeline of tutorial_cnn.etdp");
+  const auto aggregates = aggregate_range(model.tracks(), 0, model.end());
+  inspector::EventBlockOptions units;
+  units.source = units.target = inspector::TimeUnit::kCycles;
+  const auto blocks = test::checked(inspector::event_blocks(trace, units), "event blocks");
+  std::map<std::string, std::pair<size_t, double>> expected;  // name -> (count, total)
+  for (const auto& block : blocks) {
+    for (const auto& event : block.events) {
+      if (!event.perf_data) continue;
+      auto& [count, total] = expected[event.name];
+      for (double raw : event.perf_data->raw) {
+        ++count;
+        total += raw;
+      }
+    }
+  }
+  ASSERT_EQ(aggregates.size(), expected.size());
+  for (const RangeAggregate& aggregate : aggregates) {
+    SCOPED_TRACE(aggregate.name);
+    EXPECT_EQ(aggregate.count, expected.at(aggregate.name).first);
+    EXPECT_DOUBLE_EQ(aggregate.total_ns, expected.at(aggregate.name).second);
+    EXPECT_LE(aggregate.self_ns, aggregate.total_ns);
+  }
+  // Method::execute's self time is what its OPERATOR_CALLs leave.
+  double execute_total = 0, calls_total = 0, execute_self = 0;
+  for (const RangeAggregate& aggregate : aggregates) {
+    if (aggregate.name == "Method::execute") {
+      execute_total = aggregate.total_ns;
+      execute_self = aggregate.self_ns;
+    }
+    if (aggregate.name == "OPERATOR_CALL") calls_total = aggregate.total_ns;
+  }
+  EXPECT_DOUBLE_EQ(execute_self, execute_total - calls_total);
 }
 
 TEST(Viewport, ZoomKeepsTheTimeUnderTheCursor) {

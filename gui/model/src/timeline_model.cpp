@@ -1,6 +1,7 @@
 #include "etkit/gui/timeline_model.h"
 
 #include <algorithm>
+#include <map>
 
 #include "etkit/etdump/etdump_reader.h"
 
@@ -115,6 +116,36 @@ std::optional<size_t> hit_test(const TimelineTrack& track, double time, int dept
   const size_t index = *(it - 1);
   if (time <= track.events[index].end) return index;
   return std::nullopt;
+}
+
+std::vector<RangeAggregate> aggregate_range(const std::vector<TimelineTrack>& tracks, double t0, double t1) {
+  std::vector<RangeAggregate> out;
+  std::map<std::string, size_t> index;
+  for (const TimelineTrack& track : tracks) {
+    // Child time per event: events are in start order, so a stack of open
+    // ancestors finds each event's parent.
+    std::vector<double> child_ns(track.events.size(), 0);
+    std::vector<size_t> open;
+    for (size_t i = 0; i < track.events.size(); ++i) {
+      const TimelineEvent& event = track.events[i];
+      while (!open.empty() && track.events[open.back()].depth >= event.depth) open.pop_back();
+      if (!open.empty()) child_ns[open.back()] += event.end - event.start;
+      open.push_back(i);
+    }
+    for (size_t i = 0; i < track.events.size(); ++i) {
+      const TimelineEvent& event = track.events[i];
+      if (event.start < t0 || event.end > t1) continue;
+      auto [it, added] = index.try_emplace(event.name, out.size());
+      if (added) out.push_back({event.name, 0, 0, 0});
+      RangeAggregate& aggregate = out[it->second];
+      ++aggregate.count;
+      aggregate.total_ns += event.end - event.start;
+      aggregate.self_ns += event.end - event.start - child_ns[i];
+    }
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const RangeAggregate& a, const RangeAggregate& b) { return a.total_ns > b.total_ns; });
+  return out;
 }
 
 void Viewport::zoom_at(double x, double factor) {

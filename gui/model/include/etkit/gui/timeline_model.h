@@ -80,6 +80,20 @@ std::vector<DrawItem> layout_track(const TimelineTrack& track, double t0, double
 /// The innermost event of `track` at `time` on row `depth`, if any.
 std::optional<size_t> hit_test(const TimelineTrack& track, double time, int depth);
 
+/// The aggregate of one event name over a selected time range (Perfetto's
+/// area selection): how many events, their total and their self time
+/// (total minus the time of the events nested directly in them).
+struct RangeAggregate {
+  std::string name;
+  size_t count = 0;
+  double total_ns = 0;
+  double self_ns = 0;
+};
+
+/// Every event of `tracks` lying wholly inside [t0, t1], aggregated by
+/// name, largest total first.
+std::vector<RangeAggregate> aggregate_range(const std::vector<TimelineTrack>& tracks, double t0, double t1);
+
 /// What part of time a canvas shows: its left edge and scale.
 struct Viewport {
   double t0 = 0;            ///< ns at the left edge
