@@ -221,6 +221,17 @@ EventView RunBlock::event(size_t index) const {
   return out;
 }
 
+uint64_t ETDump::first_start() const {
+  bool any = false;
+  uint64_t first = 0;
+  for (size_t b = 0; b < block_count(); ++b) {
+    const RunBlockStats stats = block(b).stats();
+    if (stats.has_times && (!any || stats.first_start < first)) first = stats.first_start;
+    any |= stats.has_times;
+  }
+  return first;
+}
+
 RunBlockStats RunBlock::stats() const {
   RunBlockStats stats;
   for (size_t i = 0; i < event_count(); ++i) {

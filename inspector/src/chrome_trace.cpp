@@ -59,22 +59,10 @@ const char* category(bool delegated, const std::string& name) {
   return name == "OPERATOR_CALL" || name.rfind("native_call_", 0) == 0 ? "operator" : "runtime";
 }
 
-uint64_t first_start(const etdump::ETDump& trace) {
-  uint64_t origin = UINT64_MAX;
-  for (size_t b = 0; b < trace.block_count(); ++b) {
-    const etdump::RunBlock block = trace.block(b);
-    for (size_t e = 0; e < block.event_count(); ++e) {
-      const etdump::EventView event = block.event(e);
-      if (event.kind == etdump::EventKind::kProfile) origin = std::min(origin, event.profile.start_time);
-    }
-  }
-  return origin == UINT64_MAX ? 0 : origin;
-}
-
 }  // namespace
 
 std::string chrome_trace_json(const etdump::ETDump& trace, const ChromeTraceOptions& options) {
-  const uint64_t origin = first_start(trace);
+  const uint64_t origin = trace.first_start();
   Json events = Json::array();
   events.push_back({{"ph", "M"}, {"pid", 1}, {"name", "process_name"}, {"args", {{"name", options.method}}}});
   if (!options.track_per_block) {

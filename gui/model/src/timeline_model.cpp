@@ -30,14 +30,7 @@ void assign_depths(TimelineTrack& track) {
 
 Result<TimelineModel> TimelineModel::build(const etdump::ETDump& trace, inspector::TimeUnit source) {
   const double ns_per_tick = source == inspector::TimeUnit::kCycles ? 1.0 : inspector::nanoseconds_per(source);
-  uint64_t origin = UINT64_MAX;
-  for (size_t b = 0; b < trace.block_count(); ++b) {
-    const etdump::RunBlock block = trace.block(b);
-    for (size_t e = 0; e < block.event_count(); ++e) {
-      const etdump::EventView event = block.event(e);
-      if (event.kind == etdump::EventKind::kProfile) origin = std::min(origin, event.profile.start_time);
-    }
-  }
+  const uint64_t origin = trace.first_start();
   TimelineModel model;
   for (size_t b = 0; b < trace.block_count(); ++b) {
     const etdump::RunBlock block = trace.block(b);

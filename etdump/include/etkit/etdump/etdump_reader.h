@@ -115,6 +115,10 @@ class RunBlock {
 /// exactly one kind, so iteration never fails.
 class ETDump {
  public:
+  /// The earliest profile event's start over every block (0 without any):
+  /// the origin timelines and exports measure from.
+  uint64_t first_start() const;
+
   static Result<ETDump> load_file(const std::string& path);
   static Result<ETDump> load(std::shared_ptr<const FileData> owner,
                              std::string name);
