@@ -160,16 +160,7 @@ TEST(MemoryCommand, ArenasTensorsAndErrorsOfAProgram) {
   EXPECT_EQ(method["tensors"].size(), 3u);
   EXPECT_TRUE(method["errors"].empty());
   // A plan that puts a value on bytes another still needs: exit 1, both named.
-  test::ProgramBuilder builder;
-  const int32_t x = builder.tensor({4}, 0);
-  const int32_t a = builder.tensor({4}, 16);
-  const int32_t b = builder.tensor({4}, 16);
-  builder.kernel_call("aten::add", "out", {x, x, builder.integer(1), a, a});
-  builder.kernel_call("aten::mul", "out", {a, a, b, b});
-  builder.inputs({x});
-  builder.outputs({b});
-  builder.arena(32);
-  const std::string bad = test::write_temp("overlap.pte", builder.build());
+  const std::string bad = test::write_temp("overlap.pte", test::two_step_program(16, 32).build());
   auto overlap = test::etinspect({"memory", bad});
   EXPECT_EQ(overlap.exit_code, 1);
   EXPECT_NE(overlap.out.find("values 1 and 2 are alive together"), std::string::npos) << overlap.out;

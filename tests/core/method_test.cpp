@@ -270,16 +270,7 @@ TEST(Method, ExecuteAllocatesNothing) {
 // upstream plans inputs: lifetime [0, last use]), so a second execute
 // without the inputs put back computes on b: 1 -> 4, then 4 -> 64.
 TEST(InputSnapshot, RestoredInputsMakeEveryRunTheSame) {
-  test::ProgramBuilder builder;
-  const int32_t x = builder.tensor({4}, 0);
-  const int32_t a = builder.tensor({4}, 16);
-  const int32_t b = builder.tensor({4}, 0);
-  builder.kernel_call("aten::add", "out", {x, x, builder.integer(1), a, a});
-  builder.kernel_call("aten::mul", "out", {a, a, b, b});
-  builder.inputs({x});
-  builder.outputs({b});
-  builder.arena(32);
-  auto program = builder.load();
+  auto program = test::two_step_program(0, 32).load();
   ASSERT_TRUE(program.ok()) << program.error().message();
   auto method = Method::load(*program, "forward");
   ASSERT_TRUE(method.ok()) << method.error().message();

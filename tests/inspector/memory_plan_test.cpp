@@ -18,19 +18,10 @@
 namespace etkit::inspector {
 namespace {
 
-// x (input, 16 bytes at 0) -> a = x + x (at 16) -> b = a * a (at `b_offset`),
-// b the output; arena of `arena` bytes.
+// test::two_step_program's memory: x (input, at 0) -> a = x + x (at 16) ->
+// b = a * a (the output, at `b_offset`).
 MethodMemory two_step_program(int64_t b_offset, int64_t arena) {
-  test::ProgramBuilder builder;
-  const int32_t x = builder.tensor({4}, 0);
-  const int32_t a = builder.tensor({4}, 16);
-  const int32_t b = builder.tensor({4}, b_offset);
-  builder.kernel_call("aten::add", "out", {x, x, builder.integer(1), a, a});
-  builder.kernel_call("aten::mul", "out", {a, a, b, b});
-  builder.inputs({x});
-  builder.outputs({b});
-  builder.arena(arena);
-  const Program program = test::checked(builder.load(), "built program");
+  const Program program = test::checked(test::two_step_program(b_offset, arena).load(), "built program");
   return analyze_memory(summarize(program).methods.at(0));
 }
 

@@ -139,4 +139,17 @@ Result<Program> ProgramBuilder::load() const {
   return Program::load(file, file->bytes(), "built.pte");
 }
 
+ProgramBuilder two_step_program(int64_t b_offset, int64_t arena) {
+  ProgramBuilder builder;
+  const int32_t x = builder.tensor({4}, 0);
+  const int32_t a = builder.tensor({4}, 16);
+  const int32_t b = builder.tensor({4}, b_offset);
+  builder.kernel_call("aten::add", "out", {x, x, builder.integer(1), a, a});
+  builder.kernel_call("aten::mul", "out", {a, a, b, b});
+  builder.inputs({x});
+  builder.outputs({b});
+  builder.arena(arena);
+  return builder;
+}
+
 }  // namespace etkit::test

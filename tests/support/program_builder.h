@@ -59,4 +59,10 @@ class ProgramBuilder {
   int64_t arena_ = 1024;
 };
 
+/// x (the input, float32[4] at offset 0) -> a = x + x (at 16) ->
+/// b = a * a (the output, at `b_offset`), in a `arena`-byte arena. With b
+/// at 0 the plan reuses x's bytes once x is read (as upstream plans inputs);
+/// with b at 16 it puts b on bytes a still needs.
+ProgramBuilder two_step_program(int64_t b_offset, int64_t arena);
+
 }  // namespace etkit::test
