@@ -70,14 +70,12 @@ Result<std::optional<MethodSummary>> program_method(const TableOptions& options)
 // Intermediate outputs by instruction, from --debug-buffer.
 Result<DebugOutputs> debug_outputs(const TableOptions& options, const etdump::ETDump& trace,
                                    Diagnostics& diagnostics) {
-  DebugOutputs debug;
-  if (options.debug_buffer.empty()) return debug;
+  if (options.debug_buffer.empty()) return DebugOutputs();
   ETKIT_ASSIGN_OR_RETURN(auto buffer, FileData::load(options.debug_buffer));
   auto outputs = inspector::recorded_outputs(trace, buffer->bytes());
   if (!outputs.ok()) return outputs.error().with_context("%s", options.debug_buffer.c_str());
   if (outputs->empty()) diagnostics.warning(options.etdump + " has no intermediate outputs; debug_data stays empty");
-  for (auto& output : *outputs) debug[output.instruction_id].push_back(std::move(output));
-  return debug;
+  return inspector::by_instruction(std::move(*outputs));
 }
 
 TableLayout layout_of(const TableOptions& options, const BlockFacts& facts, const inspector::EventBlockOptions& units,

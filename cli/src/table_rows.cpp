@@ -2,9 +2,6 @@
 
 #include <algorithm>
 
-#include "etkit/etrecord/edge_graph.h"
-#include "etkit/inspector/source_links.h"
-
 namespace etkit::cli {
 namespace {
 
@@ -26,30 +23,7 @@ nlohmann::ordered_json debug_value(const inspector::RecordedOutput& output) {
   return value;
 }
 
-// The distinct non-empty texts `describe` gives for each linked node, joined.
-template <typename Items, typename Describe>
-std::string join_distinct(const Items& items, Describe describe) {
-  std::string text;
-  for (const auto& [node, item] : items) {
-    const std::string part = describe(item);
-    if (part.empty() || text.find(part) != std::string::npos) continue;
-    text += (text.empty() ? "" : ", ") + part;
-  }
-  return text;
-}
-
 }  // namespace
-
-std::string source_text(const inspector::Event& e, bool full_paths) {
-  return join_distinct(e.stack_traces, [full_paths](const std::string& trace) {
-    std::string line = etrecord::innermost_source_line(trace);
-    if (full_paths) return line;
-    // "…/models/cnn.py:23": the last folder and the file say where.
-    const size_t last = line.rfind('/');
-    const size_t folder = last == std::string::npos || last == 0 ? std::string::npos : line.rfind('/', last - 1);
-    return folder == std::string::npos ? line : "…" + line.substr(folder);
-  });
-}
 
 int decimals_for(inspector::TimeUnit source, inspector::TimeUnit target) {
   const double ratio = inspector::nanoseconds_per(target) / inspector::nanoseconds_per(source);
@@ -61,41 +35,6 @@ int decimals_for(inspector::TimeUnit source, inspector::TimeUnit target) {
 bool numeric_column(size_t index, const CellFormat& format) {
   const size_t first_stat = format.bundled_case ? 3 : 2;
   return (format.bundled_case && index == 1) || (index >= first_stat && index < first_stat + std::size(kStatColumns));
-}
-
-std::string module_text(const inspector::Event& e) {
-  return join_distinct(e.module_hierarchy, inspector::innermost_module);
-}
-
-
-namespace {
-// The outputs logged for the event's instruction, if it is an instruction's
-// (not delegated: delegate events carry their own ids).
-const std::vector<inspector::RecordedOutput>* outputs_of(const inspector::Event& e, const DebugOutputs& debug) {
-  if (e.instruction_id < 0 || e.is_delegated_op) return nullptr;
-  const auto it = debug.find(e.instruction_id);
-  return it == debug.end() ? nullptr : &it->second;
-}
-}  // namespace
-
-std::string debug_data_text(const inspector::Event& e, const DebugOutputs& debug) {
-  std::string text;
-  if (const auto* outputs = outputs_of(e, debug)) {
-    for (const inspector::RecordedOutput& output : *outputs) {
-      text += text.empty() ? "" : ", ";
-      text += to_string(output.dtype);
-      text += '[';
-      for (size_t d = 0; d < output.sizes.size(); ++d) text += (d ? "," : "") + std::to_string(output.sizes[d]);
-      text += ']';
-    }
-  }
-  return text;
-}
-
-std::string op_types_text(const inspector::Event& e) {
-  std::string text = "[";
-  for (size_t i = 0; i < e.op_types.size(); ++i) text += (i ? ", " : "") + e.op_types[i];
-  return text + "]";
 }
 
 std::vector<std::string> cells(const Row& row, const CellFormat& format) {
@@ -180,7 +119,7 @@ nlohmann::ordered_json json_item(const Row& row, const DebugOutputs& debug) {
     item["delegate_backend_name"] = e.delegate_backend_name.empty() ? nlohmann::ordered_json(nullptr)
                                                                     : nlohmann::ordered_json(e.delegate_backend_name);
     item["debug_data"] = nlohmann::ordered_json::array();
-    if (const auto* outputs = outputs_of(e, debug)) {
+    if (const auto* outputs = inspector::outputs_of(e, debug)) {
       for (const inspector::RecordedOutput& output : *outputs) item["debug_data"].push_back(debug_value(output));
     }
     item["start_time"] = e.start_times;

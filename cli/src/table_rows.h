@@ -15,13 +15,16 @@
 
 #include "etkit/inspector/event_blocks.h"
 #include "etkit/inspector/event_table.h"
+#include "etkit/inspector/event_text.h"
 #include "etkit/inspector/numeric_gap.h"
 
 namespace etkit::cli {
 
-/// Intermediate outputs by instruction id, every output of an instruction
-/// in logged order, for the debug_data column.
-using DebugOutputs = std::map<int32_t, std::vector<inspector::RecordedOutput>>;
+using inspector::DebugOutputs;
+using inspector::debug_data_text;
+using inspector::module_text;
+using inspector::op_types_text;
+using inspector::source_text;
 
 /// How cells are written: optional columns and number precision.
 struct CellFormat {
@@ -40,10 +43,6 @@ int decimals_for(inspector::TimeUnit source, inspector::TimeUnit target);
 /// Whether column `index` of the text table holds numbers (right-aligned).
 bool numeric_column(size_t index, const CellFormat& format);
 
-/// "float32[1,16,14,14], int64[1,16,14,14]": the outputs an event's
-/// instruction logged, empty for other events.
-std::string debug_data_text(const inspector::Event& e, const DebugOutputs& debug);
-
 /// A row: an event of a block.
 using Row = inspector::EventRef;
 
@@ -54,13 +53,6 @@ inline double stat(const inspector::PerfData& p, size_t index) {
   const double values[] = {p.p10, p.p50, p.p90, p.avg, p.min, p.max};
   return values[index];
 }
-
-std::string op_types_text(const inspector::Event& e);
-/// "file:line" of the innermost user frame of each linked node, joined;
-/// paths shortened to their last folder and file unless `full_paths`.
-std::string source_text(const inspector::Event& e, bool full_paths = true);
-/// "path (Type)" of the innermost module of each linked node, joined.
-std::string module_text(const inspector::Event& e);
 
 // Calls emit(column, text) for each cell without building a string per
 // cell where it can (numbers go through a stack buffer): the aligned text

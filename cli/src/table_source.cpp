@@ -22,9 +22,8 @@ TableSource::TableSource(const inspector::GroupedEvents& grouped, const MethodSu
 void TableSource::block_rows(Worker& worker, size_t index, const std::function<void(const Row&)>& visit) {
   inspector::EventBlock& block = worker.block;
   grouped_.block_into(index, block);
-  if (method_ != nullptr) inspector::annotate_backends(block, *method_);
   // Assigned, not added: a block is materialized once per pass.
-  if (record_ != nullptr) unmatched_[index] = inspector::link_etrecord(block, *record_, record_method_).unmatched;
+  unmatched_[index] = inspector::annotate_block(block, {method_, record_, record_method_}).unmatched;
   for (const inspector::Event& event : block.events) {
     if (inspector::keeps(filter_, block, event)) visit(Row{&block, &event});
   }

@@ -48,6 +48,7 @@ struct Group {
   std::string_view name;
   int32_t bundled_input_index = -1;
   size_t runs = 0;
+  std::vector<uint32_t> run_blocks;  // the trace's run block of each run
   std::vector<EventKey> keys;
   std::vector<Occurrence> occurrences;  // run-major: runs x keys
 };
@@ -115,11 +116,21 @@ void compute_stats(PerfData& perf, std::vector<double>& scratch) {
   perf.max = scratch.back();
 }
 
+// Where each event of a run went while collating: its record and, for a
+// profile event, which of the record's profiles it is (-1 for debug events,
+// -1/-1 for events not collated).
+struct Slot {
+  int32_t record = -1;
+  int32_t profile = -1;
+};
+
 // Collates a run's events by instruction, in first-seen order, into
 // records[0, returned count); `index_of` and `records` are reused storage.
+// With `slots`, records where each event went.
 size_t collate_run(const etdump::RunBlock& run,
                    std::unordered_map<InstructionKey, size_t, InstructionKeyHash>& index_of,
-                   std::vector<InstructionRecord>& records) {
+                   std::vector<InstructionRecord>& records, std::vector<Slot>* slots) {
+  if (slots != nullptr) slots->assign(run.event_count(), Slot{});
   index_of.clear();
   size_t used = 0;
   for (size_t e = 0; e < run.event_count(); ++e) {
@@ -145,8 +156,10 @@ size_t collate_run(const etdump::RunBlock& run,
       record.debug_name = {};
     }
     InstructionRecord& record = records[it->second];
+    if (slots != nullptr) (*slots)[e].record = int32_t(it->second);
     if (event.kind == etdump::EventKind::kProfile) {
       const etdump::ProfileEventView& p = event.profile;
+      if (slots != nullptr) (*slots)[e].profile = int32_t(record.profiles.size());
       record.profiles.push_back({p.name, p.delegate_debug_id_int, p.delegate_debug_id_str, p.start_time, p.end_time});
     } else if (!record.has_debug_name) {
       record.debug_name = event.debug.name;
@@ -156,17 +169,43 @@ size_t collate_run(const etdump::RunBlock& run,
   return used;
 }
 
-// Groups the runs of a trace; the views point into `trace`.
-std::vector<Group> group_runs(const etdump::ETDump& trace) {
+// Where each run block and its events went, when asked for.
+struct RunPlaces {
+  std::vector<uint32_t> group;            // per run block
+  std::vector<uint32_t> run;              // per run block: its run number in the group
+  std::vector<std::vector<int32_t>> key;  // per run block, per event: key index or -1
+};
+
+// The key index of each event of a run from its collation slots: a record
+// owns one key per profile (one key when it has none), in record order.
+std::vector<int32_t> event_keys(const std::vector<Slot>& slots, const std::vector<InstructionRecord>& records,
+                                size_t used) {
+  std::vector<int32_t> base(used, 0);
+  int32_t next = 0;
+  for (size_t r = 0; r < used; ++r) {
+    base[r] = next;
+    next += int32_t(std::max<size_t>(1, records[r].profiles.size()));
+  }
+  std::vector<int32_t> keys(slots.size(), -1);
+  for (size_t e = 0; e < slots.size(); ++e) {
+    if (slots[e].record >= 0) keys[e] = base[size_t(slots[e].record)] + std::max(0, slots[e].profile);
+  }
+  return keys;
+}
+
+// Groups the runs of a trace; the views point into `trace`. With `places`,
+// records where every run block and event went.
+std::vector<Group> group_runs(const etdump::ETDump& trace, RunPlaces* places) {
   std::vector<Group> groups;
   std::unordered_map<uint64_t, std::vector<size_t>> groups_by_hash;
   std::unordered_map<InstructionKey, size_t, InstructionKeyHash> index_of;
   std::vector<InstructionRecord> records;  // reused across runs
   std::vector<EventKey> keys;
   std::vector<Occurrence> occurrences;
+  std::vector<Slot> slots;
   for (size_t b = 0; b < trace.block_count(); ++b) {
     const etdump::RunBlock run = trace.block(b);
-    const size_t used = collate_run(run, index_of, records);
+    const size_t used = collate_run(run, index_of, records, places != nullptr ? &slots : nullptr);
     keys.clear();
     occurrences.clear();
     const std::string_view name = run.name();
@@ -201,8 +240,14 @@ std::vector<Group> group_runs(const etdump::ETDump& trace) {
     }
     if (group == nullptr) {
       candidates.push_back(groups.size());
-      groups.push_back({name, bundled, 0, keys, {}});
+      groups.push_back({name, bundled, 0, {}, keys, {}});
       group = &groups.back();
+    }
+    if (places != nullptr) {
+      places->group.push_back(uint32_t(group - groups.data()));
+      places->run.push_back(uint32_t(group->runs));
+      places->key.push_back(event_keys(slots, records, used));
+      group->run_blocks.push_back(uint32_t(b));
     }
     ++group->runs;
     group->occurrences.insert(group->occurrences.end(), occurrences.begin(), occurrences.end());
@@ -296,6 +341,7 @@ double percentile(std::vector<double> values, double q) {
 
 struct GroupedEvents::State {
   std::vector<Group> groups;
+  RunPlaces places;  // empty unless options.locate_events
   double scale = 1;
   double delegate_scale = 1;
 };
@@ -310,11 +356,24 @@ Result<GroupedEvents> GroupedEvents::build(const etdump::ETDump& trace, const Ev
   ETKIT_ASSIGN_OR_RETURN(state->scale, scale_of(options.source, options.target));
   ETKIT_ASSIGN_OR_RETURN(state->delegate_scale,
                          scale_of(options.delegate_source.value_or(options.source), options.target));
-  state->groups = group_runs(trace);
+  state->groups = group_runs(trace, options.locate_events ? &state->places : nullptr);
   return GroupedEvents(std::move(state));
 }
 
 size_t GroupedEvents::block_count() const { return state_->groups.size(); }
+
+std::optional<EventPlace> GroupedEvents::place(size_t run_block, size_t trace_event) const {
+  const RunPlaces& places = state_->places;
+  if (run_block >= places.key.size() || trace_event >= places.key[run_block].size()) return std::nullopt;
+  const int32_t key = places.key[run_block][trace_event];
+  if (key < 0) return std::nullopt;
+  return EventPlace{places.group[run_block], places.run[run_block], size_t(key)};
+}
+
+std::optional<size_t> GroupedEvents::run_block(size_t block, size_t run) const {
+  if (block >= state_->groups.size() || run >= state_->groups[block].run_blocks.size()) return std::nullopt;
+  return state_->groups[block].run_blocks[run];
+}
 
 EventBlock GroupedEvents::block(size_t index) const {
   EventBlock block;

@@ -118,4 +118,10 @@ LinkReport link_etrecord(std::vector<EventBlock>& blocks, const etrecord::Etreco
   return report;
 }
 
+LinkReport annotate_block(EventBlock& block, const BlockContext& context) {
+  if (context.method != nullptr) annotate_backends(block, *context.method);
+  if (context.record == nullptr) return {};
+  return link_etrecord(block, *context.record, context.record_method);
+}
+
 }  // namespace etkit::inspector

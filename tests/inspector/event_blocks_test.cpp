@@ -80,6 +80,52 @@ TEST(EventBlocks, RepeatedRunsMergeAndDelegateEventsTakeTheirIds) {
   EXPECT_FALSE(blocks[1].events[3].is_delegated_op);
 }
 
+// place() and run_block() checked through the raw events: every profile
+// event must land on a block event with its own start and duration in the
+// run it came from, and every debug event on its instruction's event.
+TEST(EventBlocks, EveryTraceEventIsPlacedOnItsOwnRowAndRun) {
+  for (const char* relative : {"upstream-runtime/xnn_mlp.etdp", "upstream-runtime/tutorial_cnn_intermediates.etdp",
+                               "upstream/etdump/tutorial_cnn.etdp"}) {
+    SCOPED_TRACE(relative);
+    const etdump::ETDump trace = test::checked(etdump::ETDump::load_file(test::corpus(relative)), relative);
+    EventBlockOptions options{TimeUnit::kNanoseconds, TimeUnit::kNanoseconds};
+    options.locate_events = true;
+    const GroupedEvents grouped = test::checked(GroupedEvents::build(trace, options), "grouping");
+    size_t placed = 0;
+    for (size_t b = 0; b < trace.block_count(); ++b) {
+      const etdump::RunBlock run = trace.block(b);
+      for (size_t e = 0; e < run.event_count(); ++e) {
+        const etdump::EventView view = run.event(e);
+        const std::optional<EventPlace> place = grouped.place(b, e);
+        if (view.kind == etdump::EventKind::kAllocation || (view.kind == etdump::EventKind::kDebug && view.debug.is_output)) {
+          EXPECT_FALSE(place) << "event " << e << " of run block " << b;
+          continue;
+        }
+        ASSERT_TRUE(place) << "event " << e << " of run block " << b;
+        EXPECT_EQ(grouped.run_block(place->block, place->run), b);
+        const EventBlock block = grouped.block(place->block);
+        ASSERT_LT(place->event, block.events.size());
+        const Event& event = block.events[place->event];
+        if (view.kind == etdump::EventKind::kProfile) {
+          const etdump::ProfileEventView& p = view.profile;
+          ASSERT_TRUE(event.perf_data);
+          EXPECT_EQ(event.start_times.at(place->run), double(p.start_time));
+          EXPECT_EQ(event.perf_data->raw.at(place->run), double(p.end_time - p.start_time));
+        } else {
+          EXPECT_EQ(event.instruction_id, int32_t(view.debug.chain_index) < 0 ? -1 : view.debug.instruction_id);
+        }
+        ++placed;
+      }
+    }
+    EXPECT_GT(placed, 0u);
+    EXPECT_FALSE(grouped.run_block(grouped.block_count(), 0));
+  }
+  // Without locate_events nothing is placed.
+  const etdump::ETDump trace = test::checked(etdump::ETDump::load_file(test::corpus("upstream/etdump/tutorial_cnn.etdp")), "");
+  const GroupedEvents plain = test::checked(GroupedEvents::build(trace), "grouping");
+  EXPECT_FALSE(plain.place(0, 0));
+}
+
 TEST(EventBlocks, CyclesOnlyConvertToCycles) {
   auto trace = etdump::ETDump::load_file(test::corpus("upstream/etdump/tutorial_cnn.etdp"));
   auto blocks = event_blocks(*trace, {TimeUnit::kCycles, TimeUnit::kMilliseconds});

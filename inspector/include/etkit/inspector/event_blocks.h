@@ -73,6 +73,18 @@ struct EventBlockOptions {
   /// Unit of delegate-internal events' timestamps when a backend logs in
   /// its own (upstream's delegate_time_scale_converter); unset: `source`.
   std::optional<TimeUnit> delegate_source;
+  /// Remember where every event of the trace lands (GroupedEvents::place),
+  /// for views that go from a drawn event to its table row and back; costs
+  /// 4 bytes per event.
+  bool locate_events = false;
+};
+
+/// Where an event of the trace landed: its block, which of the block's runs
+/// it belongs to, and its index in the block's events.
+struct EventPlace {
+  size_t block = 0;
+  size_t run = 0;
+  size_t event = 0;
 };
 
 /// Both units from their names, as the CLI's --source-time-unit and
@@ -101,6 +113,13 @@ class GroupedEvents {
   EventBlock block(size_t index) const;
   /// The same, written over `block` so its storage is reused.
   void block_into(size_t index, EventBlock& block) const;
+  /// Where event `trace_event` of the trace's run block `run_block` landed;
+  /// nullopt for events no table shows (allocations, run outputs), and
+  /// unless built with `locate_events`.
+  std::optional<EventPlace> place(size_t run_block, size_t trace_event) const;
+  /// The trace's run block holding run `run` of block `block` (with
+  /// `locate_events`).
+  std::optional<size_t> run_block(size_t block, size_t run) const;
 
  private:
   struct State;

@@ -35,6 +35,20 @@ LinkReport link_etrecord(EventBlock& block, const etrecord::Etrecord& record, co
 /// The same for one event; true when it reached a graph node.
 bool link_event(Event& event, const etrecord::Etrecord& record, const std::string& method);
 
+/// What a table attaches to each block it shows: the backends of delegate
+/// events from the program's method, graph nodes from the ETRecord. Both
+/// borrowed, either may be null.
+struct BlockContext {
+  const MethodSummary* method = nullptr;
+  const etrecord::Etrecord* record = nullptr;
+  std::string record_method = "forward";
+};
+
+/// annotate_backends() and link_etrecord() on `block`: what `etinspect
+/// table` and the GUI do to every block. The report is empty without a
+/// record.
+LinkReport annotate_block(EventBlock& block, const BlockContext& context);
+
 /// The operators a block ran, in order: each operator or delegated-op
 /// event's op types when linked to an ETRecord, else its event name
 /// (OPERATOR_CALL, DELEGATE_CALL and method-level events are not ops).

@@ -1,0 +1,40 @@
+#pragma once
+/// @file
+/// The texts an event's table cells show, shared by `etinspect table` and the
+/// GUI's events table and details panel so that both say the same thing.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "etkit/inspector/event_blocks.h"
+#include "etkit/inspector/numeric_gap.h"
+
+namespace etkit::inspector {
+
+/// Intermediate outputs by instruction id, every output of an instruction
+/// in logged order (the table's debug_data column).
+using DebugOutputs = std::map<int32_t, std::vector<RecordedOutput>>;
+
+/// `outputs` keyed by instruction id.
+DebugOutputs by_instruction(std::vector<RecordedOutput> outputs);
+
+/// The outputs the event's instruction logged; null for events of no
+/// instruction and for delegated events (they carry their own ids).
+const std::vector<RecordedOutput>* outputs_of(const Event& event, const DebugOutputs& debug);
+
+/// "[aten.convolution.default, …]", as upstream prints op_types.
+std::string op_types_text(const Event& event);
+/// "file:line" of the innermost user frame of each linked node, joined;
+/// paths shortened to their last folder and file unless `full_paths`.
+std::string source_text(const Event& event, bool full_paths = true);
+/// "path (Type)" of the innermost module of each linked node, joined.
+std::string module_text(const Event& event);
+/// "float32[1,16,14,14]".
+std::string shape_text(const RecordedOutput& output);
+/// "float32[1,16,14,14], int64[1,16,14,14]": the outputs an event's
+/// instruction logged, empty for other events.
+std::string debug_data_text(const Event& event, const DebugOutputs& debug);
+
+}  // namespace etkit::inspector
