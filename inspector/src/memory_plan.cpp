@@ -106,39 +106,44 @@ void find_errors(const std::vector<TensorLifetime>& tensors, const std::vector<i
 
 }  // namespace
 
-uint64_t best_fit_size(const std::vector<TensorLifetime>& tensors) {
-  std::vector<const TensorLifetime*> order;
-  for (const TensorLifetime& t : tensors) {
-    if (t.first && t.planned.bytes > 0) order.push_back(&t);
+std::vector<std::optional<uint64_t>> best_fit_offsets(const std::vector<TensorLifetime>& tensors) {
+  std::vector<size_t> order;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    if (tensors[i].first && tensors[i].planned.bytes > 0) order.push_back(i);
   }
-  std::stable_sort(order.begin(), order.end(), [](const TensorLifetime* a, const TensorLifetime* b) {
-    return a->planned.bytes > b->planned.bytes;
-  });
-  struct Placed {
-    const TensorLifetime* tensor;
-    uint64_t offset;
-  };
-  std::vector<Placed> placed;
-  uint64_t size = 0;
-  for (const TensorLifetime* t : order) {
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return tensors[a].planned.bytes > tensors[b].planned.bytes; });
+  std::vector<std::optional<uint64_t>> offsets(tensors.size());
+  std::vector<size_t> placed;
+  for (size_t i : order) {
+    const TensorLifetime& t = tensors[i];
     // Byte ranges taken by placed tensors alive at the same time.
     std::vector<std::pair<uint64_t, uint64_t>> taken;
-    for (const Placed& p : placed) {
-      if (lifetimes_overlap(*p.tensor, *t)) taken.push_back({p.offset, p.offset + p.tensor->planned.bytes});
+    for (size_t p : placed) {
+      if (lifetimes_overlap(tensors[p], t)) taken.push_back({*offsets[p], *offsets[p] + tensors[p].planned.bytes});
     }
     std::sort(taken.begin(), taken.end());
     uint64_t best = UINT64_MAX, best_gap = UINT64_MAX, cursor = 0;
     for (const auto& [begin, end] : taken) {
       const uint64_t start = align_up(cursor);
-      if (begin > start && begin - start >= t->planned.bytes && begin - start < best_gap) {
+      if (begin > start && begin - start >= t.planned.bytes && begin - start < best_gap) {
         best_gap = begin - start;
         best = start;
       }
       cursor = std::max(cursor, end);
     }
     if (best == UINT64_MAX) best = align_up(cursor);
-    placed.push_back({t, best});
-    size = std::max(size, best + t->planned.bytes);
+    offsets[i] = best;
+    placed.push_back(i);
+  }
+  return offsets;
+}
+
+uint64_t best_fit_size(const std::vector<TensorLifetime>& tensors) {
+  const std::vector<std::optional<uint64_t>> offsets = best_fit_offsets(tensors);
+  uint64_t size = 0;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    if (offsets[i]) size = std::max(size, *offsets[i] + tensors[i].planned.bytes);
   }
   return size;
 }

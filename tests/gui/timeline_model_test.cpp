@@ -24,9 +24,9 @@ TEST(TimelineModel, TutorialTraceNestsAsUpstreamRecordsIt) {
   // Default: Program::load_method encloses Method::init.
   const TimelineTrack& load = model.tracks()[0];
   ASSERT_EQ(load.events.size(), 2u);
-  EXPECT_EQ(load.events[0].name, "Program::load_method");
+  EXPECT_EQ(load.name_of(load.events[0]), "Program::load_method");
   EXPECT_EQ(load.events[0].depth, 0);
-  EXPECT_EQ(load.events[1].name, "Method::init");
+  EXPECT_EQ(load.name_of(load.events[1]), "Method::init");
   EXPECT_EQ(load.events[1].depth, 1);
   // Execute: Method::execute, 14 OPERATOR_CALLs inside it, a kernel in each.
   const TimelineTrack& run = model.tracks()[1];
@@ -34,15 +34,16 @@ TEST(TimelineModel, TutorialTraceNestsAsUpstreamRecordsIt) {
   EXPECT_EQ(run.max_depth, 2);
   size_t calls = 0, kernels = 0;
   for (const TimelineEvent& event : run.events) {
-    if (event.name == "Method::execute") {
+    const std::string& name = run.name_of(event);
+    if (name == "Method::execute") {
       EXPECT_EQ(event.depth, 0);
     }
-    if (event.name == "OPERATOR_CALL") {
+    if (name == "OPERATOR_CALL") {
       EXPECT_EQ(event.depth, 1);
       ++calls;
     }
-    if (event.name.rfind("native_call_", 0) == 0) {
-      EXPECT_EQ(event.depth, 2) << event.name;
+    if (name.rfind("native_call_", 0) == 0) {
+      EXPECT_EQ(event.depth, 2) << name;
       ++kernels;
     }
   }
@@ -59,7 +60,7 @@ TimelineTrack synthetic_track() {
     TimelineEvent event;
     event.start = t;
     event.end = t + length;
-    event.name = "e" + std::to_string(track.events.size());
+    event.name = track.intern("e" + std::to_string(track.events.size()));
     track.events.push_back(event);
     t += length + 1;
   };

@@ -18,7 +18,7 @@ void assign_depths(TimelineTrack& track) {
   for (TimelineEvent& event : track.events) {
     while (!open_ends.empty() && open_ends.back() <= event.start) open_ends.pop_back();
     // An event that outlasts its would-be parent (clock skew) starts a new level under it anyway.
-    event.depth = int(open_ends.size());
+    event.depth = int32_t(open_ends.size());
     open_ends.push_back(event.end);
     track.max_depth = std::max(track.max_depth, event.depth);
   }
@@ -28,7 +28,24 @@ void assign_depths(TimelineTrack& track) {
 
 }  // namespace
 
-Result<TimelineModel> TimelineModel::build(const etdump::ETDump& trace, inspector::TimeUnit source) {
+uint32_t TimelineTrack::intern(std::string_view text) {
+  // A run has few distinct names: a linear search beats hashing here.
+  for (size_t i = names.size(); i-- > 0;) {
+    if (names[i] == text) return uint32_t(i);
+  }
+  names.emplace_back(text);
+  return uint32_t(names.size() - 1);
+}
+
+std::optional<size_t> TimelineTrack::find_row(int32_t row) const {
+  for (size_t i = 0; i < events.size(); ++i) {
+    if (events[i].row == row) return i;
+  }
+  return std::nullopt;
+}
+
+Result<TimelineModel> TimelineModel::build(const etdump::ETDump& trace, inspector::TimeUnit source,
+                                           const inspector::GroupedEvents* grouped) {
   const double ns_per_tick = source == inspector::TimeUnit::kCycles ? 1.0 : inspector::nanoseconds_per(source);
   const uint64_t origin = trace.first_start();
   TimelineModel model;
@@ -46,11 +63,18 @@ Result<TimelineModel> TimelineModel::build(const etdump::ETDump& trace, inspecto
       item.start = double(p.start_time - origin) * ns_per_tick;
       item.end = double(std::max(p.end_time, p.start_time) - origin) * ns_per_tick;
       const bool delegated = p.delegate_debug_id_int != -1 || !p.delegate_debug_id_str.empty();
-      item.name = !delegated ? std::string(p.name)
-                  : p.delegate_debug_id_str.empty() ? std::to_string(p.delegate_debug_id_int)
-                                                    : std::string(p.delegate_debug_id_str);
+      item.name = !delegated ? track.intern(p.name)
+                  : p.delegate_debug_id_str.empty() ? track.intern(std::to_string(p.delegate_debug_id_int))
+                                                    : track.intern(p.delegate_debug_id_str);
       item.instruction_id = p.chain_index < 0 ? -1 : p.instruction_id;
-      item.event_index = e;
+      item.event_index = uint32_t(e);
+      if (grouped != nullptr) {
+        if (const std::optional<inspector::EventPlace> place = grouped->place(b, e)) {
+          track.group = int32_t(place->block);
+          track.run = int32_t(place->run);
+          item.row = int32_t(place->event);
+        }
+      }
       model.end_ = std::max(model.end_, item.end);
       track.events.push_back(std::move(item));
     }
@@ -128,8 +152,9 @@ std::vector<RangeAggregate> aggregate_range(const std::vector<TimelineTrack>& tr
     for (size_t i = 0; i < track.events.size(); ++i) {
       const TimelineEvent& event = track.events[i];
       if (event.start < t0 || event.end > t1) continue;
-      auto [it, added] = index.try_emplace(event.name, out.size());
-      if (added) out.push_back({event.name, 0, 0, 0});
+      const std::string& name = track.name_of(event);
+      auto [it, added] = index.try_emplace(name, out.size());
+      if (added) out.push_back({name, 0, 0, 0});
       RangeAggregate& aggregate = out[it->second];
       ++aggregate.count;
       aggregate.total_ns += event.end - event.start;

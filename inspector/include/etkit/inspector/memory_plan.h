@@ -54,5 +54,8 @@ MethodMemory analyze_memory(const MethodSummary& method);
 /// placed tensors whose lifetimes overlap its own, else above them. Never
 /// below the peak of live bytes.
 uint64_t best_fit_size(const std::vector<TensorLifetime>& tensors);
+/// Where that planner puts each of `tensors` (nullopt for tensors without
+/// a lifetime or bytes): the plan best_fit_size() measures.
+std::vector<std::optional<uint64_t>> best_fit_offsets(const std::vector<TensorLifetime>& tensors);
 
 }  // namespace etkit::inspector

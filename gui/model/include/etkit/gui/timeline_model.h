@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "etkit/core/result.h"
@@ -24,32 +25,48 @@ class ETDump;
 
 namespace etkit::gui {
 
+// Kept small (40 bytes): a timeline holds one per profile event, millions
+// of them.
 struct TimelineEvent {
   double start = 0;  ///< ns from the trace's first event
   double end = 0;
-  int depth = 0;     ///< 0 for events nothing encloses
-  std::string name;  ///< the delegate id for delegate events, as the tables name them
+  int32_t depth = 0;  ///< 0 for events nothing encloses
+  uint32_t name = 0;  ///< into the track's names
   int32_t instruction_id = -1;
-  size_t event_index = 0;  ///< in its run block
+  uint32_t event_index = 0;  ///< in its run block
+  int32_t row = -1;          ///< the event's index in its event block (see TimelineTrack::group); -1: unknown
 };
 
 struct TimelineTrack {
   std::string name;  ///< "Execute #3"
-  size_t block = 0;
+  size_t block = 0;  ///< the trace's run block
   int32_t bundled_input_index = -1;
+  /// The event block (inspector::GroupedEvents) this run was grouped into,
+  /// and which of its runs it is; -1 when built without grouping.
+  int32_t group = -1;
+  int32_t run = -1;
   int max_depth = 0;
+  std::vector<std::string> names;     ///< distinct event names (delegate ids for delegate events)
   std::vector<TimelineEvent> events;  ///< by start time (ties: the longer first)
   /// Per depth, indices into `events` in start order (for visible-range
   /// lookups by binary search).
   std::vector<std::vector<size_t>> by_depth;
+
+  const std::string& name_of(const TimelineEvent& event) const { return names[event.name]; }
+  /// The id of `text` in `names`, added when new.
+  uint32_t intern(std::string_view text);
+  /// The index in `events` of the event with `row`, if this run has one.
+  std::optional<size_t> find_row(int32_t row) const;
 };
 
 class TimelineModel {
  public:
   /// Tracks of every run block; `source` is the trace's time unit (cycles
-  /// count as nanoseconds).
+  /// count as nanoseconds). With `grouped` (built on the same trace with
+  /// `locate_events`), each event knows its event-table row.
   static Result<TimelineModel> build(const etdump::ETDump& trace,
-                                     inspector::TimeUnit source = inspector::TimeUnit::kNanoseconds);
+                                     inspector::TimeUnit source = inspector::TimeUnit::kNanoseconds,
+                                     const inspector::GroupedEvents* grouped = nullptr);
   const std::vector<TimelineTrack>& tracks() const { return tracks_; }
   double end() const { return end_; }  ///< last event's end (the first starts at 0)
   size_t event_count() const;

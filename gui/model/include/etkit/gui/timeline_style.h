@@ -1,0 +1,70 @@
+#pragma once
+/// @file
+/// How the timeline colours and highlights events: colour by op type,
+/// module or backend (a stable palette index per key), and which events
+/// match the search box. Computed once per choice, looked up per drawn item.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "etkit/gui/timeline_model.h"
+
+namespace etkit::inspector {
+struct Event;
+}
+
+namespace etkit::gui {
+
+class Workspace;
+
+enum class ColourBy { kOpType, kModule, kBackend };
+inline constexpr const char* kColourByNames[] = {"op type", "module", "backend"};
+
+/// What `event` (its table event, or null when it has none) is coloured by:
+/// its first op type, else its name; its innermost module, else "(no
+/// module)"; its backend, else "(not delegated)".
+std::string colour_key(const inspector::Event* event, const std::string& name, ColourBy mode);
+
+/// A palette index for `key`: equal keys, equal colours, in every run.
+uint32_t palette_index(std::string_view key, uint32_t palette_size);
+
+class TimelineStyle {
+ public:
+  static constexpr uint32_t kPaletteSize = 16;
+
+  TimelineStyle(const Workspace& workspace, const TimelineModel& timeline);
+
+  void colour_by(ColourBy mode);
+  ColourBy colouring() const { return mode_; }
+  /// Palette index of event `index` of track `track`.
+  uint32_t colour(size_t track, size_t index) const { return colours_[track][index]; }
+  /// The keys in use with their palette index and event count, most used first.
+  struct LegendEntry {
+    std::string key;
+    uint32_t colour = 0;
+    size_t events = 0;
+  };
+  const std::vector<LegendEntry>& legend() const { return legend_; }
+
+  /// Highlights events whose name, op types or module contain `text`
+  /// (case-insensitive); empty clears.
+  void search(const std::string& text);
+  const std::string& search_text() const { return search_; }
+  bool matches(size_t track, size_t index) const { return !matches_.empty() && matches_[track][index]; }
+  size_t match_count() const { return match_count_; }
+
+ private:
+  const Workspace& workspace_;
+  const TimelineModel& timeline_;
+  ColourBy mode_ = ColourBy::kOpType;
+  std::vector<std::vector<uint32_t>> colours_;  // per track, per event
+  std::vector<LegendEntry> legend_;
+  std::string search_;
+  std::vector<std::vector<bool>> matches_;
+  size_t match_count_ = 0;
+};
+
+}  // namespace etkit::gui

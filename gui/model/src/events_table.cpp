@@ -1,0 +1,209 @@
+#include "etkit/gui/events_table.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "etkit/gui/workspace.h"
+#include "etkit/inspector/event_text.h"
+
+namespace etkit::gui {
+namespace {
+
+std::string lower(std::string text) {
+  for (char& c : text) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+std::string number_text(double value, int decimals) {
+  char text[64];
+  std::snprintf(text, sizeof(text), "%.*f", decimals, value);
+  return text;
+}
+
+// The statistic a column shows, as EventOrder names it.
+std::optional<inspector::EventOrder> stat_order(Column column) {
+  switch (column) {
+    case Column::kP10: return inspector::EventOrder::kP10;
+    case Column::kP50: return inspector::EventOrder::kP50;
+    case Column::kP90: return inspector::EventOrder::kP90;
+    case Column::kAvg: return inspector::EventOrder::kAvg;
+    case Column::kMin: return inspector::EventOrder::kMin;
+    case Column::kMax: return inspector::EventOrder::kMax;
+    default: return std::nullopt;
+  }
+}
+
+}  // namespace
+
+EventsTable::EventsTable(const Workspace& workspace, bool include_operator_call) : workspace_(workspace) {
+  columns_ = {Column::kBlock, Column::kEvent, Column::kP10,     Column::kP50,       Column::kP90,
+              Column::kAvg,   Column::kMin,   Column::kMax,     Column::kOpTypes,   Column::kDelegated,
+              Column::kBackend};
+  if (workspace.record() != nullptr) columns_.insert(columns_.end(), {Column::kModule, Column::kSource});
+  if (!workspace.debug_outputs().empty()) columns_.push_back(Column::kDebugData);
+  const bool compare = workspace.diff().has_value();
+  if (compare) columns_.insert(columns_.end(), {Column::kDeltaP50, Column::kDeltaPercent});
+
+  // Deltas join as `etinspect diff` does: (block, event, k-th occurrence of
+  // a timed non-OPERATOR_CALL event), the first block of a name only.
+  using Key = std::tuple<std::string, std::string, size_t>;
+  std::map<Key, const inspector::DiffRow*> diff_rows;
+  if (compare) {
+    for (const inspector::DiffRow& row : workspace.diff()->rows) diff_rows[{row.block, row.event, row.occurrence}] = &row;
+  }
+  std::set<std::string> blocks_seen;
+  inspector::EventFilter filter;
+  filter.include_operator_call = include_operator_call;
+  const std::vector<inspector::EventBlock>& blocks = workspace.blocks();
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    const inspector::EventBlock& block = blocks[b];
+    const bool first_of_name = blocks_seen.insert(block.name).second;
+    std::map<std::string, size_t> in_block;
+    for (size_t e = 0; e < block.events.size(); ++e) {
+      const inspector::Event& event = block.events[e];
+      std::optional<size_t> occurrence;
+      if (event.perf_data && event.name != "OPERATOR_CALL") occurrence = in_block[event.name]++;
+      if (!inspector::keeps(filter, block, event)) continue;
+      rows_.push_back({&block, &event});
+      places_.emplace_back(b, e);
+      Delta delta;
+      if (compare && first_of_name && occurrence) {
+        const auto it = diff_rows.find({block.name, event.name, *occurrence});
+        if (it != diff_rows.end()) delta = {it->second->delta(), it->second->percent()};
+      }
+      deltas_.push_back(delta);
+    }
+  }
+  apply();
+}
+
+std::string EventsTable::header(size_t column) const {
+  const std::string unit = std::string(" (") + inspector::to_string(workspace_.request().table_unit) + ")";
+  switch (columns_[column]) {
+    case Column::kBlock: return "event_block_name";
+    case Column::kEvent: return "event_name";
+    case Column::kP10: return "p10" + unit;
+    case Column::kP50: return "p50" + unit;
+    case Column::kP90: return "p90" + unit;
+    case Column::kAvg: return "avg" + unit;
+    case Column::kMin: return "min" + unit;
+    case Column::kMax: return "max" + unit;
+    case Column::kOpTypes: return "op_types";
+    case Column::kDelegated: return "is_delegated_op";
+    case Column::kBackend: return "delegate_backend_name";
+    case Column::kModule: return "module";
+    case Column::kSource: return "source";
+    case Column::kDebugData: return "debug_data";
+    case Column::kDeltaP50: return "Δp50" + unit;
+    case Column::kDeltaPercent: return "Δp50 (%)";
+  }
+  return "";
+}
+
+bool EventsTable::numeric(size_t column) const {
+  const Column c = columns_[column];
+  return stat_order(c) || c == Column::kDeltaP50 || c == Column::kDeltaPercent;
+}
+
+std::pair<size_t, size_t> EventsTable::place(size_t row) const { return places_[order_[row]]; }
+
+std::optional<size_t> EventsTable::row_of(size_t block, size_t event) const {
+  for (size_t row = 0; row < order_.size(); ++row) {
+    if (places_[order_[row]] == std::make_pair(block, event)) return row;
+  }
+  return std::nullopt;
+}
+
+std::optional<double> EventsTable::value(size_t index, Column column) const {
+  const inspector::Event& event = *rows_[index].event;
+  if (const auto order = stat_order(column)) {
+    if (!event.perf_data) return std::nullopt;
+    return inspector::statistic(*event.perf_data, *order);
+  }
+  if (column == Column::kDeltaP50) return deltas_[index].delta;
+  if (column == Column::kDeltaPercent) return deltas_[index].percent;
+  return std::nullopt;
+}
+
+std::string EventsTable::cell(size_t index, Column column) const {
+  const inspector::EventRef& ref = rows_[index];
+  const inspector::Event& event = *ref.event;
+  switch (column) {
+    case Column::kBlock: return ref.block->name;
+    case Column::kEvent: return event.name;
+    case Column::kOpTypes: return inspector::op_types_text(event);
+    case Column::kDelegated: return event.is_delegated_op ? "True" : "False";
+    case Column::kBackend: return event.delegate_backend_name;
+    case Column::kModule: return inspector::module_text(event);
+    case Column::kSource: return inspector::source_text(event, false);
+    case Column::kDebugData: return inspector::debug_data_text(event, workspace_.debug_outputs());
+    case Column::kDeltaPercent: {
+      const auto v = value(index, column);
+      return v ? (*v > 0 ? "+" : "") + number_text(*v, 1) : "";
+    }
+    default: {
+      const auto v = value(index, column);
+      if (!v) return "";
+      // As the CLI: the digits a nanosecond clock resolves in the unit.
+      const double ratio = inspector::nanoseconds_per(workspace_.request().table_unit) /
+                           inspector::nanoseconds_per(workspace_.request().source_unit);
+      int decimals = 0;
+      for (double r = ratio; r > 1.5 && decimals < 9; r /= 10) ++decimals;
+      return (column == Column::kDeltaP50 && *v > 0 ? "+" : "") + number_text(*v, decimals);
+    }
+  }
+}
+
+std::string EventsTable::text(size_t row, size_t column) const { return cell(order_[row], columns_[column]); }
+
+std::optional<double> EventsTable::number(size_t row, size_t column) const {
+  return value(order_[row], columns_[column]);
+}
+
+void EventsTable::set_filter(const std::string& text) {
+  filter_ = lower(text);
+  if (!filter_.empty() && search_text_.empty()) {
+    // Built on first use: a million rows' module and source texts cost.
+    search_text_.reserve(rows_.size());
+    for (size_t i = 0; i < rows_.size(); ++i) {
+      search_text_.push_back(lower(cell(i, Column::kEvent) + "\n" + cell(i, Column::kOpTypes) + "\n" +
+                                   cell(i, Column::kModule) + "\n" + cell(i, Column::kSource)));
+    }
+  }
+  apply();
+}
+
+void EventsTable::sort(size_t column, bool ascending) {
+  sort_ = std::make_pair(column, ascending);
+  apply();
+}
+
+void EventsTable::apply() {
+  order_.clear();
+  for (size_t i = 0; i < rows_.size(); ++i) {
+    if (filter_.empty() || search_text_[i].find(filter_) != std::string::npos) order_.push_back(i);
+  }
+  if (!sort_) return;
+  const auto [column, ascending] = *sort_;
+  const Column c = columns_[column];
+  if (numeric(column)) {
+    // Empty cells last in either direction.
+    std::vector<std::optional<double>> keys(rows_.size());
+    for (size_t i : order_) keys[i] = value(i, c);
+    std::stable_sort(order_.begin(), order_.end(), [&, asc = ascending](size_t a, size_t b) {
+      if (!keys[a] || !keys[b]) return keys[a].has_value() && !keys[b].has_value();
+      return asc ? *keys[a] < *keys[b] : *keys[a] > *keys[b];
+    });
+    return;
+  }
+  std::vector<std::string> keys(rows_.size());
+  for (size_t i : order_) keys[i] = cell(i, c);
+  std::stable_sort(order_.begin(), order_.end(), [&, asc = ascending](size_t a, size_t b) {
+    return asc ? keys[a] < keys[b] : keys[b] < keys[a];
+  });
+}
+
+}  // namespace etkit::gui

@@ -1,0 +1,133 @@
+#include "etkit/gui/gap_view.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace etkit::gui {
+namespace {
+
+double plotted(const inspector::GapMetrics& m, GapMetric metric) {
+  switch (metric) {
+    case GapMetric::kMse: return m.mse;
+    case GapMetric::kSnrDb: return m.snr_db;
+    case GapMetric::kCosine: return 1 - m.cosine;
+    case GapMetric::kMaxAbs: return m.max_abs;
+  }
+  return 0;
+}
+
+}  // namespace
+
+GapSeries gap_series(const inspector::GapReport& report, GapMetric metric, double atol, double rtol) {
+  GapSeries series;
+  series.metric = metric;
+  series.log_scale = metric != GapMetric::kSnrDb;  // dB are a log already
+  series.rows = report.rows.size();
+  for (size_t r = 0; r < report.rows.size(); ++r) {
+    const inspector::GapRow& row = report.rows[r];
+    if (row.status != inspector::GapStatus::kOk && row.status != inspector::GapStatus::kDiverged) continue;
+    GapPoint point{r, plotted(row.metrics, metric), row.status == inspector::GapStatus::kDiverged, std::nullopt};
+    if (metric == GapMetric::kMaxAbs) point.threshold = atol + rtol * row.metrics.max_abs_reference;
+    if (report.first_divergence && *report.first_divergence == r) series.first_divergence = series.points.size();
+    series.points.push_back(point);
+  }
+  // The y range: finite values (and thresholds), zero and +inf clamped to it.
+  double low = std::numeric_limits<double>::infinity(), high = -low;
+  auto widen = [&](double v) {
+    if (!std::isfinite(v) || (series.log_scale && v <= 0)) return;
+    low = std::min(low, v);
+    high = std::max(high, v);
+  };
+  for (const GapPoint& p : series.points) {
+    widen(p.value);
+    if (p.threshold) widen(*p.threshold);
+  }
+  if (!std::isfinite(low)) {
+    low = series.log_scale ? 1e-12 : 0;
+    high = series.log_scale ? 1 : 100;
+  }
+  if (series.log_scale) {
+    // Whole decades, one below the smallest value so zeros sit at the floor.
+    low = std::pow(10.0, std::floor(std::log10(low)) - 1);
+    high = std::pow(10.0, std::ceil(std::log10(high)));
+    if (high <= low) high = low * 10;
+  } else if (high <= low) {
+    high = low + 1;
+  }
+  series.low = low;
+  series.high = high;
+  return series;
+}
+
+double gap_fraction(const GapSeries& series, double value) {
+  if (std::isnan(value)) return 0;
+  double f;
+  if (series.log_scale) {
+    if (value <= series.low) return 0;
+    f = (std::log10(value) - std::log10(series.low)) / (std::log10(series.high) - std::log10(series.low));
+  } else {
+    f = (value - series.low) / (series.high - series.low);
+  }
+  return std::clamp(f, 0.0, 1.0);
+}
+
+std::optional<size_t> nearest_point(const GapSeries& series, double row) {
+  std::optional<size_t> best;
+  double best_distance = std::numeric_limits<double>::infinity();
+  for (size_t i = 0; i < series.points.size(); ++i) {
+    const double distance = std::abs(double(series.points[i].row) - row);
+    if (distance < best_distance) {
+      best_distance = distance;
+      best = i;
+    }
+  }
+  return best;
+}
+
+std::optional<TensorImage> tensor_image(const std::vector<double>& actual, const std::vector<double>& reference,
+                                        const std::vector<int64_t>& sizes, size_t max_side) {
+  if (actual.size() != reference.size() || sizes.size() < 2 || sizes.size() > 4) return std::nullopt;
+  for (int64_t s : sizes) {
+    if (s <= 0) return std::nullopt;
+  }
+  const size_t h = size_t(sizes[sizes.size() - 2]), w = size_t(sizes.back());
+  const size_t channels = sizes.size() >= 3 ? size_t(sizes[sizes.size() - 3]) : 1;
+  if (channels * h * w > actual.size()) return std::nullopt;
+  const size_t columns = size_t(std::ceil(std::sqrt(double(channels))));
+  const size_t rows = (channels + columns - 1) / columns;
+  const size_t full_w = columns * w, full_h = rows * h;
+  const size_t shrink = std::max<size_t>(1, (std::max(full_w, full_h) + max_side - 1) / std::max<size_t>(1, max_side));
+  TensorImage image;
+  image.width = (full_w + shrink - 1) / shrink;
+  image.height = (full_h + shrink - 1) / shrink;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  image.actual.assign(image.width * image.height, nan);
+  image.reference = image.actual;
+  image.difference = image.actual;
+  image.min_value = std::numeric_limits<float>::infinity();
+  image.max_value = -image.min_value;
+  // Keeps the value of largest magnitude in each shrunk cell.
+  auto keep = [](float& cell, float value) {
+    if (std::isnan(cell) || std::abs(value) > std::abs(cell)) cell = value;
+  };
+  for (size_t c = 0; c < channels; ++c) {
+    const size_t x0 = (c % columns) * w, y0 = (c / columns) * h;
+    for (size_t y = 0; y < h; ++y) {
+      for (size_t x = 0; x < w; ++x) {
+        const size_t source = (c * h + y) * w + x;
+        const size_t cell = ((y0 + y) / shrink) * image.width + (x0 + x) / shrink;
+        const float a = float(actual[source]), r = float(reference[source]);
+        keep(image.actual[cell], a);
+        keep(image.reference[cell], r);
+        keep(image.difference[cell], std::abs(a - r));
+        image.max_difference = std::max(image.max_difference, std::abs(a - r));
+        image.min_value = std::min({image.min_value, a, r});
+        image.max_value = std::max({image.max_value, a, r});
+      }
+    }
+  }
+  return image;
+}
+
+}  // namespace etkit::gui

@@ -1,0 +1,58 @@
+#include "etkit/gui/memory_view.h"
+
+#include <algorithm>
+
+#include "etkit/gui/timeline_style.h"
+
+namespace etkit::gui {
+
+MemoryViewModel::MemoryViewModel(const inspector::MethodMemory& memory) : memory_(memory) {
+  for (const inspector::ArenaUse& use : memory.arenas) {
+    ArenaPicture picture;
+    picture.arena = use.id;
+    picture.size = use.size;
+    picture.best_fit = use.best_fit_bytes;
+    picture.peak = use.peak_live_bytes;
+    picture.live_bytes.assign(memory.instructions, 0);
+    // The arena's tensors, re-planned together as analyze_memory did.
+    std::vector<inspector::TensorLifetime> arena_tensors;
+    std::vector<size_t> index_of;
+    for (size_t t = 0; t < memory.tensors.size(); ++t) {
+      const inspector::TensorLifetime& tensor = memory.tensors[t];
+      if (tensor.planned.arena != use.id) continue;
+      arena_tensors.push_back(tensor);
+      index_of.push_back(t);
+      if (!tensor.first) continue;
+      MemoryRect rect{t, *tensor.first, *tensor.last, tensor.planned.offset, tensor.planned.bytes,
+                      palette_index(tensor.producer ? *tensor.producer : "(input)", kPaletteSize)};
+      picture.planned.push_back(rect);
+      for (size_t s = rect.first; s <= rect.last && s < picture.live_bytes.size(); ++s) {
+        picture.live_bytes[s] += rect.bytes;
+      }
+    }
+    const std::vector<std::optional<uint64_t>> offsets = inspector::best_fit_offsets(arena_tensors);
+    for (size_t i = 0; i < arena_tensors.size(); ++i) {
+      if (!offsets[i]) continue;
+      const inspector::TensorLifetime& tensor = arena_tensors[i];
+      picture.best_fit_plan.push_back({index_of[i], *tensor.first, *tensor.last, *offsets[i], tensor.planned.bytes,
+                                       palette_index(tensor.producer ? *tensor.producer : "(input)", kPaletteSize)});
+    }
+    arenas_.push_back(std::move(picture));
+  }
+}
+
+std::optional<size_t> MemoryViewModel::hit_test(const ArenaPicture& arena, double step, double byte,
+                                                 bool best_fit) const {
+  const std::vector<MemoryRect>& rects = best_fit ? arena.best_fit_plan : arena.planned;
+  // Later rectangles are drawn over earlier ones: the topmost wins.
+  for (size_t i = rects.size(); i-- > 0;) {
+    const MemoryRect& r = rects[i];
+    if (step >= double(r.first) && step < double(r.last + 1) && byte >= double(r.offset) &&
+        byte < double(r.offset + r.bytes)) {
+      return r.tensor;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace etkit::gui

@@ -1,0 +1,124 @@
+#include "etkit/gui/timeline_style.h"
+
+#include <algorithm>
+#include <cctype>
+#include <unordered_map>
+
+#include "etkit/gui/workspace.h"
+#include "etkit/inspector/event_text.h"
+
+namespace etkit::gui {
+namespace {
+
+std::string lower(std::string text) {
+  for (char& c : text) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+}  // namespace
+
+std::string colour_key(const inspector::Event* event, const std::string& name, ColourBy mode) {
+  switch (mode) {
+    case ColourBy::kOpType:
+      return event != nullptr && !event->op_types.empty() ? event->op_types.front() : name;
+    case ColourBy::kModule: {
+      const std::string module = event != nullptr ? inspector::module_text(*event) : "";
+      return module.empty() ? "(no module)" : module;
+    }
+    case ColourBy::kBackend:
+      return event != nullptr && !event->delegate_backend_name.empty() ? event->delegate_backend_name
+                                                                       : "(not delegated)";
+  }
+  return name;
+}
+
+uint32_t palette_index(std::string_view key, uint32_t palette_size) {
+  // FNV-1a: std::hash may differ between builds, colours should not.
+  uint32_t hash = 2166136261u;
+  for (char c : key) hash = (hash ^ uint8_t(c)) * 16777619u;
+  return palette_size == 0 ? 0 : hash % palette_size;
+}
+
+TimelineStyle::TimelineStyle(const Workspace& workspace, const TimelineModel& timeline)
+    : workspace_(workspace), timeline_(timeline) {
+  colour_by(ColourBy::kOpType);
+}
+
+// Calls `compute(track, event)` once per distinct (event block, row) — or
+// per name for events no table row has — and `store(t, i, slot)` for every
+// event with the slot of its result: a million events of a thousand runs
+// cost a thousand computations.
+template <typename Compute, typename Store>
+void per_distinct_event(const TimelineModel& timeline, Compute compute, Store store) {
+  std::unordered_map<uint64_t, size_t> by_row;
+  std::unordered_map<std::string, size_t> by_name;
+  size_t next = 0;
+  for (size_t t = 0; t < timeline.tracks().size(); ++t) {
+    const TimelineTrack& track = timeline.tracks()[t];
+    for (size_t i = 0; i < track.events.size(); ++i) {
+      const TimelineEvent& event = track.events[i];
+      size_t slot;
+      if (track.group >= 0 && event.row >= 0) {
+        const uint64_t key = (uint64_t(uint32_t(track.group)) << 32) | uint32_t(event.row);
+        auto [it, added] = by_row.try_emplace(key, next);
+        if (added) compute(track, event, next++);
+        slot = it->second;
+      } else {
+        auto [it, added] = by_name.try_emplace(track.name_of(event), next);
+        if (added) compute(track, event, next++);
+        slot = it->second;
+      }
+      store(t, i, slot);
+    }
+  }
+}
+
+void TimelineStyle::colour_by(ColourBy mode) {
+  mode_ = mode;
+  colours_.assign(timeline_.tracks().size(), {});
+  for (size_t t = 0; t < colours_.size(); ++t) colours_[t].resize(timeline_.tracks()[t].events.size());
+  std::vector<size_t> legend_of;  // per slot
+  std::unordered_map<std::string, size_t> legend_index;
+  legend_.clear();
+  per_distinct_event(
+      timeline_,
+      [&](const TimelineTrack& track, const TimelineEvent& event, size_t) {
+        std::string key = colour_key(workspace_.event_of(track, event), track.name_of(event), mode);
+        auto [it, added] = legend_index.try_emplace(key, legend_.size());
+        if (added) legend_.push_back({key, palette_index(key, kPaletteSize), 0});
+        legend_of.push_back(it->second);
+      },
+      [&](size_t t, size_t i, size_t slot) {
+        LegendEntry& entry = legend_[legend_of[slot]];
+        colours_[t][i] = entry.colour;
+        ++entry.events;
+      });
+  std::stable_sort(legend_.begin(), legend_.end(),
+                   [](const LegendEntry& a, const LegendEntry& b) { return a.events > b.events; });
+}
+
+void TimelineStyle::search(const std::string& text) {
+  search_ = text;
+  matches_.clear();
+  match_count_ = 0;
+  if (text.empty()) return;
+  const std::string needle = lower(text);
+  matches_.resize(timeline_.tracks().size());
+  for (size_t t = 0; t < matches_.size(); ++t) matches_[t].resize(timeline_.tracks()[t].events.size());
+  std::vector<bool> slot_matches;
+  per_distinct_event(
+      timeline_,
+      [&](const TimelineTrack& track, const TimelineEvent& event, size_t) {
+        std::string haystack = track.name_of(event);
+        if (const inspector::Event* e = workspace_.event_of(track, event)) {
+          haystack += "\n" + inspector::op_types_text(*e) + "\n" + inspector::module_text(*e);
+        }
+        slot_matches.push_back(lower(haystack).find(needle) != std::string::npos);
+      },
+      [&](size_t t, size_t i, size_t slot) {
+        matches_[t][i] = slot_matches[slot];
+        match_count_ += slot_matches[slot];
+      });
+}
+
+}  // namespace etkit::gui

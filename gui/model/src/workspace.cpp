@@ -1,0 +1,319 @@
+#include "etkit/gui/workspace.h"
+
+#include <filesystem>
+
+#include "etkit/bundled/bundled_program.h"
+#include "etkit/core/file_data.h"
+#include "etkit/core/file_kind.h"
+#include "etkit/core/program.h"
+#include "etkit/etdump/etdump_reader.h"
+#include "etkit/inspector/source_links.h"
+
+namespace etkit::gui {
+
+const char* to_string(FileRole role) {
+  switch (role) {
+    case FileRole::kTrace: return "trace";
+    case FileRole::kProgram: return "program";
+    case FileRole::kRecord: return "ETRecord";
+    case FileRole::kDebugBuffer: return "debug buffer";
+    case FileRole::kBaseline: return "baseline trace";
+    case FileRole::kReference: return "reference";
+    case FileRole::kReferenceDebugBuffer: return "reference debug buffer";
+    case FileRole::kData: return "named data";
+  }
+  return "?";
+}
+
+bool OpenRequest::empty() const {
+  return files.empty() && program.empty() && etrecord.empty() && debug_buffer.empty() && baseline.empty() &&
+         reference.empty() && reference_debug_buffer.empty();
+}
+
+void OpenRequest::merge(const OpenRequest& other) {
+  files.insert(files.end(), other.files.begin(), other.files.end());
+  auto take = [](std::string& mine, const std::string& theirs) {
+    if (!theirs.empty()) mine = theirs;
+  };
+  take(program, other.program);
+  take(etrecord, other.etrecord);
+  take(debug_buffer, other.debug_buffer);
+  take(baseline, other.baseline);
+  take(reference, other.reference);
+  take(reference_debug_buffer, other.reference_debug_buffer);
+}
+
+// The steps of loading, in order; each adds what it made to the workspace
+// or a problem naming the file.
+struct Workspace::Loader {
+  Workspace& ws;
+  const Progress& progress;
+  std::shared_ptr<const FileData> trace_file, program_file, record_file, debug_file, baseline_file;
+  std::string reference_path, reference_buffer_path;
+  bool debug_guessed = false;  // an unrecognised file taken as the debug buffer
+
+  void report(double fraction, const std::string& step) const {
+    if (progress) progress(fraction, step);
+  }
+  void fail(const std::string& path, const std::string& message) { ws.errors_.push_back({path, message}); }
+  void fail(const std::string& path, const Error& error) { fail(path, error.message()); }
+
+  std::shared_ptr<const FileData> read(const std::string& path) {
+    auto file = FileData::load(path);
+    if (!file.ok()) {
+      fail(path, file.error());
+      return nullptr;
+    }
+    return std::move(*file);
+  }
+
+  // Puts `file` in `slot` unless the slot is taken (one trace, one program,
+  // one record per workspace).
+  void place(std::shared_ptr<const FileData>& slot, std::shared_ptr<const FileData> file, const char* what) {
+    if (slot) {
+      fail(file->path(), std::string("a workspace holds one ") + what + "; " + slot->path() + " is already open" +
+                             (std::string(what) == "trace" ? " (compare two traces with --baseline or File → Compare "
+                                                             "with Baseline)"
+                                                           : ""));
+      return;
+    }
+    slot = std::move(file);
+  }
+
+  void classify(const OpenRequest& request) {
+    std::vector<std::shared_ptr<const FileData>> unknown;
+    for (const std::string& path : request.files) {
+      auto file = read(path);
+      if (!file) continue;
+      switch (detect_file_kind(file->bytes())) {
+        case FileKind::kETDump: place(trace_file, std::move(file), "trace"); break;
+        case FileKind::kProgram:
+        case FileKind::kBundledProgram: place(program_file, std::move(file), "program"); break;
+        case FileKind::kZip: place(record_file, std::move(file), "ETRecord"); break;
+        case FileKind::kFlatTensor:
+          ws.files_.push_back({path, FileRole::kData, "named data (.ptd): only needed to run the program"});
+          break;
+        case FileKind::kUnknown: unknown.push_back(std::move(file)); break;
+      }
+    }
+    explicit_file(request.program, program_file, {FileKind::kProgram, FileKind::kBundledProgram}, "a program");
+    explicit_file(request.etrecord, record_file, {FileKind::kZip}, "an ETRecord");
+    explicit_file(request.baseline, baseline_file, {FileKind::kETDump}, "an ETDump trace");
+    if (!request.debug_buffer.empty()) {
+      if (auto file = read(request.debug_buffer)) debug_file = std::move(file);
+    }
+    // A debug buffer has no magic of its own: an unrecognised file is one
+    // when there is a trace for it to belong to.
+    for (auto& file : unknown) {
+      if (trace_file && !debug_file) {
+        debug_file = std::move(file);
+        debug_guessed = true;
+      } else {
+        fail(file->path(), trace_file ? "not an ExecuTorch file (no known magic), and the trace already has a debug buffer"
+                                      : "not an ExecuTorch file (no known magic); a debug buffer needs a trace to "
+                                        "belong to");
+      }
+    }
+    reference_path = request.reference;
+    reference_buffer_path = request.reference_debug_buffer;
+  }
+
+  void explicit_file(const std::string& path, std::shared_ptr<const FileData>& slot, std::vector<FileKind> kinds,
+                     const char* what) {
+    if (path.empty()) return;
+    auto file = read(path);
+    if (!file) return;
+    const FileKind kind = detect_file_kind(file->bytes());
+    if (std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) {
+      fail(path, std::string("not ") + what + " (its magic says " + to_string(kind) + ")");
+      return;
+    }
+    slot = std::move(file);
+  }
+
+  void load_program(const std::string& method) {
+    if (!program_file) return;
+    const std::string path = program_file->path();
+    Result<ProgramSummary> summary = [&]() -> Result<ProgramSummary> {
+      if (detect_file_kind(program_file->bytes()) == FileKind::kBundledProgram) {
+        ETKIT_ASSIGN_OR_RETURN(auto bundle, bundled::BundledProgram::load(program_file, path));
+        ETKIT_ASSIGN_OR_RETURN(Program program, bundle.load_program());
+        return summarize(program);
+      }
+      ETKIT_ASSIGN_OR_RETURN(Program program, Program::load(program_file, program_file->bytes(), path));
+      return summarize(program);
+    }();
+    if (!summary.ok()) return fail(path, summary.error());
+    ws.program_ = std::move(*summary);
+    for (const MethodSummary& m : ws.program_->methods) ws.memory_.push_back(inspector::analyze_memory(m));
+    ws.files_.push_back({path, FileRole::kProgram, std::to_string(ws.program_->methods.size()) + " method(s)"});
+    if (ws.method() == nullptr) fail(path, "the program has no method '" + method + "'");
+  }
+
+  void load_record(const std::string& method) {
+    if (!record_file) return;
+    const std::string path = record_file->path();
+    auto record = etrecord::Etrecord::load(record_file, path);
+    if (!record.ok()) return fail(path, record.error());
+    for (const std::string& warning : record->warnings()) ws.warnings_.push_back({path, warning});
+    if (record->method(method) == nullptr) return fail(path, "the ETRecord has no method '" + method + "'");
+    ws.record_.emplace(std::move(*record));
+    ws.files_.push_back({path, FileRole::kRecord, std::to_string(ws.record_->methods().size()) + " method(s)"});
+  }
+
+  void load_trace(const OpenRequest& request) {
+    if (!trace_file) return;
+    const std::string path = trace_file->path();
+    auto trace = etdump::ETDump::load(trace_file, path);
+    if (!trace.ok()) return fail(path, trace.error());
+    ws.trace_ = std::make_unique<etdump::ETDump>(std::move(*trace));
+    report(0.15, "grouping events");
+    inspector::EventBlockOptions units{request.source_unit, request.table_unit};
+    units.locate_events = true;
+    auto grouped = inspector::GroupedEvents::build(*ws.trace_, units);
+    if (!grouped.ok()) {
+      ws.trace_.reset();
+      return fail(path, grouped.error());
+    }
+    ws.grouped_ = std::make_unique<inspector::GroupedEvents>(std::move(*grouped));
+    const inspector::BlockContext context{ws.method(), ws.record(), request.method};
+    const size_t count = ws.grouped_->block_count();
+    ws.blocks_.resize(count);
+    for (size_t b = 0; b < count; ++b) {
+      if (b % 64 == 0) report(0.25 + 0.3 * double(b) / double(count), "event blocks");
+      ws.grouped_->block_into(b, ws.blocks_[b]);
+      inspector::annotate_block(ws.blocks_[b], context);
+    }
+    // As the CLI judges it: kernels linked to nodes of other ops count as unmatched.
+    const inspector::LinkReport links =
+        ws.record_ ? inspector::record_fit(*ws.grouped_, *ws.record_, request.method) : inspector::LinkReport{};
+    if (ws.record_ && links.unmatched > links.linked) {
+      ws.warnings_.push_back({record_file->path(), "does not belong to this trace: " + std::to_string(links.unmatched) +
+                                                       " of " + std::to_string(links.linked + links.unmatched) +
+                                                       " events have no graph node"});
+    }
+    report(0.6, "timeline");
+    auto timeline = TimelineModel::build(*ws.trace_, request.source_unit, ws.grouped_.get());
+    if (!timeline.ok()) return fail(path, timeline.error());
+    ws.timeline_ = std::move(*timeline);
+    ws.files_.push_back({path, FileRole::kTrace,
+                         std::to_string(ws.trace_->block_count()) + " run block(s), " +
+                             std::to_string(ws.timeline_.event_count()) + " profile events"});
+  }
+
+  void load_debug_buffer() {
+    if (!debug_file) return;
+    const std::string path = debug_file->path();
+    if (!ws.trace_) {
+      return fail(path, debug_guessed ? "not an ExecuTorch file (no known magic), and no readable trace for it to "
+                                        "be the debug buffer of"
+                                      : "a debug buffer needs a readable trace");
+    }
+    auto outputs = inspector::recorded_outputs(*ws.trace_, debug_file->bytes());
+    if (!outputs.ok()) return fail(path, outputs.error());
+    const size_t count = outputs->size();
+    ws.gap_outputs_ = *outputs;
+    ws.debug_ = inspector::by_instruction(std::move(*outputs));
+    ws.files_.push_back({path, FileRole::kDebugBuffer, std::to_string(count) + " intermediate output(s)"});
+  }
+
+  void load_baseline(const OpenRequest& request) {
+    if (!baseline_file) return;
+    const std::string path = baseline_file->path();
+    if (!ws.trace_) return fail(path, "a baseline needs a trace to compare with");
+    auto baseline = etdump::ETDump::load(baseline_file, path);
+    if (!baseline.ok()) return fail(path, baseline.error());
+    ws.baseline_ = std::make_unique<etdump::ETDump>(std::move(*baseline));
+    inspector::DiffOptions options;
+    options.units = {request.source_unit, request.table_unit};
+    auto diff = inspector::diff_traces(*ws.baseline_, *ws.trace_, options);
+    if (!diff.ok()) return fail(path, diff.error());
+    ws.diff_ = std::move(*diff);
+    auto timeline = TimelineModel::build(*ws.baseline_, request.source_unit);
+    if (timeline.ok()) ws.baseline_timeline_ = std::move(*timeline);
+    ws.files_.push_back({path, FileRole::kBaseline, std::to_string(ws.diff_->rows.size()) + " events joined"});
+  }
+
+  void load_reference(const OpenRequest& request) {
+    if (reference_path.empty()) return;
+    if (ws.gap_outputs_.empty()) {
+      return fail(reference_path, "a reference needs a trace with intermediate outputs and its debug buffer");
+    }
+    Result<std::unique_ptr<inspector::ReferenceSource>> source = [&]() -> Result<std::unique_ptr<inspector::ReferenceSource>> {
+      if (std::filesystem::is_directory(reference_path)) return inspector::folder_reference(reference_path);
+      if (reference_buffer_path.empty()) {
+        return Error::make(ErrorCode::kInvalidArgument, "not a folder: as a trace it needs --reference-debug-buffer");
+      }
+      ETKIT_ASSIGN_OR_RETURN(etdump::ETDump trace, etdump::ETDump::load_file(reference_path));
+      ETKIT_ASSIGN_OR_RETURN(auto buffer, FileData::load(reference_buffer_path));
+      ETKIT_ASSIGN_OR_RETURN(auto outputs, inspector::recorded_outputs(trace, buffer->bytes()));
+      return inspector::trace_reference(outputs);
+    }();
+    if (!source.ok()) return fail(reference_path, source.error());
+    ws.reference_ = std::move(*source);
+    inspector::GapOptions options;
+    options.method = request.method;
+    if (const MethodSummary* method = ws.method()) {
+      for (const InstructionSummary& instruction : method->instructions) {
+        if (instruction.chain != 0) continue;
+        if (size_t(instruction.index) >= options.instruction_ops.size()) {
+          options.instruction_ops.resize(size_t(instruction.index) + 1);
+        }
+        options.instruction_ops[size_t(instruction.index)] = instruction.target;
+      }
+    }
+    auto report = inspector::numeric_gap(ws.gap_outputs_, *ws.reference_, ws.record(), options);
+    if (!report.ok()) return fail(reference_path, report.error());
+    ws.gap_ = std::move(*report);
+    ws.files_.push_back({reference_path, FileRole::kReference,
+                         std::to_string(ws.gap_->compared) + " output(s) compared"});
+  }
+};
+
+std::unique_ptr<Workspace> Workspace::load(const OpenRequest& request, const Progress& progress) {
+  std::unique_ptr<Workspace> ws(new Workspace());
+  ws->request_ = request;
+  Loader loader{*ws, progress, {}, {}, {}, {}, {}, {}, {}};
+  loader.report(0, "reading files");
+  loader.classify(request);
+  loader.report(0.1, "program and ETRecord");
+  loader.load_program(request.method);
+  loader.load_record(request.method);
+  loader.load_trace(request);
+  loader.report(0.8, "debug buffer and baseline");
+  loader.load_debug_buffer();
+  loader.load_baseline(request);
+  loader.report(0.9, "numeric gap");
+  loader.load_reference(request);
+  loader.report(1, "done");
+  return ws;
+}
+
+Workspace::~Workspace() = default;
+
+const MethodSummary* Workspace::method() const {
+  if (!program_) return nullptr;
+  for (const MethodSummary& m : program_->methods) {
+    if (m.name == request_.method) return &m;
+  }
+  return nullptr;
+}
+
+const inspector::Event* Workspace::event_of(const TimelineTrack& track, const TimelineEvent& event) const {
+  if (track.group < 0 || event.row < 0 || size_t(track.group) >= blocks_.size()) return nullptr;
+  const inspector::EventBlock& block = blocks_[size_t(track.group)];
+  return size_t(event.row) < block.events.size() ? &block.events[size_t(event.row)] : nullptr;
+}
+
+std::optional<std::pair<size_t, size_t>> Workspace::timeline_event_of(size_t block, size_t event) const {
+  if (!grouped_) return std::nullopt;
+  const std::optional<size_t> run_block = grouped_->run_block(block, 0);
+  if (!run_block) return std::nullopt;
+  // Tracks are in run-block order, one per block.
+  if (*run_block >= timeline_.tracks().size()) return std::nullopt;
+  const std::optional<size_t> index = timeline_.tracks()[*run_block].find_row(int32_t(event));
+  if (!index) return std::nullopt;
+  return std::make_pair(*run_block, *index);
+}
+
+}  // namespace etkit::gui

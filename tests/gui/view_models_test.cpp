@@ -1,0 +1,279 @@
+// The details, memory, gap and style view models against hand-derived
+// values and the corpus.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "etkit/core/program.h"
+#include "etkit/etdump/etdump_reader.h"
+#include "etkit/gui/event_details.h"
+#include "etkit/gui/gap_view.h"
+#include "etkit/gui/memory_view.h"
+#include "etkit/gui/timeline_style.h"
+#include "etkit/gui/workspace.h"
+#include "support/cli.h"
+#include "support/program_builder.h"
+
+namespace etkit::gui {
+namespace {
+
+TEST(Histogram, BinsByHand) {
+  // Width (10 - 1) / 3 = 3: [1, 4) holds 1, 2, 2, 3; [4, 7) nothing; [7, 10] the 10.
+  const Histogram h = histogram({1, 2, 2, 3, 10}, 3);
+  EXPECT_EQ(h.bins, (std::vector<size_t>{4, 0, 1}));
+  EXPECT_EQ(h.peak(), 4u);
+  EXPECT_EQ(histogram({5, 5, 5}, 8).bins, std::vector<size_t>{3});  // all equal: one bin
+  EXPECT_TRUE(histogram({}, 4).bins.empty());
+  EXPECT_EQ(histogram_bins(10), 4u);  // ceil(sqrt(10))
+  EXPECT_EQ(histogram_bins(1), 1u);
+  EXPECT_EQ(histogram_bins(1000000), 40u);
+}
+
+// The upstream XNNPACK trace with its program: delegated events name their
+// backend (the program's delegate instruction), their ids and runs.
+TEST(EventDetails, DelegatedEventOfTheXnnpackTrace) {
+  OpenRequest request;
+  request.files = {test::corpus("upstream-runtime/xnn_mlp.etdp"), test::corpus("upstream-runtime/xnn_mlp.pte")};
+  const auto ws = Workspace::load(request);
+  ASSERT_TRUE(ws->errors().empty()) << ws->errors()[0].message;
+  const inspector::EventBlock& block = ws->blocks().at(1);
+  const EventDetails d = event_details(block, block.events.at(0), ws->debug_outputs());
+  EXPECT_EQ(d.name, "Fully Connected (NC, F32) GEMM #1");
+  EXPECT_TRUE(d.delegated);
+  EXPECT_EQ(d.backend, "XnnpackBackend");
+  EXPECT_EQ(d.runs, 3u);
+  ASSERT_TRUE(d.perf);
+  size_t binned = 0;
+  for (size_t count : d.durations.bins) binned += count;
+  EXPECT_EQ(binned, 3u);
+  EXPECT_EQ(d.durations.min, d.perf->min);
+  EXPECT_EQ(d.durations.max, d.perf->max);
+}
+
+// The tutorial trace with its debug buffer and ETRecord: a convolution's
+// details show where it comes from and its output.
+TEST(EventDetails, OriginAndOutputPreview) {
+  OpenRequest request;
+  request.files = {test::corpus("upstream-runtime/tutorial_cnn_intermediates.etdp"),
+                   test::corpus("upstream-runtime/tutorial_cnn_intermediates.bin"),
+                   test::sample("tutorial_cnn/tutorial_cnn.etrecord")};
+  const auto ws = Workspace::load(request);
+  ASSERT_TRUE(ws->errors().empty()) << ws->errors()[0].message;
+  const inspector::EventBlock* execute = nullptr;
+  for (const auto& block : ws->blocks()) {
+    if (block.name == "Execute") execute = &block;
+  }
+  ASSERT_NE(execute, nullptr);
+  const inspector::Event* conv = nullptr;
+  for (const auto& event : execute->events) {
+    if (event.name == "native_call_convolution.out") {
+      conv = &event;
+      break;
+    }
+  }
+  ASSERT_NE(conv, nullptr);
+  const EventDetails d = event_details(*execute, *conv, ws->debug_outputs());
+  ASSERT_FALSE(d.origins.empty());
+  EXPECT_FALSE(d.origins[0].modules.empty());
+  EXPECT_NE(d.origins[0].source_line.find(".py:"), std::string::npos) << d.origins[0].source_line;
+  ASSERT_EQ(d.outputs.size(), 1u);
+  // The recorded output, resolved independently through the reader.
+  const auto& recorded = ws->debug_outputs().at(conv->instruction_id).at(0);
+  EXPECT_EQ(d.outputs[0].shape, inspector::shape_text(recorded));
+  ASSERT_EQ(d.outputs[0].first_values.size(), kPreviewValues);
+  for (size_t i = 0; i < kPreviewValues; ++i) EXPECT_EQ(d.outputs[0].first_values[i], recorded.values[i]);
+  double min = recorded.values[0], max = recorded.values[0];
+  for (double v : recorded.values) {
+    min = std::min(min, v);
+    max = std::max(max, v);
+  }
+  EXPECT_EQ(d.outputs[0].stats.min, min);
+  EXPECT_EQ(d.outputs[0].stats.max, max);
+}
+
+TEST(TimelineStyle, ColoursFollowTheKeyAndSearchCountsMatches) {
+  OpenRequest request;
+  request.files = {test::corpus("upstream/etdump/tutorial_cnn.etdp"), test::sample("tutorial_cnn/tutorial_cnn.etrecord")};
+  const auto ws = Workspace::load(request);
+  TimelineStyle style(*ws, ws->timeline());
+  const TimelineTrack& run = ws->timeline().tracks().at(1);
+  // Colour by op type: two events with the same first op type share a colour.
+  std::map<std::string, uint32_t> colour_of;
+  size_t relus = 0;
+  for (size_t i = 0; i < run.events.size(); ++i) {
+    const std::string key = colour_key(ws->event_of(run, run.events[i]), run.name_of(run.events[i]), ColourBy::kOpType);
+    EXPECT_EQ(style.colour(1, i), palette_index(key, TimelineStyle::kPaletteSize));
+    auto [it, added] = colour_of.try_emplace(key, style.colour(1, i));
+    EXPECT_EQ(it->second, style.colour(1, i));
+    relus += run.name_of(run.events[i]).find("relu") != std::string::npos;
+  }
+  size_t legend_events = 0;
+  for (const auto& entry : style.legend()) legend_events += entry.events;
+  EXPECT_EQ(legend_events, ws->timeline().event_count());
+  style.colour_by(ColourBy::kBackend);
+  ASSERT_EQ(style.legend().size(), 1u);  // nothing delegated in the tutorial
+  EXPECT_EQ(style.legend()[0].key, "(not delegated)");
+
+  style.search("ReLU");
+  ASSERT_GT(relus, 0u);
+  // Matches: events whose name, op types or module mention relu, in any case
+  // (the OPERATOR_CALL around a relu kernel links to the same node).
+  size_t expected = 0;
+  for (size_t t = 0; t < ws->timeline().tracks().size(); ++t) {
+    const TimelineTrack& track = ws->timeline().tracks()[t];
+    for (size_t i = 0; i < track.events.size(); ++i) {
+      bool mentions = track.name_of(track.events[i]).find("relu") != std::string::npos;
+      if (const inspector::Event* e = ws->event_of(track, track.events[i])) {
+        for (const std::string& op : e->op_types) mentions |= op.find("relu") != std::string::npos;
+        for (const auto& [node, frames] : e->module_hierarchy) {
+          for (const auto& frame : frames) mentions |= frame.path.find("relu") != std::string::npos;
+        }
+      }
+      EXPECT_EQ(style.matches(t, i), mentions) << track.name_of(track.events[i]);
+      expected += mentions;
+    }
+  }
+  EXPECT_GE(expected, relus);
+  EXPECT_EQ(style.match_count(), expected);
+  style.search("");
+  EXPECT_EQ(style.match_count(), 0u);
+  EXPECT_FALSE(style.matches(1, 0));
+}
+
+// test::two_step_program: x (input, 0) -> a = x + x (16) -> b = a * a (at 0):
+// x lives at step 0, a at 0-1, b at 1; 16 bytes each.
+TEST(MemoryView, RectanglesFromLifetimes) {
+  const Program program = test::checked(test::two_step_program(0, 32).load(), "built program");
+  const inspector::MethodMemory memory = inspector::analyze_memory(summarize(program).methods.at(0));
+  const MemoryViewModel model(memory);
+  ASSERT_EQ(model.arenas().size(), 1u);
+  const ArenaPicture& arena = model.arenas()[0];
+  EXPECT_EQ(arena.size, 32u);
+  ASSERT_EQ(arena.planned.size(), 3u);
+  struct Expected {
+    size_t first, last;
+    uint64_t offset;
+  } expected[] = {{0, 0, 0}, {0, 1, 16}, {1, 1, 0}};
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(arena.planned[i].first, expected[i].first) << i;
+    EXPECT_EQ(arena.planned[i].last, expected[i].last) << i;
+    EXPECT_EQ(arena.planned[i].offset, expected[i].offset) << i;
+    EXPECT_EQ(arena.planned[i].bytes, 16u) << i;
+  }
+  EXPECT_EQ(arena.live_bytes, (std::vector<uint64_t>{32, 32}));
+  // Hover: x at step 0 bytes 0-15, b at step 1 bytes 0-15, a at 16-31 both steps.
+  EXPECT_EQ(model.hit_test(arena, 0.5, 0, false), 0u);
+  EXPECT_EQ(model.hit_test(arena, 0.999, 15.9, false), 0u);
+  EXPECT_EQ(model.hit_test(arena, 1.0, 15, false), 2u);  // the step boundary belongs to the next step
+  EXPECT_EQ(model.hit_test(arena, 1.5, 16, false), 1u);
+  EXPECT_FALSE(model.hit_test(arena, 2.0, 0, false));    // past the last step
+  EXPECT_FALSE(model.hit_test(arena, 0.5, 32, false));   // past the arena
+}
+
+// Every sample's best-fit plan: tensors alive together never share bytes,
+// and its extent is the best-fit size the analysis reports.
+TEST(MemoryView, BestFitPlansOfEverySampleAreValid) {
+  for (const char* sample : {"tutorial_cnn/tutorial_cnn.pte", "mobilenet_v2/mobilenet_v2.pte",
+                             "resnet18/resnet18.pte", "nano_gpt/nano_gpt.pte", "tiny/affine.pte"}) {
+    SCOPED_TRACE(sample);
+    const Program program = test::checked(Program::load_file(test::sample(sample)), sample);
+    for (const MethodSummary& method : summarize(program).methods) {
+      const inspector::MethodMemory memory = inspector::analyze_memory(method);
+      const MemoryViewModel model(memory);
+      for (size_t a = 0; a < model.arenas().size(); ++a) {
+        const ArenaPicture& arena = model.arenas()[a];
+        uint64_t extent = 0;
+        for (const MemoryRect& r : arena.best_fit_plan) extent = std::max(extent, r.offset + r.bytes);
+        EXPECT_EQ(extent, memory.arenas[a].best_fit_bytes);
+        EXPECT_GE(extent, arena.peak);
+        const auto& rects = arena.best_fit_plan;
+        for (size_t i = 0; i < rects.size(); ++i) {
+          for (size_t j = i + 1; j < rects.size(); ++j) {
+            const bool together = rects[i].first <= rects[j].last && rects[j].first <= rects[i].last;
+            const bool share = rects[i].offset < rects[j].offset + rects[j].bytes &&
+                               rects[j].offset < rects[i].offset + rects[i].bytes;
+            EXPECT_FALSE(together && share) << "tensors " << rects[i].tensor << " and " << rects[j].tensor;
+          }
+        }
+        uint64_t peak = 0;
+        for (uint64_t live : arena.live_bytes) peak = std::max(peak, live);
+        EXPECT_EQ(peak, memory.arenas[a].peak_live_bytes);
+      }
+    }
+  }
+}
+
+inspector::GapRow gap_row(int32_t id, inspector::GapStatus status, double max_abs, double max_ref) {
+  inspector::GapRow row;
+  row.instruction_id = id;
+  row.status = status;
+  row.metrics.max_abs = max_abs;
+  row.metrics.max_abs_reference = max_ref;
+  row.metrics.mse = max_abs * max_abs;
+  row.metrics.cosine = 1 - max_abs;
+  row.metrics.snr_db = max_abs == 0 ? INFINITY : 20;
+  return row;
+}
+
+TEST(GapView, SeriesThresholdAndFirstDivergence) {
+  inspector::GapReport report;
+  report.rows = {gap_row(0, inspector::GapStatus::kOk, 0, 1), gap_row(1, inspector::GapStatus::kNoReference, 0, 0),
+                 gap_row(2, inspector::GapStatus::kOk, 1e-6, 2), gap_row(3, inspector::GapStatus::kDiverged, 0.5, 1)};
+  report.first_divergence = 3;
+  const GapSeries series = gap_series(report, GapMetric::kMaxAbs, 1e-5, 1e-4);
+  ASSERT_EQ(series.points.size(), 3u);  // the row without a reference is no point
+  EXPECT_EQ(series.points[1].row, 2u);
+  EXPECT_EQ(series.first_divergence, 2u);
+  EXPECT_TRUE(series.points[2].diverged);
+  EXPECT_DOUBLE_EQ(*series.points[1].threshold, 1e-5 + 1e-4 * 2);
+  // Log range in whole decades, one below the smallest positive value
+  // (1e-6) and up to the largest (0.5 -> 1).
+  EXPECT_TRUE(series.log_scale);
+  EXPECT_DOUBLE_EQ(series.low, 1e-7);
+  EXPECT_DOUBLE_EQ(series.high, 1);
+  EXPECT_EQ(gap_fraction(series, 0), 0);  // an exact match sits at the floor
+  EXPECT_NEAR(gap_fraction(series, 1e-6), 1.0 / 7, 1e-12);
+  EXPECT_EQ(gap_fraction(series, 1), 1);
+  EXPECT_EQ(nearest_point(series, 0.9), 0u);  // row 0 is 0.9 away, row 2 is 1.1
+  EXPECT_EQ(nearest_point(series, 1.4), 1u);
+  EXPECT_EQ(nearest_point(series, 9), 2u);
+  const GapSeries cosine = gap_series(report, GapMetric::kCosine);
+  EXPECT_DOUBLE_EQ(cosine.points[2].value, 0.5);  // plotted as 1 - cosine
+  const GapSeries snr = gap_series(report, GapMetric::kSnrDb);
+  EXPECT_FALSE(snr.log_scale);
+  EXPECT_EQ(gap_fraction(snr, INFINITY), 1);  // identical outputs at the top
+}
+
+TEST(GapView, TensorImagesTileChannels) {
+  // [2, 2]: as is.
+  const auto plain = tensor_image({1, 2, 3, 4}, {1, 2, 3, 5}, {2, 2});
+  ASSERT_TRUE(plain);
+  EXPECT_EQ(plain->width, 2u);
+  EXPECT_EQ(plain->height, 2u);
+  EXPECT_EQ(plain->difference, (std::vector<float>{0, 0, 0, 1}));
+  EXPECT_EQ(plain->max_difference, 1);
+  EXPECT_EQ(plain->min_value, 1);
+  EXPECT_EQ(plain->max_value, 5);
+  // [1, 3, 1, 2]: three channels in a 2 x 2 grid of 1 x 2 tiles; the fourth tile is padding.
+  std::vector<double> actual = {1, 2, 3, 4, 5, 6};
+  const auto tiled = tensor_image(actual, actual, {1, 3, 1, 2});
+  ASSERT_TRUE(tiled);
+  EXPECT_EQ(tiled->width, 4u);
+  EXPECT_EQ(tiled->height, 2u);
+  EXPECT_EQ(tiled->actual[0], 1);
+  EXPECT_EQ(tiled->actual[3], 4);  // channel 1 right of channel 0
+  EXPECT_EQ(tiled->actual[4], 5);  // channel 2 below
+  EXPECT_TRUE(std::isnan(tiled->actual[6]));
+  // Shrunk: 4 x 4 into 2 x 2 keeps each block's largest magnitude.
+  const auto shrunk = tensor_image({1, 2, 3, 4, 5, 6, 7, 8, -9, 0, 0, 0, 0, 0, 0, 1},
+                                   std::vector<double>(16, 0), {4, 4}, 2);
+  ASSERT_TRUE(shrunk);
+  EXPECT_EQ(shrunk->width, 2u);
+  EXPECT_EQ(shrunk->actual, (std::vector<float>{6, 8, -9, 1}));
+  EXPECT_FALSE(tensor_image({1, 2}, {1}, {2}));  // sizes differ
+  EXPECT_FALSE(tensor_image({1, 2}, {1, 2}, {2}));  // 1-D is no image
+}
+
+}  // namespace
+}  // namespace etkit::gui

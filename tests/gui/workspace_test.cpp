@@ -1,0 +1,224 @@
+// The workspace: files placed by magic, the trace linked to its program and
+// ETRecord, problems reported per file, timeline events tied to their table
+// rows. Truth: the corpus traces read event by event, and the CLI's own
+// output (etinspect table --json) as a second path for the table.
+
+#include "etkit/gui/workspace.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "etkit/etdump/etdump_reader.h"
+#include "etkit/gui/events_table.h"
+#include "support/cli.h"
+
+namespace etkit::gui {
+namespace {
+
+// The upstream trace with intermediate outputs, with our export of the same
+// model (its instructions match the upstream program's, event for event).
+OpenRequest tutorial_request() {
+  OpenRequest request;
+  request.files = {test::corpus("upstream-runtime/tutorial_cnn_intermediates.etdp"),
+                   test::corpus("upstream-runtime/tutorial_cnn_intermediates.bin"),
+                   test::sample("tutorial_cnn/tutorial_cnn.pte"), test::sample("tutorial_cnn/tutorial_cnn.etrecord")};
+  return request;
+}
+
+TEST(Workspace, FilesArePlacedByMagicNotByName) {
+  // Copies without extensions: only the bytes can tell what they are.
+  OpenRequest request = tutorial_request();
+  for (size_t i = 0; i < request.files.size(); ++i) {
+    const std::string copy = test::temp("file" + std::to_string(i));
+    std::filesystem::copy_file(request.files[i], copy, std::filesystem::copy_options::overwrite_existing);
+    request.files[i] = copy;
+  }
+  std::reverse(request.files.begin(), request.files.end());  // the debug buffer before its trace
+  const auto ws = Workspace::load(request);
+  EXPECT_TRUE(ws->errors().empty()) << ws->errors()[0].path << ": " << ws->errors()[0].message;
+  std::map<FileRole, std::string> roles;
+  for (const OpenedFile& file : ws->files()) roles[file.role] = file.path;
+  EXPECT_EQ(roles[FileRole::kTrace], request.files[3]);
+  EXPECT_EQ(roles[FileRole::kDebugBuffer], request.files[2]);
+  EXPECT_EQ(roles[FileRole::kProgram], request.files[1]);
+  EXPECT_EQ(roles[FileRole::kRecord], request.files[0]);
+  ASSERT_NE(ws->trace(), nullptr);
+  ASSERT_NE(ws->record(), nullptr);
+  ASSERT_NE(ws->method(), nullptr);
+  EXPECT_FALSE(ws->debug_outputs().empty());
+  EXPECT_FALSE(ws->memory().empty());
+}
+
+TEST(Workspace, EveryTimelineEventIsItsTableEvent) {
+  const auto ws = Workspace::load(tutorial_request());
+  ASSERT_TRUE(ws->errors().empty());
+  size_t linked = 0, kernels = 0, kernels_with_ops = 0;
+  for (size_t t = 0; t < ws->timeline().tracks().size(); ++t) {
+    const TimelineTrack& track = ws->timeline().tracks()[t];
+    for (size_t i = 0; i < track.events.size(); ++i) {
+      const TimelineEvent& event = track.events[i];
+      const inspector::Event* e = ws->event_of(track, event);
+      ASSERT_NE(e, nullptr) << track.name << " event " << i;
+      EXPECT_EQ(e->name, track.name_of(event));
+      EXPECT_EQ(e->instruction_id, event.instruction_id);
+      ++linked;
+      if (e->name.rfind("native_call_", 0) == 0) {
+        ++kernels;
+        kernels_with_ops += !e->op_types.empty();
+      }
+      // And back: the table row leads to its event in the block's first run
+      // (this very event when it is of the first run).
+      const auto back = ws->timeline_event_of(size_t(track.group), size_t(event.row));
+      ASSERT_TRUE(back);
+      const TimelineTrack& first_run = ws->timeline().tracks()[back->first];
+      EXPECT_EQ(first_run.group, track.group);
+      EXPECT_EQ(first_run.run, 0);
+      EXPECT_EQ(first_run.events[back->second].row, event.row);
+      if (track.run == 0) {
+        EXPECT_EQ(back->first, t);
+        EXPECT_EQ(back->second, i);
+      }
+    }
+  }
+  EXPECT_EQ(linked, ws->timeline().event_count());
+  EXPECT_GT(kernels, 0u);
+  EXPECT_EQ(kernels_with_ops, kernels);  // every kernel reached its graph node
+}
+
+TEST(Workspace, UnreadableFilesAreErrorsAndTheRestStaysUsable) {
+  const std::string trace = test::corpus("upstream/etdump/tutorial_cnn.etdp");
+  const std::string truncated = test::temp("truncated.etdp");
+  {
+    std::ifstream in(trace, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), {});
+    std::ofstream(truncated, std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+  }
+  const std::string stray = test::temp("notes.txt");
+  std::ofstream(stray) << "not a model";
+
+  OpenRequest request;
+  request.files = {truncated, test::sample("tutorial_cnn/tutorial_cnn.pte"), test::temp("missing.etdp")};
+  request.files.push_back(stray);
+  const auto ws = Workspace::load(request);
+  ASSERT_EQ(ws->errors().size(), 3u);
+  EXPECT_EQ(ws->errors()[0].path, test::temp("missing.etdp"));
+  EXPECT_EQ(ws->errors()[1].path, truncated);
+  EXPECT_EQ(ws->errors()[2].path, stray);  // no readable trace to belong to
+  EXPECT_NE(ws->errors()[2].message.find("no known magic"), std::string::npos) << ws->errors()[2].message;
+  EXPECT_EQ(ws->trace(), nullptr);
+  EXPECT_NE(ws->program(), nullptr);  // the program still opened
+  EXPECT_TRUE(ws->blocks().empty());
+
+  // A second trace is no silent replacement; a wrong kind for a flag is named.
+  OpenRequest two;
+  two.files = {trace, trace};
+  two.baseline = test::sample("tutorial_cnn/tutorial_cnn.pte");
+  const auto ws2 = Workspace::load(two);
+  ASSERT_EQ(ws2->errors().size(), 2u);
+  EXPECT_NE(ws2->errors()[0].message.find("holds one trace"), std::string::npos) << ws2->errors()[0].message;
+  EXPECT_NE(ws2->errors()[1].message.find("not an ETDump trace"), std::string::npos) << ws2->errors()[1].message;
+  EXPECT_NE(ws2->trace(), nullptr);
+}
+
+TEST(Workspace, AnETRecordOfAnotherProgramIsAWarning) {
+  OpenRequest request;
+  request.files = {test::corpus("upstream/etdump/tutorial_cnn.etdp"), test::sample("mobilenet_v2/mobilenet_v2.etrecord")};
+  const auto ws = Workspace::load(request);
+  EXPECT_TRUE(ws->errors().empty());
+  ASSERT_EQ(ws->warnings().size(), 1u);
+  EXPECT_NE(ws->warnings()[0].message.find("does not belong to this trace"), std::string::npos);
+}
+
+// The table's rows, in trace order, are `etinspect table`'s: same events,
+// same block names, same op types and p50 (a second path: the CLI process).
+TEST(EventsTable, RowsAreTheCliTableRows) {
+  const OpenRequest request = tutorial_request();
+  const auto ws = Workspace::load(request);
+  const EventsTable table(*ws);
+  const test::CommandResult cli = test::etinspect({"table", request.files[0], "--etrecord", request.files[3],
+                                                   "--program", request.files[2], "--format", "json"});
+  ASSERT_EQ(cli.exit_code, 0) << cli.err;
+  const auto rows = nlohmann::json::parse(cli.out);
+  ASSERT_EQ(table.row_count(), rows.size());
+  for (size_t r = 0; r < rows.size(); ++r) {
+    SCOPED_TRACE(r);
+    EXPECT_EQ(table.text(r, 0), rows[r]["event_block_name"].get<std::string>());
+    EXPECT_EQ(table.text(r, 1), rows[r]["event_name"].get<std::string>());
+    EXPECT_EQ(table.event(r).event->op_types, rows[r]["op_types"].get<std::vector<std::string>>());
+    if (!rows[r]["p50"].is_null()) {
+      EXPECT_DOUBLE_EQ(*table.number(r, 3), rows[r]["p50"].get<double>());
+    }
+  }
+}
+
+TEST(EventsTable, SortsAndFilters) {
+  const auto ws = Workspace::load(tutorial_request());
+  EventsTable table(*ws);
+  const size_t all = table.row_count();
+  size_t p50 = 0;
+  while (table.header(p50) != "p50 (ms)") ++p50;
+  table.sort(p50, false);
+  ASSERT_EQ(table.row_count(), all);
+  for (size_t r = 1; r < table.row_count(); ++r) {
+    if (!table.number(r, p50)) {
+      for (size_t rest = r; rest < table.row_count(); ++rest) EXPECT_FALSE(table.number(rest, p50));  // empty last
+      break;
+    }
+    EXPECT_GE(*table.number(r - 1, p50), *table.number(r, p50));
+  }
+  table.sort(1, true);
+  for (size_t r = 1; r < table.row_count(); ++r) EXPECT_LE(table.text(r - 1, 1), table.text(r, 1));
+
+  // Filter: rows whose name, op types, module or source mention "CONV"
+  // (case-insensitive); counted independently from the trace's kernels.
+  table.set_filter("CONV");
+  size_t convolutions = 0;
+  const etdump::RunBlock run = ws->trace()->block(1);
+  for (size_t e = 0; e < run.event_count(); ++e) {
+    const etdump::EventView view = run.event(e);
+    convolutions += view.kind == etdump::EventKind::kProfile &&
+                    std::string(view.profile.name).find("convolution") != std::string::npos;
+  }
+  ASSERT_GT(convolutions, 0u);
+  EXPECT_EQ(table.row_count(), convolutions);
+  for (size_t r = 0; r < table.row_count(); ++r) {
+    EXPECT_NE(table.event(r).event->name.find("convolution"), std::string::npos);
+  }
+  const auto [block, event] = table.place(0);
+  EXPECT_EQ(table.row_of(block, event), 0u);
+  table.set_filter("");
+  EXPECT_EQ(table.row_count(), all);
+}
+
+// With a baseline, Δp50 is what `etinspect diff` computes: the trace against
+// itself gives zero everywhere, against the other upstream trace of the same
+// model the CLI's deltas.
+TEST(EventsTable, BaselineAddsTheDiffDeltas) {
+  OpenRequest request;
+  request.files = {test::corpus("upstream-runtime/tutorial_cnn_intermediates.etdp")};
+  request.baseline = test::corpus("upstream/etdump/tutorial_cnn.etdp");
+  const auto ws = Workspace::load(request);
+  ASSERT_TRUE(ws->errors().empty()) << ws->errors()[0].message;
+  const EventsTable table(*ws);
+  size_t delta = 0;
+  while (delta < table.columns().size() && table.columns()[delta] != Column::kDeltaP50) ++delta;
+  ASSERT_LT(delta, table.columns().size());
+  const test::CommandResult cli =
+      test::etinspect({"diff", request.baseline, request.files[0], "--json", "--sort", "event"});
+  ASSERT_NE(cli.exit_code, 3) << cli.err;
+  const auto diff = nlohmann::json::parse(cli.out);
+  std::multiset<double> expected, shown;
+  for (const auto& row : diff["events"]) {
+    if (!row["delta"].is_null()) expected.insert(row["delta"].get<double>());
+  }
+  for (size_t r = 0; r < table.row_count(); ++r) {
+    if (const auto v = table.number(r, delta)) shown.insert(*v);
+  }
+  ASSERT_FALSE(expected.empty());
+  EXPECT_EQ(shown, expected);
+}
+
+}  // namespace
+}  // namespace etkit::gui
