@@ -150,6 +150,16 @@ TEST(RangeAggregate, WholeTraceEqualsTheEventTable) {
   EXPECT_DOUBLE_EQ(execute_self, execute_total - calls_total);
 }
 
+TEST(Ruler, TicksAreOneTwoOrFiveTimesAPowerOfTen) {
+  EXPECT_DOUBLE_EQ(tick_step(1, 80), 100);      // 80 ns -> 100
+  EXPECT_DOUBLE_EQ(tick_step(1, 100), 100);     // exactly
+  EXPECT_DOUBLE_EQ(tick_step(2, 80), 200);      // 160 -> 200
+  EXPECT_DOUBLE_EQ(tick_step(3, 80), 500);      // 240 -> 500
+  EXPECT_DOUBLE_EQ(tick_step(7, 80), 1000);     // 560 -> 1000
+  EXPECT_DOUBLE_EQ(tick_step(1e6, 80), 1e8);    // 80 ms -> 100 ms
+  EXPECT_DOUBLE_EQ(tick_step(0.01, 80), 1);     // 0.8 ns -> 1
+}
+
 TEST(Viewport, ZoomKeepsTheTimeUnderTheCursor) {
   Viewport view;
   view.fit(1000, 5000, 800);  // 5 ns per pixel

@@ -1,6 +1,7 @@
 #include "etkit/gui/timeline_model.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "etkit/etdump/etdump_reader.h"
@@ -79,6 +80,10 @@ Result<TimelineModel> TimelineModel::build(const etdump::ETDump& trace, inspecto
       track.events.push_back(std::move(item));
     }
     assign_depths(track);
+    for (size_t i = 0; i < track.events.size(); ++i) {
+      track.start = i == 0 ? track.events[i].start : std::min(track.start, track.events[i].start);
+      track.end = std::max(track.end, track.events[i].end);
+    }
     model.tracks_.push_back(std::move(track));
   }
   return model;
@@ -164,6 +169,17 @@ std::vector<RangeAggregate> aggregate_range(const std::vector<TimelineTrack>& tr
   std::stable_sort(out.begin(), out.end(),
                    [](const RangeAggregate& a, const RangeAggregate& b) { return a.total_ns > b.total_ns; });
   return out;
+}
+
+double tick_step(double ns_per_pixel, double min_pixels) {
+  const double min_ns = std::max(ns_per_pixel * min_pixels, 1e-3);
+  double decade = std::pow(10.0, std::floor(std::log10(min_ns)));
+  for (;;) {
+    for (double m : {1.0, 2.0, 5.0}) {
+      if (m * decade >= min_ns * (1 - 1e-12)) return m * decade;
+    }
+    decade *= 10;
+  }
 }
 
 void Viewport::zoom_at(double x, double factor) {

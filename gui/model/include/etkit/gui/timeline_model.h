@@ -46,6 +46,7 @@ struct TimelineTrack {
   int32_t group = -1;
   int32_t run = -1;
   int max_depth = 0;
+  double start = 0, end = 0;  ///< first start and last end of its events
   std::vector<std::string> names;     ///< distinct event names (delegate ids for delegate events)
   std::vector<TimelineEvent> events;  ///< by start time (ties: the longer first)
   /// Per depth, indices into `events` in start order (for visible-range
@@ -110,6 +111,10 @@ struct RangeAggregate {
 /// Every event of `tracks` lying wholly inside [t0, t1], aggregated by
 /// name, largest total first.
 std::vector<RangeAggregate> aggregate_range(const std::vector<TimelineTrack>& tracks, double t0, double t1);
+
+/// The ruler's tick spacing: the smallest 1, 2 or 5 × 10^k ns that puts
+/// ticks at least `min_pixels` apart.
+double tick_step(double ns_per_pixel, double min_pixels = 80);
 
 /// What part of time a canvas shows: its left edge and scale.
 struct Viewport {

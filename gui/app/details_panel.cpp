@@ -1,0 +1,143 @@
+#include "details_panel.h"
+
+#include <QPainter>
+#include <QTextBrowser>
+#include <QVBoxLayout>
+
+#include "time_format.h"
+
+namespace etkit::gui {
+namespace {
+
+QString escaped(const std::string& text) { return QString::fromStdString(text).toHtmlEscaped(); }
+
+QString row(const QString& key, const QString& value) {
+  return "<tr><td style='color:#666;padding-right:10px'>" + key + "</td><td>" + value + "</td></tr>";
+}
+
+}  // namespace
+
+void HistogramWidget::set_histogram(Histogram histogram, double unit_ns, std::optional<double> marker) {
+  histogram_ = std::move(histogram);
+  unit_ns_ = unit_ns;
+  marker_ = marker;
+  update();
+}
+
+void HistogramWidget::paintEvent(QPaintEvent*) {
+  QPainter painter(this);
+  painter.fillRect(rect(), Qt::white);
+  if (histogram_.bins.empty()) return;
+  const QRectF area = QRectF(rect()).adjusted(6, 6, -6, -22);
+  const double peak = double(std::max<size_t>(1, histogram_.peak()));
+  const double bar = area.width() / double(histogram_.bins.size());
+  for (size_t i = 0; i < histogram_.bins.size(); ++i) {
+    const double h = area.height() * double(histogram_.bins[i]) / peak;
+    painter.fillRect(QRectF(area.left() + double(i) * bar + 1, area.bottom() - h, std::max(1.0, bar - 2), h),
+                     QColor(0x80, 0xb1, 0xd3));
+  }
+  if (marker_ && histogram_.max > histogram_.min) {
+    const double x = area.left() + area.width() * (*marker_ - histogram_.min) / (histogram_.max - histogram_.min);
+    painter.setPen(QPen(QColor(200, 60, 40), 2));
+    painter.drawLine(QPointF(x, area.top()), QPointF(x, area.bottom()));
+  }
+  painter.setPen(Qt::darkGray);
+  painter.drawText(QRectF(area.left(), area.bottom() + 3, area.width(), 16), Qt::AlignLeft,
+                   QString::fromStdString(format_duration(histogram_.min * unit_ns_)));
+  painter.drawText(QRectF(area.left(), area.bottom() + 3, area.width(), 16), Qt::AlignRight,
+                   QString::fromStdString(format_duration(histogram_.max * unit_ns_)));
+  size_t runs = 0;
+  for (size_t count : histogram_.bins) runs += count;
+  painter.drawText(QRectF(area.left(), area.bottom() + 3, area.width(), 16), Qt::AlignHCenter,
+                   QString("%1 runs, p50 marked").arg(runs));
+}
+
+DetailsPanel::DetailsPanel(QWidget* parent) : QWidget(parent) {
+  text_ = new QTextBrowser(this);
+  text_->setOpenLinks(false);
+  histogram_ = new HistogramWidget(this);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(4, 4, 4, 4);
+  layout->addWidget(histogram_);
+  layout->addWidget(text_, 1);
+  clear();
+}
+
+void DetailsPanel::clear() {
+  histogram_->set_histogram({}, 1, std::nullopt);
+  histogram_->hide();
+  text_->setHtml("<p style='color:#777'>Select an event in the timeline or the table.</p>");
+}
+
+void DetailsPanel::show_text(const QString& html) {
+  histogram_->hide();
+  text_->setHtml(html);
+}
+
+QString DetailsPanel::text() const { return text_->toPlainText(); }
+
+void DetailsPanel::show_details(const EventDetails& d, const char* unit, double unit_ns) {
+  QString html = "<h3 style='margin:2px'>" + escaped(d.name) + "</h3><table>";
+  html += row("block", escaped(d.block) + QString(" (%1 run%2)").arg(d.runs).arg(d.runs == 1 ? "" : "s"));
+  if (d.instruction_id >= 0) html += row("instruction", QString::number(d.instruction_id));
+  if (d.perf) {
+    const auto& p = *d.perf;
+    html += row("p10 / p50 / p90",
+                QString("%1 / %2 / %3 %4").arg(p.p10, 0, 'g', 6).arg(p.p50, 0, 'g', 6).arg(p.p90, 0, 'g', 6).arg(unit));
+    html += row("min / avg / max",
+                QString("%1 / %2 / %3 %4").arg(p.min, 0, 'g', 6).arg(p.avg, 0, 'g', 6).arg(p.max, 0, 'g', 6).arg(unit));
+  }
+  if (!d.op_types.empty()) {
+    QString ops;
+    for (const std::string& op : d.op_types) ops += (ops.isEmpty() ? "" : ", ") + escaped(op);
+    html += row("op types", ops);
+  }
+  if (!d.debug_handles.empty()) {
+    QString handles;
+    for (int64_t h : d.debug_handles) handles += (handles.isEmpty() ? "" : ", ") + QString::number(h);
+    html += row("debug handles", handles);
+  }
+  if (d.delegated || !d.backend.empty()) {
+    html += row("delegated", d.delegated ? "yes" : "no (the delegate call)");
+    if (!d.delegate_id.empty()) html += row("delegate id", escaped(d.delegate_id));
+    if (!d.backend.empty()) html += row("backend", escaped(d.backend));
+  }
+  html += "</table>";
+  for (const NodeOrigin& origin : d.origins) {
+    html += "<h4 style='margin:6px 2px 2px'>node " + escaped(origin.node) + "</h4>";
+    if (!origin.source_line.empty()) html += "<div>source: <b>" + escaped(origin.source_line) + "</b></div>";
+    if (!origin.modules.empty()) {
+      html += "<div>module hierarchy:</div><ul style='margin:0'>";
+      for (const auto& frame : origin.modules) {
+        html += "<li>" + escaped(frame.path.empty() ? "(root)" : frame.path) + " <span style='color:#666'>(" +
+                escaped(frame.type) + ")</span></li>";
+      }
+      html += "</ul>";
+    }
+    if (!origin.stack_trace.empty()) {
+      html += "<div>stack trace:</div><pre style='font-size:small'>" + escaped(origin.stack_trace) + "</pre>";
+    }
+  }
+  for (size_t i = 0; i < d.outputs.size(); ++i) {
+    const OutputPreview& o = d.outputs[i];
+    html += QString("<h4 style='margin:6px 2px 2px'>output %1: %2</h4>").arg(i).arg(escaped(o.shape));
+    html += QString("<div>min %1, max %2, mean %3%4</div>")
+                .arg(o.stats.min, 0, 'g', 6)
+                .arg(o.stats.max, 0, 'g', 6)
+                .arg(o.stats.mean, 0, 'g', 6)
+                .arg(o.stats.nan_count ? QString(", %1 NaN").arg(o.stats.nan_count) : QString());
+    QString values;
+    for (double v : o.first_values) values += (values.isEmpty() ? "" : ", ") + QString::number(v, 'g', 5);
+    html += "<div style='color:#444'>first values: " + values + (o.stats.count > o.first_values.size() ? ", …" : "") +
+            "</div>";
+  }
+  text_->setHtml(html);
+  if (d.perf && !d.durations.bins.empty()) {
+    histogram_->set_histogram(d.durations, unit_ns, d.perf->p50);
+    histogram_->show();
+  } else {
+    histogram_->hide();
+  }
+}
+
+}  // namespace etkit::gui

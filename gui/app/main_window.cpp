@@ -1,0 +1,424 @@
+#include "main_window.h"
+
+#include <QApplication>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QEventLoop>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QPointer>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include "details_panel.h"
+#include "etkit/core/file_data.h"
+#include "etkit/core/file_kind.h"
+#include "etkit/gui/event_details.h"
+#include "events_view.h"
+#include "files_panel.h"
+#include "gap_canvas.h"
+#include "memory_canvas.h"
+#include "timeline_canvas.h"
+
+namespace etkit::gui {
+namespace {
+
+constexpr int kMaxRecent = 10;
+
+QStringList paths_of(const OpenRequest& request) {
+  QStringList paths;
+  for (const std::string& file : request.files) paths << QString::fromStdString(file);
+  for (const std::string* named : {&request.program, &request.etrecord, &request.debug_buffer}) {
+    if (!named->empty()) paths << QString::fromStdString(*named);
+  }
+  return paths;
+}
+
+}  // namespace
+
+QString cheat_sheet_html() {
+  return "<table cellpadding='3'>"
+         "<tr><th align='left'>Timeline</th><th></th></tr>"
+         "<tr><td>wheel, W / S</td><td>zoom in / out around the cursor</td></tr>"
+         "<tr><td>drag, A / D</td><td>pan (drag also scrolls the tracks)</td></tr>"
+         "<tr><td>Shift + wheel, ↑ / ↓, Page Up / Down</td><td>scroll the tracks</td></tr>"
+         "<tr><td>F</td><td>fit the whole trace</td></tr>"
+         "<tr><td>click an event</td><td>select it (table row and details follow)</td></tr>"
+         "<tr><td>click \"N events\"</td><td>zoom into the folded events</td></tr>"
+         "<tr><td>click a track header</td><td>collapse or expand the run</td></tr>"
+         "<tr><td>Shift + drag</td><td>select a time range: count, total and self time per event name</td></tr>"
+         "<tr><td>Esc</td><td>clear the range</td></tr>"
+         "<tr><th align='left'>Everywhere</th><th></th></tr>"
+         "<tr><td>Ctrl + O</td><td>open files (or drop them on the window)</td></tr>"
+         "<tr><td>Ctrl + B</td><td>compare with a baseline trace</td></tr>"
+         "<tr><td>Ctrl + F</td><td>search events in the timeline</td></tr>"
+         "<tr><td>Ctrl + 1 … 4</td><td>timeline, events, memory, numeric gap</td></tr>"
+         "<tr><td>click a table row</td><td>select and frame the event in the timeline</td></tr>"
+         "<tr><td>click a tensor / a gap point</td><td>select its instruction in the timeline and table</td></tr>"
+         "</table>";
+}
+
+MainWindow::MainWindow() {
+  setWindowTitle("etinspect-gui");
+  setAcceptDrops(true);
+  tabs_ = new QTabWidget(this);
+  tabs_->addTab(make_timeline_tab(), "Timeline");
+  events_ = new EventsView(this);
+  tabs_->addTab(events_, "Events");
+  tabs_->addTab(make_memory_tab(), "Memory");
+  gap_ = new GapCanvas(this);
+  tabs_->addTab(gap_, "Numeric gap");
+  setCentralWidget(tabs_);
+
+  details_ = new DetailsPanel(this);
+  auto* details_dock = new QDockWidget("Details", this);
+  details_dock->setObjectName("details");
+  details_dock->setWidget(details_);
+  addDockWidget(Qt::RightDockWidgetArea, details_dock);
+  files_ = new FilesPanel(this);
+  auto* files_dock = new QDockWidget("Files and problems", this);
+  files_dock->setObjectName("files");
+  files_dock->setWidget(files_);
+  addDockWidget(Qt::BottomDockWidgetArea, files_dock);
+  resizeDocks({details_dock}, {380}, Qt::Horizontal);
+  resizeDocks({files_dock}, {110}, Qt::Vertical);
+
+  status_ = new QLabel("Open a trace, a program, an ETRecord and a debug buffer (Ctrl+O or drop them here)", this);
+  progress_ = new QProgressBar(this);
+  progress_->setRange(0, 1000);
+  progress_->setMaximumWidth(240);
+  progress_->hide();
+  statusBar()->addWidget(status_, 1);
+  statusBar()->addPermanentWidget(progress_);
+
+  watcher_ = new QFutureWatcher<Workspace*>(this);
+  connect(watcher_, &QFutureWatcher<Workspace*>::finished, this, [this] {
+    show_workspace(std::unique_ptr<Workspace>(watcher_->result()));
+    if (queued_) {
+      auto [request, merge] = *queued_;
+      queued_.reset();
+      open(request, merge);
+    }
+  });
+  connect(timeline_, &TimelineCanvas::event_selected, this, &MainWindow::on_timeline_selected);
+  connect(events_, &EventsView::event_selected, this, [this](size_t block, size_t event) {
+    if (workspace_ == nullptr) return;
+    if (const auto id = workspace_->timeline_event_of(block, event)) timeline_->select(*id, true);
+    show_event_details(block, event);
+  });
+  connect(memory_, &MemoryCanvas::step_selected, this, [this](size_t step) {
+    const MethodSummary* method = workspace_ ? workspace_->method() : nullptr;
+    if (method != nullptr && step < method->instructions.size()) select_instruction(method->instructions[step].index);
+  });
+  connect(gap_, &GapCanvas::instruction_selected, this, &MainWindow::select_instruction);
+  make_menus();
+}
+
+MainWindow::~MainWindow() {
+  if (watcher_->isRunning()) watcher_->waitForFinished();
+  // Views borrow the workspace: detach them before it goes.
+  timeline_->set_workspace(nullptr, nullptr);
+  memory_->set_workspace(nullptr);
+  gap_->set_workspace(nullptr);
+  events_->set_table(nullptr);
+}
+
+QWidget* MainWindow::make_timeline_tab() {
+  auto* tab = new QWidget(this);
+  search_ = new QLineEdit(tab);
+  search_->setPlaceholderText("Search events (name, op type, module)");
+  search_->setClearButtonEnabled(true);
+  search_count_ = new QLabel(tab);
+  colour_by_ = new QComboBox(tab);
+  for (const char* name : kColourByNames) colour_by_->addItem(QString("colour by %1").arg(name));
+  auto* fit = new QPushButton("Fit all", tab);
+  show_baseline_ = new QCheckBox("baseline tracks", tab);
+  show_baseline_->setChecked(true);
+  show_baseline_->setEnabled(false);
+  auto* bar = new QHBoxLayout();
+  bar->addWidget(search_, 1);
+  bar->addWidget(search_count_);
+  bar->addWidget(colour_by_);
+  bar->addWidget(show_baseline_);
+  bar->addWidget(fit);
+  timeline_ = new TimelineCanvas(tab);
+  auto* layout = new QVBoxLayout(tab);
+  layout->setContentsMargins(4, 4, 4, 0);
+  layout->addLayout(bar);
+  layout->addWidget(timeline_, 1);
+  connect(fit, &QPushButton::clicked, timeline_, &TimelineCanvas::fit_all);
+  connect(search_, &QLineEdit::textChanged, this, [this](const QString& text) {
+    if (!style_) return;
+    style_->search(text.toStdString());
+    search_count_->setText(text.isEmpty() ? QString() : QString("%1 matches").arg(style_->match_count()));
+    timeline_->update();
+  });
+  connect(colour_by_, &QComboBox::currentIndexChanged, this, [this](int index) {
+    if (!style_) return;
+    style_->colour_by(ColourBy(index));
+    timeline_->update();
+  });
+  connect(show_baseline_, &QCheckBox::toggled, timeline_, &TimelineCanvas::set_show_baseline);
+  return tab;
+}
+
+QWidget* MainWindow::make_memory_tab() {
+  auto* tab = new QWidget(this);
+  memory_method_ = new QComboBox(tab);
+  best_fit_ = new QCheckBox("show the best-fit re-plan beside", tab);
+  auto* bar = new QHBoxLayout();
+  bar->addWidget(new QLabel("method", tab));
+  bar->addWidget(memory_method_);
+  bar->addWidget(best_fit_);
+  bar->addStretch(1);
+  memory_ = new MemoryCanvas(tab);
+  auto* layout = new QVBoxLayout(tab);
+  layout->setContentsMargins(4, 4, 4, 0);
+  layout->addLayout(bar);
+  layout->addWidget(memory_, 1);
+  connect(memory_method_, &QComboBox::currentIndexChanged, this, [this](int index) {
+    if (index >= 0) memory_->set_method(size_t(index));
+  });
+  connect(best_fit_, &QCheckBox::toggled, memory_, &MemoryCanvas::set_show_best_fit);
+  return tab;
+}
+
+void MainWindow::make_menus() {
+  QMenu* file = menuBar()->addMenu("&File");
+  file->addAction("&Open…", QKeySequence::Open, this, [this] { open_dialog(false); });
+  file->addAction("Compare with &Baseline…", QKeySequence(Qt::CTRL | Qt::Key_B), this, [this] { open_dialog(true); });
+  recent_menu_ = file->addMenu("Open &Recent");
+  rebuild_recent_menu();
+  file->addAction("&Close Workspace", QKeySequence::Close, this, [this] { show_workspace(nullptr); });
+  file->addSeparator();
+  file->addAction("&Quit", QKeySequence::Quit, qApp, &QApplication::quit);
+  QMenu* view = menuBar()->addMenu("&View");
+  const char* names[] = {"&Timeline", "&Events", "&Memory", "Numeric &gap"};
+  for (int i = 0; i < 4; ++i) {
+    view->addAction(names[i], QKeySequence(Qt::CTRL | (Qt::Key_1 + i)), this, [this, i] { show_view(View(i)); });
+  }
+  view->addAction("&Fit All", timeline_, &TimelineCanvas::fit_all);
+  view->addAction("&Search Events", QKeySequence::Find, this, [this] {
+    show_view(View::kTimeline);
+    search_->setFocus();
+    search_->selectAll();
+  });
+  QMenu* help = menuBar()->addMenu("&Help");
+  help->addAction("&Mouse and Keyboard", this,
+                  [this] { QMessageBox::information(this, "Mouse and keyboard", cheat_sheet_html()); });
+  help->addAction("&About", this, [this] {
+    QMessageBox::about(this, "etinspect-gui",
+                       "etinspect-gui: where the time goes in an ExecuTorch program, event by event, linked to the "
+                       "model. Part of etkit.");
+  });
+}
+
+void MainWindow::rebuild_recent_menu() {
+  recent_menu_->clear();
+  const QStringList recent = QSettings().value("recent").toStringList();
+  for (const QString& path : recent) {
+    recent_menu_->addAction(path, this, [this, path] {
+      OpenRequest request;
+      request.files = {path.toStdString()};
+      open(request, true);
+    });
+  }
+  recent_menu_->setEnabled(!recent.isEmpty());
+}
+
+void MainWindow::remember(const OpenRequest& request) {
+  QSettings settings;
+  QStringList recent = settings.value("recent").toStringList();
+  for (const QString& path : paths_of(request)) {
+    recent.removeAll(path);
+    recent.prepend(path);
+  }
+  while (recent.size() > kMaxRecent) recent.removeLast();
+  settings.setValue("recent", recent);
+  rebuild_recent_menu();
+}
+
+void MainWindow::open_dialog(bool baseline) {
+  if (baseline) {
+    const QString path = QFileDialog::getOpenFileName(this, "Baseline trace to compare with");
+    if (path.isEmpty()) return;
+    OpenRequest request;
+    request.baseline = path.toStdString();
+    open(request, true);
+    return;
+  }
+  const QStringList paths =
+      QFileDialog::getOpenFileNames(this, "Open trace, program, ETRecord, debug buffer (kinds found by their bytes)");
+  if (paths.isEmpty()) return;
+  OpenRequest request;
+  for (const QString& path : paths) request.files.push_back(path.toStdString());
+  open(request, true);
+}
+
+void MainWindow::open(const OpenRequest& request, bool merge) {
+  if (watcher_->isRunning()) {
+    queued_ = std::make_pair(request, merge);
+    return;
+  }
+  OpenRequest full = request;
+  if (merge && workspace_ != nullptr) {
+    full = workspace_->request();
+    // A newly opened trace replaces the old one (and its debug buffer).
+    bool new_trace = false;
+    for (const std::string& path : request.files) {
+      auto bytes = FileData::load(path);
+      new_trace |= bytes.ok() && detect_file_kind((*bytes)->bytes()) == FileKind::kETDump;
+    }
+    if (new_trace) {
+      std::vector<std::string> kept;
+      for (const std::string& path : full.files) {
+        auto bytes = FileData::load(path);
+        const FileKind kind = bytes.ok() ? detect_file_kind((*bytes)->bytes()) : FileKind::kUnknown;
+        if (kind != FileKind::kETDump && kind != FileKind::kUnknown) kept.push_back(path);
+      }
+      full.files = kept;
+      full.debug_buffer.clear();
+    }
+    full.merge(request);
+  }
+  remember(request);
+  progress_->setValue(0);
+  progress_->show();
+  status_->setText("Loading…");
+  QPointer<MainWindow> self(this);
+  watcher_->setFuture(QtConcurrent::run([full, self]() -> Workspace* {
+    return Workspace::load(full, [self](double fraction, const std::string& step) {
+             QMetaObject::invokeMethod(
+                 qApp,
+                 [self, fraction, step] {
+                   if (!self) return;
+                   self->progress_->setValue(int(fraction * 1000));
+                   self->status_->setText(QString("Loading: %1…").arg(QString::fromStdString(step)));
+                 },
+                 Qt::QueuedConnection);
+           })
+        .release();
+  }));
+}
+
+void MainWindow::open_blocking(const OpenRequest& request, bool merge) {
+  QEventLoop loop;
+  connect(this, &MainWindow::workspace_shown, &loop, &QEventLoop::quit);
+  open(request, merge);
+  if (loading()) loop.exec();
+}
+
+bool MainWindow::loading() const { return watcher_->isRunning() || queued_.has_value(); }
+
+void MainWindow::show_workspace(std::unique_ptr<Workspace> workspace) {
+  // Detach the views from the old workspace before it is destroyed.
+  timeline_->set_workspace(nullptr, nullptr);
+  memory_->set_workspace(nullptr);
+  gap_->set_workspace(nullptr);
+  events_->set_table(nullptr);
+  style_.reset();
+  workspace_ = std::move(workspace);
+  progress_->hide();
+  details_->clear();
+  files_->show_workspace(workspace_.get());
+  memory_method_->blockSignals(true);
+  memory_method_->clear();
+  if (workspace_ != nullptr) {
+    style_ = std::make_unique<TimelineStyle>(*workspace_, workspace_->timeline());
+    style_->colour_by(ColourBy(colour_by_->currentIndex()));
+    style_->search(search_->text().toStdString());
+    timeline_->set_workspace(workspace_.get(), style_.get());
+    events_->set_table(std::make_unique<EventsTable>(*workspace_));
+    for (const auto& method : workspace_->memory()) memory_method_->addItem(QString::fromStdString(method.name));
+    memory_->set_workspace(workspace_.get());
+    for (size_t m = 0; m < workspace_->memory().size(); ++m) {
+      if (workspace_->memory()[m].name == workspace_->request().method) memory_method_->setCurrentIndex(int(m));
+    }
+    gap_->set_workspace(workspace_.get());
+    show_baseline_->setEnabled(workspace_->baseline_timeline() != nullptr);
+    const size_t problems = workspace_->errors().size();
+    status_->setText(QString("%1 events in %2 run blocks%3")
+                         .arg(workspace_->timeline().event_count())
+                         .arg(workspace_->timeline().tracks().size())
+                         .arg(problems ? QString(", %1 file(s) could not be used: see Files and problems").arg(problems)
+                                       : QString()));
+    setWindowTitle(workspace_->trace() != nullptr
+                       ? QString("etinspect-gui: %1").arg(QString::fromStdString(workspace_->trace()->name()))
+                       : QString("etinspect-gui"));
+  } else {
+    status_->setText("No workspace open");
+  }
+  memory_method_->blockSignals(false);
+  emit workspace_shown();
+}
+
+void MainWindow::show_view(View view) { tabs_->setCurrentIndex(int(view)); }
+
+void MainWindow::show_event_details(size_t block, size_t event) {
+  if (workspace_ == nullptr || block >= workspace_->blocks().size()) return;
+  const inspector::EventBlock& b = workspace_->blocks()[block];
+  if (event >= b.events.size()) return;
+  const inspector::TimeUnit unit = workspace_->request().table_unit;
+  details_->show_details(event_details(b, b.events[event], workspace_->debug_outputs()), inspector::to_string(unit),
+                         inspector::nanoseconds_per(unit));
+}
+
+void MainWindow::on_timeline_selected(size_t track, size_t index) {
+  if (workspace_ == nullptr || track >= workspace_->timeline().tracks().size()) return;
+  const TimelineTrack& t = workspace_->timeline().tracks()[track];
+  const TimelineEvent& e = t.events[index];
+  if (t.group < 0 || e.row < 0) return;
+  events_->select_event(size_t(t.group), size_t(e.row));
+  show_event_details(size_t(t.group), size_t(e.row));
+}
+
+void MainWindow::select_event(size_t block, size_t event) {
+  if (workspace_ == nullptr) return;
+  events_->select_event(block, event);
+  if (const auto id = workspace_->timeline_event_of(block, event)) timeline_->select(*id, true);
+  show_event_details(block, event);
+}
+
+void MainWindow::select_instruction(int32_t id) {
+  if (workspace_ == nullptr) return;
+  const auto& blocks = workspace_->blocks();
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    if (blocks[b].name != "Execute") continue;
+    for (size_t e = 0; e < blocks[b].events.size(); ++e) {
+      const inspector::Event& event = blocks[b].events[e];
+      if (event.instruction_id == id && event.perf_data && event.name != "OPERATOR_CALL") {
+        select_event(b, e);
+        status_->setText(QString("instruction %1: %2").arg(id).arg(QString::fromStdString(event.name)));
+        return;
+      }
+    }
+  }
+  status_->setText(QString("instruction %1 has no profiled event in this trace").arg(id));
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+  if (event->mimeData()->hasUrls()) event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+  OpenRequest request;
+  for (const QUrl& url : event->mimeData()->urls()) {
+    if (url.isLocalFile()) request.files.push_back(url.toLocalFile().toStdString());
+  }
+  if (!request.files.empty()) open(request, true);
+  event->acceptProposedAction();
+}
+
+}  // namespace etkit::gui

@@ -1,0 +1,14 @@
+#pragma once
+// The colours every canvas draws with: one palette, so an op type has the
+// same colour in the timeline, the memory view and the legend.
+
+#include <cstdint>
+
+namespace etkit::gui {
+
+/// Palette colour `index` (mod 16) as ImGui's packed ABGR.
+uint32_t palette_colour(uint32_t index, uint8_t alpha = 255);
+/// The same as 0xRRGGBB, for Qt.
+uint32_t palette_rgb(uint32_t index);
+
+}  // namespace etkit::gui

@@ -1,0 +1,100 @@
+#pragma once
+// The timeline: one track per run block, nested events as rows, drawn with
+// ImGui from the timeline view model. Interaction (zoom, pan, select,
+// range select, collapse) is handled in Qt's event handlers so no click is
+// lost between frames; ImGui draws and shows tooltips.
+
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "etkit/gui/timeline_model.h"
+#include "etkit/gui/timeline_style.h"
+#include "imgui_canvas.h"
+
+namespace etkit::gui {
+
+class Workspace;
+
+/// An event of the timeline: track index (primary tracks first, then the
+/// baseline's) and event index in the track.
+using EventId = std::pair<size_t, size_t>;
+
+class TimelineCanvas : public ImGuiCanvas {
+  Q_OBJECT
+ public:
+  explicit TimelineCanvas(QWidget* parent = nullptr);
+
+  /// Shows `workspace`'s timeline coloured by `style` (both borrowed; null
+  /// clears), fitted to the whole trace.
+  void set_workspace(const Workspace* workspace, const TimelineStyle* style);
+  void set_show_baseline(bool show);
+  void fit_all();
+  /// Selects an event of the primary tracks; with `frame`, zooms to it and
+  /// scrolls its track into view.
+  void select(std::optional<EventId> event, bool frame);
+  std::optional<EventId> selection() const { return selection_; }
+  const Viewport& viewport() const { return viewport_; }
+  /// Where an event is drawn, in widget coordinates (null when its track is
+  /// collapsed or scrolled away).
+  std::optional<QRectF> event_rect(EventId event) const;
+  /// The range selection and its aggregate, if one is made.
+  std::optional<std::pair<double, double>> range() const { return range_; }
+  const std::vector<RangeAggregate>& range_aggregate() const { return aggregate_; }
+  void select_range(double t0, double t1);
+
+ signals:
+  void event_selected(size_t track, size_t index);
+
+ protected:
+  void draw() override;
+  void mousePressEvent(QMouseEvent* event) override;
+  void mouseMoveEvent(QMouseEvent* event) override;
+  void mouseReleaseEvent(QMouseEvent* event) override;
+  void wheelEvent(QWheelEvent* event) override;
+  void keyPressEvent(QKeyEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
+
+ private:
+  struct TrackRef {
+    const TimelineTrack* track = nullptr;
+    bool baseline = false;
+    size_t index = 0;  // in its model
+  };
+  struct Hit {
+    size_t track = 0;
+    bool header = false;
+    std::optional<size_t> event;
+    std::optional<DrawItem> folded;
+  };
+  std::vector<TrackRef> visible_tracks() const;
+  float track_height(size_t track) const;
+  float track_top(size_t track) const;
+  float content_height() const;
+  std::optional<Hit> hit(float x, float y) const;
+  void clamp_scroll();
+  void draw_ruler();
+  void draw_track(const TrackRef& ref, size_t track, float top);
+  void draw_tooltip(const Hit& hit);
+  void draw_range();
+  void draw_legend();
+
+  const Workspace* workspace_ = nullptr;
+  const TimelineStyle* style_ = nullptr;
+  bool show_baseline_ = true;
+  std::vector<TrackRef> tracks_;
+  std::vector<bool> collapsed_;
+  Viewport viewport_;
+  bool fitted_ = true;  // showing everything: a resize re-fits instead of cropping
+  float scroll_y_ = 0;
+  std::optional<EventId> selection_;
+  std::optional<std::pair<double, double>> range_;
+  std::vector<RangeAggregate> aggregate_;
+  // Dragging: pan, or shift-drag a range.
+  std::optional<QPointF> press_;
+  bool dragged_ = false;
+  bool range_drag_ = false;
+  double range_anchor_ = 0;
+};
+
+}  // namespace etkit::gui
