@@ -19,47 +19,20 @@
 #include <string>
 #include <vector>
 
-#include "etkit/etdump/etdump_gen.h"
 #include "etkit/etdump/etdump_reader.h"
 #include "etkit/inspector/event_blocks.h"
+#include "generated_trace.h"
 
 namespace {
 
 constexpr int kRuns = 5000;
 constexpr int kOpsPerRun = 100;
 
-// A deterministic clock: each reading advances 250 ns.
-uint64_t fake_now(void* context) {
-  auto* ticks = static_cast<uint64_t*>(context);
-  return *ticks += 250;
-}
-
-const char* const kKernelNames[] = {"native_call_convolution.out", "native_call_relu.out",
-                                    "native_call_add.out", "native_call_addmm.out"};
-
 bool generate(const std::string& path, bool per_run_blocks) {
-  uint64_t ticks = 0;
-  etkit::etdump::ETDumpGenOptions options;
-  options.event_capacity = size_t(kRuns) * (2 * kOpsPerRun + 1) + 16;
-  options.block_capacity = kRuns + 16;
-  options.clock = {fake_now, &ticks, 1.0};
-  etkit::etdump::ETDumpGen gen(options);
-  for (int run = 0; run < kRuns; ++run) {
-    gen.create_event_block("Execute");
-    if (per_run_blocks) gen.set_bundled_input_index(run);
-    auto execute = gen.start_profiling("Method::execute", -1, -1);
-    for (int op = 0; op < kOpsPerRun; ++op) {
-      auto call = gen.start_profiling("OPERATOR_CALL", 0, op);
-      auto kernel = gen.start_profiling(kKernelNames[op % 4], 0, op);
-      gen.end_profiling(kernel);
-      gen.end_profiling(call);
-    }
-    gen.end_profiling(execute);
-  }
-  const auto stats = gen.stats();
-  std::printf("  %s: %zu events recorded, %zu dropped\n", path.c_str(), stats.events,
-              stats.dropped_events);
-  return gen.write(path).ok();
+  const auto stats = etkit::bench::generate_trace(path, kRuns, kOpsPerRun, per_run_blocks);
+  if (!stats) return false;
+  std::printf("  %s: %zu events recorded, %zu dropped\n", path.c_str(), stats->events, stats->dropped_events);
+  return true;
 }
 
 struct Measured {

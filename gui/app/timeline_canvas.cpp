@@ -433,27 +433,38 @@ void TimelineCanvas::draw_tooltip(const Hit& h) {
     return;
   }
   if (!h.event) return;
-  const TimelineEvent& event = ref.track->events[*h.event];
+  const std::vector<std::string> lines = tooltip_lines({h.track, *h.event});
   ImGui::BeginTooltip();
-  ImGui::TextUnformatted(ref.track->name_of(event).c_str());
-  ImGui::Separator();
-  ImGui::Text("duration     %s", format_duration(event.end - event.start).c_str());
-  if (event.instruction_id >= 0) ImGui::Text("instruction  %d", event.instruction_id);
-  const inspector::Event* e = ref.baseline ? nullptr : workspace_->event_of(*ref.track, event);
-  if (e != nullptr) {
-    if (!e->op_types.empty()) ImGui::Text("op types     %s", inspector::op_types_text(*e).c_str());
-    const std::string module = inspector::module_text(*e);
-    if (!module.empty()) ImGui::Text("module       %s", module.c_str());
-    const std::string source = inspector::source_text(*e, false);
-    if (!source.empty()) ImGui::Text("source       %s", source.c_str());
-    if (e->is_delegated_op) ImGui::Text("delegate id  %s", e->name.c_str());
-    if (!e->delegate_backend_name.empty()) ImGui::Text("backend      %s", e->delegate_backend_name.c_str());
-    if (e->perf_data && e->perf_data->raw.size() > 1) {
-      ImGui::Text("p50 of %zu runs %s", e->perf_data->raw.size(),
-                  format_duration(e->perf_data->p50 * inspector::nanoseconds_per(workspace_->request().table_unit)).c_str());
-    }
+  for (size_t i = 0; i < lines.size(); ++i) {
+    ImGui::TextUnformatted(lines[i].c_str());
+    if (i == 0) ImGui::Separator();
   }
   ImGui::EndTooltip();
+}
+
+std::vector<std::string> TimelineCanvas::tooltip_lines(EventId id) const {
+  std::vector<std::string> lines;
+  if (id.first >= tracks_.size() || id.second >= tracks_[id.first].track->events.size()) return lines;
+  const TrackRef& ref = tracks_[id.first];
+  const TimelineEvent& event = ref.track->events[id.second];
+  lines.push_back(ref.track->name_of(event));
+  lines.push_back("duration     " + format_duration(event.end - event.start));
+  if (event.instruction_id >= 0) lines.push_back("instruction  " + std::to_string(event.instruction_id));
+  const inspector::Event* e = ref.baseline ? nullptr : workspace_->event_of(*ref.track, event);
+  if (e == nullptr) return lines;
+  if (!e->op_types.empty()) lines.push_back("op types     " + inspector::op_types_text(*e));
+  const std::string module = inspector::module_text(*e);
+  if (!module.empty()) lines.push_back("module       " + module);
+  const std::string source = inspector::source_text(*e, false);
+  if (!source.empty()) lines.push_back("source       " + source);
+  if (e->is_delegated_op) lines.push_back("delegate id  " + e->name);
+  if (!e->delegate_backend_name.empty()) lines.push_back("backend      " + e->delegate_backend_name);
+  if (e->perf_data && e->perf_data->raw.size() > 1) {
+    const double unit = inspector::nanoseconds_per(workspace_->request().table_unit);
+    lines.push_back("p50 of " + std::to_string(e->perf_data->raw.size()) + " runs " +
+                    format_duration(e->perf_data->p50 * unit));
+  }
+  return lines;
 }
 
 }  // namespace etkit::gui

@@ -5,6 +5,7 @@
 // lost between frames; ImGui draws and shows tooltips.
 
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -42,6 +43,9 @@ class TimelineCanvas : public ImGuiCanvas {
   std::optional<std::pair<double, double>> range() const { return range_; }
   const std::vector<RangeAggregate>& range_aggregate() const { return aggregate_; }
   void select_range(double t0, double t1);
+  /// What hovering `event` shows: name, duration, instruction, op types,
+  /// module, source line, delegate id and backend (the lines it has).
+  std::vector<std::string> tooltip_lines(EventId event) const;
 
  signals:
   void event_selected(size_t track, size_t index);

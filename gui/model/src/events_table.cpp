@@ -65,8 +65,15 @@ EventsTable::EventsTable(const Workspace& workspace, bool include_operator_call)
     for (size_t e = 0; e < block.events.size(); ++e) {
       const inspector::Event& event = block.events[e];
       std::optional<size_t> occurrence;
-      if (event.perf_data && event.name != "OPERATOR_CALL") occurrence = in_block[event.name]++;
+      if (compare && event.perf_data && event.name != "OPERATOR_CALL") occurrence = in_block[event.name]++;
       if (!inspector::keeps(filter, block, event)) continue;
+      if (rows_.empty()) {
+        size_t events = 0;
+        for (const auto& each : blocks) events += each.events.size();
+        rows_.reserve(events);
+        places_.reserve(events);
+        deltas_.reserve(events);
+      }
       rows_.push_back({&block, &event});
       places_.emplace_back(b, e);
       Delta delta;

@@ -44,31 +44,33 @@ TimelineStyle::TimelineStyle(const Workspace& workspace, const TimelineModel& ti
   colour_by(ColourBy::kOpType);
 }
 
-// Calls `compute(track, event)` once per distinct (event block, row) — or
-// per name for events no table row has — and `store(t, i, slot)` for every
+// Calls `compute(track, event)` once per distinct (name, instruction) —
+// what links an event to the model, so op types, module and backend are
+// equal for equal pairs in every run — and `store(t, i, slot)` for every
 // event with the slot of its result: a million events of a thousand runs
-// cost a thousand computations.
+// cost a few hundred computations.
 template <typename Compute, typename Store>
 void per_distinct_event(const TimelineModel& timeline, Compute compute, Store store) {
-  std::unordered_map<uint64_t, size_t> by_row;
-  std::unordered_map<std::string, size_t> by_name;
+  std::unordered_map<std::string, size_t> slots;
+  std::string key;
   size_t next = 0;
   for (size_t t = 0; t < timeline.tracks().size(); ++t) {
     const TimelineTrack& track = timeline.tracks()[t];
+    // Per track, its names' slots by (name id, instruction) without strings.
+    std::unordered_map<uint64_t, size_t> local;
     for (size_t i = 0; i < track.events.size(); ++i) {
       const TimelineEvent& event = track.events[i];
-      size_t slot;
-      if (track.group >= 0 && event.row >= 0) {
-        const uint64_t key = (uint64_t(uint32_t(track.group)) << 32) | uint32_t(event.row);
-        auto [it, added] = by_row.try_emplace(key, next);
+      const uint64_t local_key = (uint64_t(event.name) << 32) | uint32_t(event.instruction_id);
+      auto found = local.find(local_key);
+      if (found == local.end()) {
+        key = track.name_of(event);
+        key += '\n';
+        key += std::to_string(event.instruction_id);
+        auto [it, added] = slots.try_emplace(key, next);
         if (added) compute(track, event, next++);
-        slot = it->second;
-      } else {
-        auto [it, added] = by_name.try_emplace(track.name_of(event), next);
-        if (added) compute(track, event, next++);
-        slot = it->second;
+        found = local.emplace(local_key, it->second).first;
       }
-      store(t, i, slot);
+      store(t, i, found->second);
     }
   }
 }

@@ -1,0 +1,234 @@
+// The desktop app under a virtual display (xvfb-run, Mesa's software GL):
+// files open, selection follows between the table and the timeline both
+// ways, a corrupt file shows its error and the app keeps working, the
+// MobileNetV2 sample links to its model, and every view's screenshot is
+// non-blank and of the requested size.
+
+#include <QApplication>
+#include <QDir>
+#include <QImage>
+#include <QLineEdit>
+#include <QProcess>
+#include <QSet>
+#include <QSurfaceFormat>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QtTest/QtTest>
+
+#include "details_panel.h"
+#include "etkit/gui/events_table.h"
+#include "events_view.h"
+#include "files_panel.h"
+#include "main_window.h"
+#include "timeline_canvas.h"
+
+using namespace etkit::gui;
+
+namespace {
+
+std::string corpus(const std::string& relative) { return std::string(ETKIT_CORPUS_DIR) + "/" + relative; }
+std::string sample(const std::string& relative) { return std::string(ETKIT_SOURCE_DIR) + "/samples/" + relative; }
+
+OpenRequest tutorial() {
+  OpenRequest request;
+  request.files = {corpus("upstream-runtime/tutorial_cnn_intermediates.etdp"),
+                   corpus("upstream-runtime/tutorial_cnn_intermediates.bin"), sample("tutorial_cnn/tutorial_cnn.pte"),
+                   sample("tutorial_cnn/tutorial_cnn.etrecord")};
+  return request;
+}
+
+// Distinct colours in an image: a blank or single-colour picture has one or two.
+int distinct_colours(const QImage& image) {
+  QSet<QRgb> colours;
+  for (int y = 0; y < image.height(); y += 3) {
+    for (int x = 0; x < image.width(); x += 3) colours.insert(image.pixel(x, y));
+  }
+  return int(colours.size());
+}
+
+}  // namespace
+
+class GuiAppTest : public QObject {
+  Q_OBJECT
+
+ private:
+  std::unique_ptr<MainWindow> window_;
+  QTemporaryDir temp_;
+
+  void open(const OpenRequest& request) {
+    window_->open_blocking(request, false);
+    QVERIFY(window_->workspace() != nullptr);
+  }
+
+ private slots:
+  void init() {
+    window_ = std::make_unique<MainWindow>();
+    window_->resize(1400, 900);
+    window_->show();
+    QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
+  }
+  void cleanup() { window_.reset(); }
+
+  void opensCorpusAndSampleFiles() {
+    open(tutorial());
+    const Workspace& ws = *window_->workspace();
+    QVERIFY2(ws.errors().empty(), ws.errors().empty() ? "" : ws.errors()[0].message.c_str());
+    // The table shows the library's rows; the timeline every run block.
+    const EventsTable expected(ws);
+    QCOMPARE(window_->events()->model()->rowCount(), int(expected.row_count()));
+    QCOMPARE(window_->timeline()->viewport().t0, 0.0);
+    QVERIFY(window_->timeline()->event_rect({1, 0}).has_value());
+    QVERIFY(window_->files()->problems().isEmpty());
+  }
+
+  void tableRowSelectsAndFramesTheTimelineEvent() {
+    open(tutorial());
+    EventsView* events = window_->events();
+    window_->show_view(View::kTable);
+    // The second convolution row of the table.
+    int row = -1, seen = 0;
+    for (int r = 0; r < events->model()->rowCount(); ++r) {
+      if (events->model()->index(r, 1).data().toString() == "native_call_convolution.out" && ++seen == 2) row = r;
+    }
+    QVERIFY(row >= 0);
+    events->view()->selectRow(row);
+    const auto [block, event] = events->model()->table()->place(size_t(row));
+    const auto expected = window_->workspace()->timeline_event_of(block, event);
+    QVERIFY(expected.has_value());
+    QCOMPARE(window_->timeline()->selection(), expected);
+    // Framed: the event spans most of the canvas, inside it.
+    window_->show_view(View::kTimeline);
+    QApplication::processEvents();
+    const auto rect = window_->timeline()->event_rect(*expected);
+    QVERIFY(rect.has_value());
+    QVERIFY(rect->left() >= 0 && rect->right() <= window_->timeline()->width());
+    QVERIFY(rect->width() > window_->timeline()->width() / 2);
+    QVERIFY(window_->details()->text().contains("native_call_convolution.out"));
+  }
+
+  void timelineClickSelectsTheTableRow() {
+    open(tutorial());
+    TimelineCanvas* timeline = window_->timeline();
+    const Workspace& ws = *window_->workspace();
+    // A relu kernel of the first Execute run, zoomed so that it is wide.
+    const TimelineTrack& track = ws.timeline().tracks()[1];
+    size_t index = 0;
+    while (track.name_of(track.events[index]) != "native_call_relu.out") ++index;
+    timeline->select({{1, index}}, true);
+    timeline->select(std::nullopt, false);
+    const auto rect = timeline->event_rect({1, index});
+    QVERIFY(rect.has_value());
+    QTest::mouseClick(timeline, Qt::LeftButton, {}, rect->center().toPoint());
+    QCOMPARE(timeline->selection(), (std::optional<EventId>{{1, index}}));
+    const auto selected = window_->events()->selected_event();
+    QVERIFY(selected.has_value());
+    QCOMPARE(int(selected->first), track.group);
+    QCOMPARE(int(selected->second), track.events[index].row);
+    QCOMPARE(window_->events()->model()->table()->event(size_t(window_->events()->view()->currentIndex().row())).event->name,
+             std::string("native_call_relu.out"));
+    // Keys: W zooms in around the cursor, F fits everything again.
+    const double before = timeline->viewport().ns_per_pixel;
+    QTest::keyClick(timeline, Qt::Key_W);
+    QVERIFY(timeline->viewport().ns_per_pixel < before);
+    QTest::keyClick(timeline, Qt::Key_F);
+    QCOMPARE(timeline->viewport().t0, 0.0);
+    // Shift-drag selects a range and aggregates what lies inside it.
+    const int y = int(rect->center().y());
+    QTest::mousePress(timeline, Qt::LeftButton, Qt::ShiftModifier, QPoint(2, y));
+    QMouseEvent move(QEvent::MouseMove, QPointF(timeline->width() - 2, y), timeline->mapToGlobal(QPointF(timeline->width() - 2, y)),
+                     Qt::NoButton, Qt::LeftButton, Qt::ShiftModifier);
+    QApplication::sendEvent(timeline, &move);
+    QTest::mouseRelease(timeline, Qt::LeftButton, Qt::ShiftModifier, QPoint(timeline->width() - 2, y));
+    QVERIFY(timeline->range().has_value());
+    QVERIFY(!timeline->range_aggregate().empty());
+  }
+
+  void corruptFileShowsItsErrorAndTheAppKeepsWorking() {
+    const QString corrupt = temp_.filePath("corrupt.etdp");
+    {
+      QFile in(QString::fromStdString(corpus("upstream/etdump/tutorial_cnn.etdp")));
+      QVERIFY(in.open(QIODevice::ReadOnly));
+      QByteArray bytes = in.readAll();
+      bytes.truncate(bytes.size() / 3);
+      QFile out(corrupt);
+      QVERIFY(out.open(QIODevice::WriteOnly));
+      out.write(bytes);
+    }
+    OpenRequest bad;
+    bad.files = {corrupt.toStdString()};
+    open(bad);
+    const QStringList problems = window_->files()->problems();
+    QCOMPARE(problems.size(), 1);
+    QVERIFY2(problems[0].startsWith(corrupt), qPrintable(problems[0]));
+    QCOMPARE(window_->events()->model()->rowCount(), 0);
+    // Still working: the good trace opens in the same window.
+    open(tutorial());
+    QVERIFY(window_->files()->problems().isEmpty());
+    QVERIFY(window_->events()->model()->rowCount() > 0);
+  }
+
+  void mobilenetLinksEventsToModuleAndSource() {
+    const QString trace = temp_.filePath("mobilenet_v2.etdp");
+    QProcess run;
+    run.start(ETINSPECT_PATH, {"run", QString::fromStdString(sample("mobilenet_v2/mobilenet_v2.pte")), "--etdump", trace});
+    QVERIFY(run.waitForFinished(300000));
+    QCOMPARE(run.exitCode(), 0);
+    OpenRequest request;
+    request.files = {trace.toStdString(), sample("mobilenet_v2/mobilenet_v2.pte"), sample("mobilenet_v2/mobilenet_v2.etrecord")};
+    open(request);
+    QVERIFY(window_->workspace()->errors().empty());
+    QVERIFY(window_->workspace()->warnings().empty());
+    const TimelineTrack& track = window_->workspace()->timeline().tracks().at(1);
+    size_t conv = 0;
+    while (track.name_of(track.events.at(conv)) != "native_call_convolution.out") ++conv;
+    std::string joined;
+    for (const std::string& line : window_->timeline()->tooltip_lines({1, conv})) joined += line + "\n";
+    QVERIFY2(joined.find("module       ") != std::string::npos, joined.c_str());
+    QVERIFY2(joined.find("source       ") != std::string::npos && joined.find(".py:") != std::string::npos, joined.c_str());
+    QVERIFY2(joined.find("aten.convolution") != std::string::npos, joined.c_str());
+    QTest::mouseClick(window_->timeline(), Qt::LeftButton, {},
+                      window_->timeline()->event_rect({1, conv}).value_or(QRectF()).center().toPoint());
+    window_->select_event(size_t(track.group), size_t(track.events[conv].row));
+    const QString details = window_->details()->text();
+    QVERIFY2(details.contains("module hierarchy") && details.contains(".py:"), qPrintable(details));
+  }
+
+  void screenshotsOfEveryViewAreNonBlankAndOfTheRequestedSize() {
+    const OpenRequest t = tutorial();
+    QStringList files;
+    for (const std::string& f : t.files) files << QString::fromStdString(f);
+    for (const QString view : {"timeline", "table", "memory", "gap"}) {
+      const QString png = temp_.filePath(view + ".png");
+      QStringList args = files;
+      args << "--reference" << QString::fromStdString(corpus("upstream-runtime/tutorial_cnn_intermediates.etdp"))
+           << "--reference-debug-buffer" << QString::fromStdString(corpus("upstream-runtime/tutorial_cnn_intermediates.bin"))
+           << "--screenshot" << png << "--view" << view << "--size" << "900x640";
+      QProcess gui;
+      gui.start(ETINSPECT_GUI_PATH, args);
+      QVERIFY(gui.waitForFinished(120000));
+      QVERIFY2(gui.exitCode() == 0, qPrintable(view + ": " + gui.readAllStandardError()));
+      const QImage image(png);
+      QCOMPARE(image.size(), QSize(900, 640));
+      QVERIFY2(distinct_colours(image) > 20, qPrintable(view));
+    }
+    // Bad arguments are usage errors, not crashes.
+    QProcess bad;
+    bad.start(ETINSPECT_GUI_PATH, {files[0], "--screenshot", temp_.filePath("x.png"), "--view", "nope"});
+    QVERIFY(bad.waitForFinished(60000));
+    QCOMPARE(bad.exitCode(), 2);
+    QVERIFY(bad.readAllStandardError().contains("--view 'nope'"));
+  }
+};
+
+int main(int argc, char** argv) {
+  QSurfaceFormat format;
+  format.setVersion(3, 3);
+  format.setProfile(QSurfaceFormat::CoreProfile);
+  QSurfaceFormat::setDefaultFormat(format);
+  QApplication app(argc, argv);
+  QApplication::setOrganizationName("etkit-tests");  // keep the user's recent files alone
+  GuiAppTest test;
+  return QTest::qExec(&test, argc, argv);
+}
+
+#include "gui_app_test.moc"
