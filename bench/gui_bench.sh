@@ -14,10 +14,7 @@ runs=("$@")
 frames=${FRAMES:-60}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-run_gui=("$build/gui/etinspect-gui")
-if [[ -z "${DISPLAY:-}" ]]; then
-  run_gui=(xvfb-run -a -s "-screen 0 1920x1200x24" "${run_gui[@]}")
-fi
+run_gui=("$(dirname "$0")/../scripts/with-display" "$build/gui/etinspect-gui")
 for n in "${runs[@]}"; do
   for layout in same per-run; do
     trace="$dir/trace_${n}_${layout}.etdp"

@@ -2,7 +2,7 @@
 // the flags name roles a file's bytes cannot tell (a debug buffer, a
 // reference folder) as `etinspect gap` does.
 //
-//   --screenshot OUT.png --view timeline|table|memory|gap --size WxH
+//   --screenshot OUT.png --view timeline|table|memory|gap --size WxH [--select NAME]
 //   --bench-frames N   (timeline frame times, one JSON line)
 
 #include <QApplication>
@@ -50,9 +50,11 @@ int main(int argc, char** argv) {
   const QCommandLineOption screenshot(QString("screenshot"), "Write a PNG of one view and exit.", "OUT.png");
   const QCommandLineOption view(QString("view"), "View for --screenshot: timeline, table, memory, gap.", "VIEW", "timeline");
   const QCommandLineOption size(QString("size"), "Window size for --screenshot and --bench-frames.", "WxH", "1600x1000");
+  const QCommandLineOption select_name(QString("select"), "Select the first event of this name (for --screenshot).",
+                                       "NAME");
   const QCommandLineOption bench(QString("bench-frames"), "Draw N timeline frames, print their times as JSON, exit.", "N");
   parser.addOptions({program, etrecord, debug_buffer, baseline, reference, reference_buffer, method, source_unit,
-                     screenshot, view, size, bench});
+                     screenshot, view, size, select_name, bench});
   parser.process(app);
 
   etkit::gui::OpenRequest request;
@@ -97,6 +99,9 @@ int main(int argc, char** argv) {
     const double open_seconds = double(timer.nsecsElapsed()) / 1e9;
     for (const auto& problem : window.workspace()->errors()) {
       std::fprintf(stderr, "etinspect-gui: error: '%s': %s\n", problem.path.c_str(), problem.message.c_str());
+    }
+    if (parser.isSet(select_name) && !window.select_event_named(parser.value(select_name).toStdString())) {
+      return usage_error("--select: no event named '" + parser.value(select_name) + "' in the trace");
     }
     if (frames > 0) {
       etkit::gui::bench_frames(window, frames, open_seconds, window_size);

@@ -384,11 +384,25 @@ void MainWindow::on_timeline_selected(size_t track, size_t index) {
   show_event_details(size_t(t.group), size_t(e.row));
 }
 
-void MainWindow::select_event(size_t block, size_t event) {
+void MainWindow::select_event(size_t block, size_t event, bool frame) {
   if (workspace_ == nullptr) return;
   events_->select_event(block, event);
-  if (const auto id = workspace_->timeline_event_of(block, event)) timeline_->select(*id, true);
+  if (const auto id = workspace_->timeline_event_of(block, event)) timeline_->select(*id, frame);
   show_event_details(block, event);
+}
+
+bool MainWindow::select_event_named(const std::string& name) {
+  if (workspace_ == nullptr) return false;
+  const auto& blocks = workspace_->blocks();
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    for (size_t e = 0; e < blocks[b].events.size(); ++e) {
+      if (blocks[b].events[e].name == name) {
+        select_event(b, e, false);
+        return true;
+      }
+    }
+  }
+  return false;
 }
 
 void MainWindow::select_instruction(int32_t id) {

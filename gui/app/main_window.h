@@ -47,8 +47,11 @@ class MainWindow : public QMainWindow {
 
   void show_view(View view);
   /// Selects event `event` of block `block` in the table, the timeline
-  /// (framed) and the details panel.
-  void select_event(size_t block, size_t event);
+  /// (framed unless `frame` is false) and the details panel.
+  void select_event(size_t block, size_t event, bool frame = true);
+  /// Selects the first event named `name` without framing it; false when
+  /// there is none.
+  bool select_event_named(const std::string& name);
   /// Selects the first event of instruction `id` in the first Execute block.
   void select_instruction(int32_t id);
 
