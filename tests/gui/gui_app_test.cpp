@@ -8,6 +8,8 @@
 #include <QDir>
 #include <QImage>
 #include <QLineEdit>
+#include <QMimeData>
+#include <QSettings>
 #include <QProcess>
 #include <QSet>
 #include <QSurfaceFormat>
@@ -165,6 +167,31 @@ class GuiAppTest : public QObject {
     open(tutorial());
     QVERIFY(window_->files()->problems().isEmpty());
     QVERIFY(window_->events()->model()->rowCount() > 0);
+  }
+
+  // Files dropped on the window join the workspace (kinds by their bytes),
+  // and land in the recent-files list.
+  void droppedFilesJoinTheWorkspaceAndAreRemembered() {
+    QSettings().remove("recent");
+    OpenRequest trace;
+    trace.files = {corpus("upstream/etdump/tutorial_cnn.etdp")};
+    open(trace);
+    QVERIFY(window_->workspace()->record() == nullptr);
+    QMimeData mime;
+    mime.setUrls({QUrl::fromLocalFile(QString::fromStdString(sample("tutorial_cnn/tutorial_cnn.etrecord")))});
+    QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(window_.get(), &enter);
+    QVERIFY(enter.isAccepted());
+    QEventLoop loop;
+    connect(window_.get(), &MainWindow::workspace_shown, &loop, &QEventLoop::quit);
+    QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(window_.get(), &drop);
+    if (window_->loading()) loop.exec();
+    QVERIFY(window_->workspace()->trace() != nullptr);   // the trace stayed
+    QVERIFY(window_->workspace()->record() != nullptr);  // and gained its record
+    const QStringList recent = QSettings().value("recent").toStringList();
+    QCOMPARE(recent.value(0), QString::fromStdString(sample("tutorial_cnn/tutorial_cnn.etrecord")));
+    QVERIFY(recent.contains(QString::fromStdString(corpus("upstream/etdump/tutorial_cnn.etdp"))));
   }
 
   void mobilenetLinksEventsToModuleAndSource() {
