@@ -37,6 +37,7 @@ ImGuiCanvas::ImGuiCanvas(QWidget* parent) : QOpenGLWidget(parent) {
 }
 
 ImGuiCanvas::~ImGuiCanvas() {
+  disconnect(context_watch_);
   makeCurrent();
   shutdown_imgui();
   doneCurrent();
@@ -57,7 +58,8 @@ void ImGuiCanvas::initializeGL() {
   initializeOpenGLFunctions();
   // Qt may re-create the GL context (reparenting, docking): the renderer's
   // objects die with it, and a second init would assert.
-  connect(context(), &QOpenGLContext::aboutToBeDestroyed, this, [this] {
+  disconnect(context_watch_);
+  context_watch_ = connect(context(), &QOpenGLContext::aboutToBeDestroyed, this, [this] {
     makeCurrent();
     shutdown_imgui();
     doneCurrent();

@@ -57,6 +57,9 @@ class ImGuiCanvas : public QOpenGLWidget, protected QOpenGLFunctions {
   void shutdown_imgui();
 
   ImGuiContext* context_ = nullptr;
+  // The GL context's aboutToBeDestroyed connection: cut in our destructor,
+  // or QOpenGLWidget's own destructor would call into a half-destroyed us.
+  QMetaObject::Connection context_watch_;
   bool backend_ready_ = false;
   QElapsedTimer clock_;
   std::deque<Input> pending_;

@@ -314,10 +314,16 @@ void MainWindow::open(const OpenRequest& request, bool merge) {
 }
 
 void MainWindow::open_blocking(const OpenRequest& request, bool merge) {
+  // Wait for this open's workspace to be shown: the worker may already be
+  // done when open() returns, but its result arrives through the event loop.
+  // While a load runs, this one is queued behind it: two workspaces are shown.
+  const uint64_t target = shown_count_ + (watcher_->isRunning() ? 2 : 1);
   QEventLoop loop;
-  connect(this, &MainWindow::workspace_shown, &loop, &QEventLoop::quit);
+  connect(this, &MainWindow::workspace_shown, &loop, [&] {
+    if (shown_count_ >= target) loop.quit();
+  });
   open(request, merge);
-  if (loading()) loop.exec();
+  if (shown_count_ < target) loop.exec();
 }
 
 bool MainWindow::loading() const { return watcher_->isRunning() || queued_.has_value(); }
@@ -361,6 +367,7 @@ void MainWindow::show_workspace(std::unique_ptr<Workspace> workspace) {
     status_->setText("No workspace open");
   }
   memory_method_->blockSignals(false);
+  ++shown_count_;
   emit workspace_shown();
 }
 

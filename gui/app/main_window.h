@@ -85,6 +85,7 @@ class MainWindow : public QMainWindow {
   std::unique_ptr<TimelineStyle> style_;
   QFutureWatcher<Workspace*>* watcher_;
   std::optional<std::pair<OpenRequest, bool>> queued_;  // an open asked for while loading
+  uint64_t shown_count_ = 0;  // workspaces shown so far (open_blocking waits for its own)
   QTabWidget* tabs_;
   TimelineCanvas* timeline_;
   QLineEdit* search_;
