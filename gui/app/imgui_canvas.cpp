@@ -7,6 +7,7 @@
 #include <QKeyEvent>
 #include <QMouseEvent>
 #include <QOpenGLContext>
+#include <QSurfaceFormat>
 #include <QWheelEvent>
 #include <chrono>
 
@@ -29,6 +30,13 @@ void load_font(ImGuiIO& io, float scale) {
 }
 
 }  // namespace
+
+void use_imgui_gl_format() {
+  QSurfaceFormat format;
+  format.setVersion(3, 3);
+  format.setProfile(QSurfaceFormat::CoreProfile);
+  QSurfaceFormat::setDefaultFormat(format);
+}
 
 ImGuiCanvas::ImGuiCanvas(QWidget* parent) : QOpenGLWidget(parent) {
   setMouseTracking(true);

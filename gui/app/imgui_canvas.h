@@ -13,6 +13,10 @@ struct ImGuiContext;
 
 namespace etkit::gui {
 
+/// Makes every GL context a 3.3 core profile, as ImGui's OpenGL3 renderer
+/// wants (`#version 330 core`). Call before the QApplication exists.
+void use_imgui_gl_format();
+
 class ImGuiCanvas : public QOpenGLWidget, protected QOpenGLFunctions {
   Q_OBJECT
  public:

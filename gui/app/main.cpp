@@ -8,11 +8,12 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QElapsedTimer>
-#include <QSurfaceFormat>
 #include <cstdio>
+#include <optional>
 
 #include "etkit/inspector/event_blocks.h"
 #include "headless.h"
+#include "imgui_canvas.h"
 #include "main_window.h"
 
 namespace {
@@ -22,18 +23,18 @@ int usage_error(const QString& message) {
   return 2;
 }
 
-}  // namespace
+// The command line, checked: files and roles to open, and what to do headless.
+struct Options {
+  etkit::gui::OpenRequest request;
+  QSize size;
+  etkit::gui::View view = etkit::gui::View::kTimeline;
+  QString screenshot;
+  QString select;
+  int bench_frames = 0;
+};
 
-int main(int argc, char** argv) {
-  // ImGui's OpenGL3 renderer wants a core profile; set before the app exists.
-  QSurfaceFormat format;
-  format.setVersion(3, 3);
-  format.setProfile(QSurfaceFormat::CoreProfile);
-  QSurfaceFormat::setDefaultFormat(format);
-  QApplication app(argc, argv);
-  QApplication::setApplicationName("etinspect-gui");
-  QApplication::setOrganizationName("etkit");
-
+// The options, or the usage error to print (exit 2).
+std::optional<Options> parse(const QApplication& app, QString& error) {
   QCommandLineParser parser;
   parser.setApplicationDescription("Where the time goes in an ExecuTorch program: timeline, events, memory, gaps.");
   parser.addHelpOption();
@@ -57,7 +58,8 @@ int main(int argc, char** argv) {
                      screenshot, view, size, select_name, bench});
   parser.process(app);
 
-  etkit::gui::OpenRequest request;
+  Options options;
+  etkit::gui::OpenRequest& request = options.request;
   for (const QString& file : parser.positionalArguments()) request.files.push_back(file.toStdString());
   request.program = parser.value(program).toStdString();
   request.etrecord = parser.value(etrecord).toStdString();
@@ -67,53 +69,81 @@ int main(int argc, char** argv) {
   request.reference_debug_buffer = parser.value(reference_buffer).toStdString();
   request.method = parser.value(method).toStdString();
   const auto unit = etkit::inspector::parse_time_unit(parser.value(source_unit).toStdString());
-  if (!unit.ok()) return usage_error("--source-time-unit: " + QString::fromStdString(unit.error().message()));
+  if (!unit.ok()) {
+    error = "--source-time-unit: " + QString::fromStdString(unit.error().message());
+    return std::nullopt;
+  }
   request.source_unit = *unit;
-  if (request.source_unit == etkit::inspector::TimeUnit::kCycles) request.table_unit = etkit::inspector::TimeUnit::kCycles;
+  if (*unit == etkit::inspector::TimeUnit::kCycles) request.table_unit = etkit::inspector::TimeUnit::kCycles;
 
   const QStringList dims = parser.value(size).split('x');
   bool width_ok = false, height_ok = false;
-  const QSize window_size(dims.value(0).toInt(&width_ok), dims.value(1).toInt(&height_ok));
-  if (dims.size() != 2 || !width_ok || !height_ok || window_size.width() < 200 || window_size.height() < 150 ||
-      window_size.width() > 8192 || window_size.height() > 8192) {
-    return usage_error("--size '" + parser.value(size) + "' is not WxH with 200 <= W, 150 <= H, both <= 8192");
+  options.size = QSize(dims.value(0).toInt(&width_ok), dims.value(1).toInt(&height_ok));
+  if (dims.size() != 2 || !width_ok || !height_ok || options.size.width() < 200 || options.size.height() < 150 ||
+      options.size.width() > 8192 || options.size.height() > 8192) {
+    error = "--size '" + parser.value(size) + "' is not WxH with 200 <= W, 150 <= H, both <= 8192";
+    return std::nullopt;
   }
   const QStringList views = {"timeline", "table", "memory", "gap"};
   const int view_index = views.indexOf(parser.value(view));
-  if (view_index < 0) return usage_error("--view '" + parser.value(view) + "' is not one of " + views.join(", "));
-  int frames = 0;
+  if (view_index < 0) {
+    error = "--view '" + parser.value(view) + "' is not one of " + views.join(", ");
+    return std::nullopt;
+  }
+  options.view = etkit::gui::View(view_index);
   if (parser.isSet(bench)) {
     bool ok = false;
-    frames = parser.value(bench).toInt(&ok);
-    if (!ok || frames < 1) return usage_error("--bench-frames '" + parser.value(bench) + "' is not a whole number >= 1");
+    options.bench_frames = parser.value(bench).toInt(&ok);
+    if (!ok || options.bench_frames < 1) {
+      error = "--bench-frames '" + parser.value(bench) + "' is not a whole number >= 1";
+      return std::nullopt;
+    }
   }
-  if ((parser.isSet(screenshot) || frames > 0) && request.empty()) {
-    return usage_error("--screenshot and --bench-frames need files to open");
+  options.screenshot = parser.value(screenshot);
+  options.select = parser.value(select_name);
+  if ((!options.screenshot.isEmpty() || options.bench_frames > 0) && request.empty()) {
+    error = "--screenshot and --bench-frames need files to open";
+    return std::nullopt;
   }
+  return options;
+}
 
-  etkit::gui::MainWindow window;
-  if (parser.isSet(screenshot) || frames > 0) {
-    QElapsedTimer timer;
-    timer.start();
-    window.open_blocking(request, false);
-    const double open_seconds = double(timer.nsecsElapsed()) / 1e9;
-    for (const auto& problem : window.workspace()->errors()) {
-      std::fprintf(stderr, "etinspect-gui: error: '%s': %s\n", problem.path.c_str(), problem.message.c_str());
-    }
-    if (parser.isSet(select_name) && !window.select_event_named(parser.value(select_name).toStdString())) {
-      return usage_error("--select: no event named '" + parser.value(select_name) + "' in the trace");
-    }
-    if (frames > 0) {
-      etkit::gui::bench_frames(window, frames, open_seconds, window_size);
-    } else {
-      const QString error = etkit::gui::write_screenshot(window, etkit::gui::View(view_index), window_size,
-                                                         parser.value(screenshot));
-      if (!error.isEmpty()) return usage_error(error);
-    }
-    return window.workspace()->errors().empty() ? 0 : 1;
+// Opens the files, then writes the screenshot or runs the frame benchmark.
+// Exit 1 when a file could not be used.
+int run_headless(etkit::gui::MainWindow& window, const Options& options) {
+  QElapsedTimer timer;
+  timer.start();
+  window.open_blocking(options.request, false);
+  const double open_seconds = double(timer.nsecsElapsed()) / 1e9;
+  for (const auto& problem : window.workspace()->errors()) {
+    std::fprintf(stderr, "etinspect-gui: error: '%s': %s\n", problem.path.c_str(), problem.message.c_str());
   }
-  window.resize(window_size);
+  if (!options.select.isEmpty() && !window.select_event_named(options.select.toStdString())) {
+    return usage_error("--select: no event named '" + options.select + "' in the trace");
+  }
+  if (options.bench_frames > 0) {
+    etkit::gui::bench_frames(window, options.bench_frames, open_seconds, options.size);
+  } else {
+    const QString error = etkit::gui::write_screenshot(window, options.view, options.size, options.screenshot);
+    if (!error.isEmpty()) return usage_error(error);
+  }
+  return window.workspace()->errors().empty() ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  etkit::gui::use_imgui_gl_format();
+  QApplication app(argc, argv);
+  QApplication::setApplicationName("etinspect-gui");
+  QApplication::setOrganizationName("etkit");
+  QString error;
+  const std::optional<Options> options = parse(app, error);
+  if (!options) return usage_error(error);
+  etkit::gui::MainWindow window;
+  if (!options->screenshot.isEmpty() || options->bench_frames > 0) return run_headless(window, *options);
+  window.resize(options->size);
   window.show();
-  if (!request.empty()) window.open(request, false);
+  if (!options->request.empty()) window.open(options->request, false);
   return app.exec();
 }

@@ -21,6 +21,7 @@
 #include "etkit/gui/events_table.h"
 #include "events_view.h"
 #include "files_panel.h"
+#include "imgui_canvas.h"
 #include "main_window.h"
 #include "timeline_canvas.h"
 
@@ -248,10 +249,7 @@ class GuiAppTest : public QObject {
 };
 
 int main(int argc, char** argv) {
-  QSurfaceFormat format;
-  format.setVersion(3, 3);
-  format.setProfile(QSurfaceFormat::CoreProfile);
-  QSurfaceFormat::setDefaultFormat(format);
+  use_imgui_gl_format();
   QApplication app(argc, argv);
   QApplication::setOrganizationName("etkit-tests");  // keep the user's recent files alone
   GuiAppTest test;
