@@ -80,14 +80,8 @@ Result<std::vector<std::string>> instruction_ops(const GapCliOptions& options) {
   ETKIT_ASSIGN_OR_RETURN(auto loaded, load_program(options.program, {}));
   std::vector<std::string> names;
   for (const MethodSummary& method : summarize(*loaded->program).methods) {
+    if (method.name == options.method) return inspector::instruction_ops(method);
     names.push_back(method.name);
-    if (method.name != options.method) continue;
-    for (const InstructionSummary& instruction : method.instructions) {
-      if (instruction.chain != 0) continue;
-      if (size_t(instruction.index) >= ops.size()) ops.resize(size_t(instruction.index) + 1);
-      ops[size_t(instruction.index)] = instruction.target;
-    }
-    return ops;
   }
   return unknown_name("--method", options.method, "method in " + options.program, names);
 }

@@ -25,13 +25,6 @@ nlohmann::ordered_json debug_value(const inspector::RecordedOutput& output) {
 
 }  // namespace
 
-int decimals_for(inspector::TimeUnit source, inspector::TimeUnit target) {
-  const double ratio = inspector::nanoseconds_per(target) / inspector::nanoseconds_per(source);
-  int decimals = 0;
-  for (double r = ratio; r > 1.5 && decimals < 9; r /= 10) ++decimals;
-  return decimals;
-}
-
 bool numeric_column(size_t index, const CellFormat& format) {
   const size_t first_stat = format.bundled_case ? 3 : 2;
   return (format.bundled_case && index == 1) || (index >= first_stat && index < first_stat + std::size(kStatColumns));

@@ -22,6 +22,7 @@ namespace etkit::cli {
 
 using inspector::DebugOutputs;
 using inspector::debug_data_text;
+using inspector::decimals_for;
 using inspector::module_text;
 using inspector::op_types_text;
 using inspector::source_text;
@@ -37,9 +38,6 @@ struct CellFormat {
   int decimals = 6;
 };
 
-/// Decimals that show a `source`-unit timestamp exactly in `target` units
-/// (at most 9).
-int decimals_for(inspector::TimeUnit source, inspector::TimeUnit target);
 /// Whether column `index` of the text table holds numbers (right-aligned).
 bool numeric_column(size_t index, const CellFormat& format);
 

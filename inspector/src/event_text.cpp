@@ -20,6 +20,13 @@ std::string join_distinct(const Items& items, Describe describe) {
 
 }  // namespace
 
+int decimals_for(TimeUnit source, TimeUnit target) {
+  const double ratio = nanoseconds_per(target) / nanoseconds_per(source);
+  int decimals = 0;
+  for (double r = ratio; r > 1.5 && decimals < 9; r /= 10) ++decimals;
+  return decimals;
+}
+
 DebugOutputs by_instruction(std::vector<RecordedOutput> outputs) {
   DebugOutputs debug;
   for (RecordedOutput& output : outputs) debug[output.instruction_id].push_back(std::move(output));

@@ -234,4 +234,14 @@ Result<GapReport> numeric_gap(const std::vector<RecordedOutput>& outputs, const 
   return report;
 }
 
+std::vector<std::string> instruction_ops(const MethodSummary& method) {
+  std::vector<std::string> ops;
+  for (const InstructionSummary& instruction : method.instructions) {
+    if (instruction.chain != 0) continue;
+    if (size_t(instruction.index) >= ops.size()) ops.resize(size_t(instruction.index) + 1);
+    ops[size_t(instruction.index)] = instruction.target;
+  }
+  return ops;
+}
+
 }  // namespace etkit::inspector

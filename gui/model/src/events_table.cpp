@@ -1,21 +1,18 @@
 #include "etkit/gui/events_table.h"
 
 #include <algorithm>
-#include <cctype>
 #include <map>
 #include <set>
 #include <tuple>
 
 #include "etkit/gui/workspace.h"
+#include "lowercase.h"
 #include "etkit/inspector/event_text.h"
 
 namespace etkit::gui {
 namespace {
 
-std::string lower(std::string text) {
-  for (char& c : text) c = char(std::tolower(static_cast<unsigned char>(c)));
-  return text;
-}
+using detail::lowercase;
 
 std::string number_text(double value, int decimals) {
   char text[64];
@@ -154,11 +151,8 @@ std::string EventsTable::cell(size_t index, Column column) const {
     default: {
       const auto v = value(index, column);
       if (!v) return "";
-      // As the CLI: the digits a nanosecond clock resolves in the unit.
-      const double ratio = inspector::nanoseconds_per(workspace_.request().table_unit) /
-                           inspector::nanoseconds_per(workspace_.request().source_unit);
-      int decimals = 0;
-      for (double r = ratio; r > 1.5 && decimals < 9; r /= 10) ++decimals;
+      // As the CLI: the digits the trace's clock resolves in the unit.
+      const int decimals = inspector::decimals_for(workspace_.request().source_unit, workspace_.request().table_unit);
       return (column == Column::kDeltaP50 && *v > 0 ? "+" : "") + number_text(*v, decimals);
     }
   }
@@ -171,12 +165,12 @@ std::optional<double> EventsTable::number(size_t row, size_t column) const {
 }
 
 void EventsTable::set_filter(const std::string& text) {
-  filter_ = lower(text);
+  filter_ = lowercase(text);
   if (!filter_.empty() && search_text_.empty()) {
     // Built on first use: a million rows' module and source texts cost.
     search_text_.reserve(rows_.size());
     for (size_t i = 0; i < rows_.size(); ++i) {
-      search_text_.push_back(lower(cell(i, Column::kEvent) + "\n" + cell(i, Column::kOpTypes) + "\n" +
+      search_text_.push_back(lowercase(cell(i, Column::kEvent) + "\n" + cell(i, Column::kOpTypes) + "\n" +
                                    cell(i, Column::kModule) + "\n" + cell(i, Column::kSource)));
     }
   }

@@ -1,19 +1,16 @@
 #include "etkit/gui/timeline_style.h"
 
 #include <algorithm>
-#include <cctype>
 #include <unordered_map>
 
 #include "etkit/gui/workspace.h"
+#include "lowercase.h"
 #include "etkit/inspector/event_text.h"
 
 namespace etkit::gui {
 namespace {
 
-std::string lower(std::string text) {
-  for (char& c : text) c = char(std::tolower(static_cast<unsigned char>(c)));
-  return text;
-}
+using detail::lowercase;
 
 }  // namespace
 
@@ -104,7 +101,7 @@ void TimelineStyle::search(const std::string& text) {
   matches_.clear();
   match_count_ = 0;
   if (text.empty()) return;
-  const std::string needle = lower(text);
+  const std::string needle = lowercase(text);
   matches_.resize(timeline_.tracks().size());
   for (size_t t = 0; t < matches_.size(); ++t) matches_[t].resize(timeline_.tracks()[t].events.size());
   std::vector<bool> slot_matches;
@@ -115,7 +112,7 @@ void TimelineStyle::search(const std::string& text) {
         if (const inspector::Event* e = workspace_.event_of(track, event)) {
           haystack += "\n" + inspector::op_types_text(*e) + "\n" + inspector::module_text(*e);
         }
-        slot_matches.push_back(lower(haystack).find(needle) != std::string::npos);
+        slot_matches.push_back(lowercase(haystack).find(needle) != std::string::npos);
       },
       [&](size_t t, size_t i, size_t slot) {
         matches_[t][i] = slot_matches[slot];

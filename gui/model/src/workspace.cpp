@@ -269,15 +269,7 @@ struct Workspace::Loader {
     ws.reference_ = std::move(*source);
     inspector::GapOptions options;
     options.method = request.method;
-    if (const MethodSummary* method = ws.method()) {
-      for (const InstructionSummary& instruction : method->instructions) {
-        if (instruction.chain != 0) continue;
-        if (size_t(instruction.index) >= options.instruction_ops.size()) {
-          options.instruction_ops.resize(size_t(instruction.index) + 1);
-        }
-        options.instruction_ops[size_t(instruction.index)] = instruction.target;
-      }
-    }
+    if (const MethodSummary* method = ws.method()) options.instruction_ops = inspector::instruction_ops(*method);
     auto report = inspector::numeric_gap(ws.gap_outputs_, *ws.reference_, ws.record(), options);
     if (!report.ok()) return fail(reference_path, report.error());
     ws.gap_ = std::move(*report);

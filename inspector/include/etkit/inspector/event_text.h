@@ -24,6 +24,10 @@ DebugOutputs by_instruction(std::vector<RecordedOutput> outputs);
 /// instruction and for delegated events (they carry their own ids).
 const std::vector<RecordedOutput>* outputs_of(const Event& event, const DebugOutputs& debug);
 
+/// Decimals that show a `source`-unit timestamp exactly in `target` units
+/// (at most 9): ns -> ms gives 6, so statistics line up without noise.
+int decimals_for(TimeUnit source, TimeUnit target);
+
 /// "[aten.convolution.default, …]", as upstream prints op_types.
 std::string op_types_text(const Event& event);
 /// "file:line" of the innermost user frame of each linked node, joined;

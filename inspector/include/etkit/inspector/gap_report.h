@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "etkit/core/program_summary.h"
 #include "etkit/core/result.h"
 #include "etkit/inspector/numeric_gap.h"
 
@@ -94,6 +95,10 @@ struct GapReport {
   size_t compared = 0;
   size_t missing = 0;
 };
+
+/// The operator of each instruction of chain 0 of `method`, by instruction
+/// index: GapOptions::instruction_ops.
+std::vector<std::string> instruction_ops(const MethodSummary& method);
 
 /// Compares the first output of every recorded instruction with its
 /// reference. `record` (may be null) gives debug handles, op names and
