@@ -271,6 +271,14 @@ TEST(GapView, TensorImagesTileChannels) {
   ASSERT_TRUE(shrunk);
   EXPECT_EQ(shrunk->width, 2u);
   EXPECT_EQ(shrunk->actual, (std::vector<float>{6, 8, -9, 1}));
+  // [1, 5]: a row vector wraps into 3 columns, row by row; the sixth cell is padding.
+  const auto row = tensor_image({1, 2, 3, 4, 5}, {1, 2, 3, 4, 5}, {1, 5});
+  ASSERT_TRUE(row);
+  EXPECT_EQ(row->width, 3u);
+  EXPECT_EQ(row->height, 2u);
+  EXPECT_EQ(row->actual[2], 3);
+  EXPECT_EQ(row->actual[3], 4);
+  EXPECT_TRUE(std::isnan(row->actual[5]));
   EXPECT_FALSE(tensor_image({1, 2}, {1}, {2}));  // sizes differ
   EXPECT_FALSE(tensor_image({1, 2}, {1, 2}, {2}));  // 1-D is no image
 }

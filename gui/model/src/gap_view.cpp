@@ -91,8 +91,14 @@ std::optional<TensorImage> tensor_image(const std::vector<double>& actual, const
   for (int64_t s : sizes) {
     if (s <= 0) return std::nullopt;
   }
-  const size_t h = size_t(sizes[sizes.size() - 2]), w = size_t(sizes.back());
-  const size_t channels = sizes.size() >= 3 ? size_t(sizes[sizes.size() - 3]) : 1;
+  size_t h = size_t(sizes[sizes.size() - 2]), w = size_t(sizes.back());
+  size_t channels = sizes.size() >= 3 ? size_t(sizes[sizes.size() - 3]) : 1;
+  if (sizes.size() == 2 && h == 1) {
+    // A row vector ([1, N], a linear layer's output) as one pixel high would
+    // be a strip nobody can see: its values tile a near-square instead.
+    channels = w;
+    h = w = 1;
+  }
   if (channels * h * w > actual.size()) return std::nullopt;
   const size_t columns = size_t(std::ceil(std::sqrt(double(channels))));
   const size_t rows = (channels + columns - 1) / columns;

@@ -41,8 +41,9 @@ double gap_fraction(const GapSeries& series, double value);
 /// The point nearest to x position `row` (in rows), if any.
 std::optional<size_t> nearest_point(const GapSeries& series, double row);
 
-/// A tensor as an image: 2-D as is, 3-D and 4-D (first batch) with its
-/// channels tiled in a near-square grid; larger than `max_side` pixels
+/// A tensor as an image: 2-D as is (a [1, N] row vector wrapped into a
+/// near-square, row by row), 3-D and 4-D (first batch) with its channels
+/// tiled in a near-square grid; larger than `max_side` pixels
 /// shrunk by taking each block's largest magnitude. Padding cells are NaN.
 struct TensorImage {
   size_t width = 0, height = 0;
