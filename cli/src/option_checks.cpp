@@ -93,4 +93,9 @@ Error index_out_of_range(const std::string& option, int64_t value, const std::st
                      option.c_str(), (long long)value, count, what.c_str(), count - 1);
 }
 
+void add_threads_option(CLI::App& command, int& threads) {
+  command.add_option("--threads", threads, "Threads for XNNPACK delegates (default 1; 0 = all cores)")
+      ->check(whole_number(0, 1024));
+}
+
 }  // namespace etkit::cli

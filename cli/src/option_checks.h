@@ -32,6 +32,10 @@ CLI::Validator non_negative_number();
 /// any work so a long run never fails at its end.
 CLI::Validator writable_path();
 
+/// --threads N for the delegate backends' thread pools (XNNPACK): 1 runs
+/// on the calling thread, 0 uses every core.
+void add_threads_option(CLI::App& command, int& threads);
+
 /// `what` '`value`' not found: the error listing what exists, for names
 /// checked against a loaded file (blocks, methods, modules).
 Error unknown_name(const std::string& option, const std::string& value, const std::string& what,

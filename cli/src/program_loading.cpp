@@ -3,6 +3,12 @@
 #include "etkit/core/file_data.h"
 #include "etkit/core/file_kind.h"
 
+#include <cstdio>
+
+#ifdef ETKIT_HAS_XNNPACK
+#include "etkit/delegates/xnnpack/xnnpack_backend.h"
+#endif
+
 namespace etkit::cli {
 
 Result<std::unique_ptr<LoadedProgram>> load_program(const std::string& path,
@@ -33,8 +39,20 @@ Result<std::unique_ptr<LoadedProgram>> load_program(const std::string& path,
   return loaded;
 }
 
-MethodOptions method_options_for(const LoadedProgram& loaded) {
+MethodOptions method_options_for(LoadedProgram& loaded, int threads) {
   MethodOptions options;
+#ifdef ETKIT_HAS_XNNPACK
+  if (!loaded.xnnpack) {
+    xnnpack::XnnpackOptions xnn_options;
+    xnn_options.threads = threads;
+    xnn_options.log = [](const std::string& line) { std::fprintf(stderr, "etinspect: %s\n", line.c_str()); };
+    loaded.xnnpack = std::make_unique<xnnpack::XnnpackBackend>(xnn_options);
+    loaded.backends.add(xnnpack::kXnnpackBackendId, loaded.xnnpack.get());
+  }
+#else
+  (void)threads;
+#endif
+  options.backends = &loaded.backends;
   for (const FlatTensor& file : loaded.data_files) {
     options.data_files.push_back(&file);
   }

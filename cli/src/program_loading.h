@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "etkit/bundled/bundled_program.h"
+#include "etkit/core/backend.h"
 #include "etkit/core/flat_tensor.h"
 #include "etkit/core/method.h"
 #include "etkit/core/program.h"
@@ -18,13 +19,18 @@ struct LoadedProgram {
   std::optional<bundled::BundledProgram> bundle;  ///< Set for .bpte input.
   std::optional<Program> program;
   std::vector<FlatTensor> data_files;
+  /// etkit's delegate backends (XNNPACK when built), made on first use.
+  std::unique_ptr<Backend> xnnpack;
+  BackendRegistry backends;
 };
 
 /// Loads `path` (program or bundled program) and each .ptd in `data`.
 Result<std::unique_ptr<LoadedProgram>> load_program(const std::string& path,
                                                     const std::vector<std::string>& data);
 
-/// Method options pointing at the loaded data files.
-MethodOptions method_options_for(const LoadedProgram& loaded);
+/// Method options pointing at the loaded data files and at etkit's
+/// backends; XNNPACK's pool gets `threads` threads (0: all cores). Each
+/// XNNPACK delegate says on stderr, once at load, how its nodes run.
+MethodOptions method_options_for(LoadedProgram& loaded, int threads = 1);
 
 }  // namespace etkit::cli

@@ -33,6 +33,7 @@ constexpr int64_t kMaxRuns = 1'000'000;
 
 struct RunOptions {
   std::string program;
+  int threads = 1;
   std::string method = "forward";
   std::vector<std::string> inputs;
   std::vector<std::string> data;
@@ -248,7 +249,7 @@ int run(const RunOptions& options) {
   // instructions are known.
   Status traced = setup_tracing(options.tracing, 1024, runs + 8, tracing);
   if (!traced.ok()) return diagnostics.fail(traced.error());
-  MethodOptions method_opts = method_options_for(**loaded);
+  MethodOptions method_opts = method_options_for(**loaded, options.threads);
   method_opts.tracer = tracing.gen.get();
   auto method = Method::load(*(*loaded)->program, options.method, method_opts);
   if (!method.ok()) return diagnostics.fail(method.error());
@@ -285,6 +286,7 @@ void register_run(CLI::App& app, CommandContext& context) {
   command->add_option("--method", options->method, "Method to run (default forward)");
   auto* input = command->add_option("--input", options->inputs, "Input .npy files, one per method input, in order");
   command->add_option("--data", options->data, "External constant files (.ptd), searched in order");
+  add_threads_option(*command, options->threads);
   auto* bundled = command->add_option("--bundled-input", options->bundled_input,
                                       "Use the inputs of test case N of a bundled program")
                       ->check(whole_number(0));

@@ -32,6 +32,7 @@ struct VerifyCliOptions {
   std::string json;
   TracingOptions tracing;
   std::vector<std::string> data;
+  int threads = 1;
 };
 
 // Writes a report file, with the system's reason when it cannot.
@@ -52,7 +53,7 @@ Result<bundled::VerifyReport> verify(const VerifyCliOptions& options, Tracing& t
   if (!loaded->bundle) {
     return Error::make(ErrorCode::kInvalidArgument, "%s: not a bundled program (.bpte)", options.bundle.c_str());
   }
-  MethodOptions method_options = method_options_for(*loaded);
+  MethodOptions method_options = method_options_for(*loaded, options.threads);
   size_t cases = 0;
   for (const auto& suite : loaded->bundle->suites()) cases += suite.cases.size();
   ETKIT_TRY(setup_tracing(options.tracing, (cases + 4) * 4096, cases + 16, tracing));
@@ -124,6 +125,7 @@ void register_verify(CLI::App& app, CommandContext& context) {
   command->add_option("--json", options->json, "Also write a JSON report")->check(writable_path());
   add_tracing_options(*command, options->tracing);
   command->add_option("--data", options->data, "External constant files (.ptd)");
+  add_threads_option(*command, options->threads);
   command->callback([options, &context] { context.exit_code = run_verify(*options); });
 }
 

@@ -141,7 +141,10 @@ size_t Method::trace_events_per_execute(bool with_values) const {
   size_t events = 1 + (with_values ? state_->outputs.size() : 0);
   for (const auto& chain : state_->chains) {
     for (const PreparedInstruction& instruction : chain) {
-      if (instruction.kind == InstructionKind::kDelegate) ++events;
+      if (instruction.kind == InstructionKind::kDelegate) {
+        const detail::LoadedDelegate& delegate = state_->delegates[instruction.delegate];
+        events += 1 + delegate.backend->trace_events_per_execute(delegate.handle, with_values);
+      }
       if (instruction.kind != InstructionKind::kKernel) continue;
       events += 2;
       if (with_values) events += size_t(__builtin_popcountll(instruction.out_args));

@@ -162,7 +162,14 @@ Status Builder::load_delegates() {
                        ByteSpan{spec->value() ? spec->value()->data() : nullptr,
                                 length(spec->value())}});
     }
-    auto handle = backend->init(blob, Span<const CompileSpec>(specs.data(), specs.size()));
+    BackendInitContext context;
+    context.program = &program;
+    context.data_files = Span<const FlatTensor* const>(options.data_files.data(),
+                                                       options.data_files.size());
+    context.kernels = options.kernels != nullptr ? options.kernels : &default_kernel_registry();
+    context.tracing = options.tracer != nullptr;
+    context.method_name = state.name.c_str();
+    auto handle = backend->init(context, blob, Span<const CompileSpec>(specs.data(), specs.size()));
     if (!handle.ok()) {
       return handle.error().with_context("method '%s': delegate %zu (%s)",
                                          state.name.c_str(), i, id.c_str());

@@ -80,4 +80,14 @@ ByteSpan Program::segment(size_t index) const {
                     segment->size());
 }
 
+Result<ByteSpan> Program::named_data(const std::string& key) const {
+  if (const auto* named = root_->named_data()) {
+    for (uint32_t i = 0; i < named->size(); ++i) {
+      const auto* entry = named->Get(i);
+      if (entry->key()->string_view() == key) return segment(entry->segment_index());
+    }
+  }
+  return Error::make(ErrorCode::kNotFound, "%s: no named data '%s'", name_.c_str(), key.c_str());
+}
+
 }  // namespace etkit

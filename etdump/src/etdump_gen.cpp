@@ -259,9 +259,14 @@ void ETDumpGen::log_profiling_delegate(const char* name, int32_t delegate_debug_
   record->chain = current_chain_id;
   record->instruction = current_instruction_id;
   record->delegate_int = delegate_debug_id_int;
-  // Delegates name events with an int id, or with a string id passed as
-  // `name` (which a backend may build on the fly, so it is copied).
-  if (name != nullptr) {
+  // With an int id, `name` names the event (an operator name); without
+  // one, `name` is the string id (which a backend may build on the fly, so
+  // it is copied). Upstream's runtime writes one or the other.
+  record->name = {};
+  record->delegate_str = {};
+  if (name != nullptr && delegate_debug_id_int != -1) {
+    record->name = intern(*state_, name);
+  } else if (name != nullptr) {
     record->delegate_str = pool_copy(*state_, name, std::strlen(name));
   }
   record->metadata = pool_copy(*state_, reinterpret_cast<const char*>(metadata.data), metadata.size);
@@ -358,6 +363,22 @@ void ETDumpGen::log_value(const Value& value, LoggedValueKind kind, int32_t chai
       if (!matches) return;
     }
   }
+  append_value(value, kind, chain_id, instruction_id, -1);
+}
+
+void ETDumpGen::log_delegate_value(const Value& value, int32_t delegate_debug_id_int) {
+  if (!wants_values(LoggedValueKind::kIntermediateOutput)) return;
+  const int32_t instruction_id = current_instruction_id;
+  if ((options_.first_instruction >= 0 && instruction_id < options_.first_instruction) ||
+      (options_.last_instruction >= 0 && instruction_id > options_.last_instruction)) {
+    return;
+  }
+  append_value(value, LoggedValueKind::kIntermediateOutput, current_chain_id, instruction_id,
+               delegate_debug_id_int);
+}
+
+void ETDumpGen::append_value(const Value& value, LoggedValueKind kind, int32_t chain_id,
+                             int32_t instruction_id, int32_t delegate_debug_id_int) {
   State& s = *state_;
   Record* record = append(*this, s);
   if (record == nullptr) return;
@@ -369,6 +390,7 @@ void ETDumpGen::log_value(const Value& value, LoggedValueKind kind, int32_t chai
   record->name = {};
   record->chain = chain_id;
   record->instruction = instruction_id;
+  record->delegate_int = delegate_debug_id_int;
   record->is_output = kind == LoggedValueKind::kProgramOutput;
   record->tensor_first = static_cast<uint32_t>(s.tensors.size());
   switch (value.tag()) {

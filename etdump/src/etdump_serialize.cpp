@@ -82,7 +82,7 @@ flatbuffers::Offset<fb::Event> event_of(flatbuffers::FlatBufferBuilder& b, const
       auto value = value_of(b, s, r);
       // Chain -1 (program outputs) is stored as upstream's size_t -1.
       auto event = fb::CreateDebugEvent(b, static_cast<uint64_t>(int64_t(r.chain)),
-                                        r.instruction, value, -1, 0, name);
+                                        r.instruction, value, r.delegate_int, 0, name);
       return fb::CreateEvent(b, 0, 0, event);
     }
   }

@@ -274,7 +274,11 @@ void materialize_into(const Group& group, double scale, double delegate_scale, E
     if (key.delegate_int != -1) event.delegate_debug_id_int = key.delegate_int;
     if (!key.delegate_str.empty()) event.delegate_debug_id_str = std::string(key.delegate_str);
     event.is_delegated_op = event.delegate_debug_id_int || event.delegate_debug_id_str;
-    if (event.delegate_debug_id_int) event.name = std::to_string(*event.delegate_debug_id_int);
+    // A delegate event named besides its int id (etkit's XNNPACK events:
+    // the operator name) shows that name; upstream's carry one or the other.
+    if (event.delegate_debug_id_int && key.has_profile && !key.profile_name.empty()) {
+      event.name.assign(key.profile_name);
+    } else if (event.delegate_debug_id_int) event.name = std::to_string(*event.delegate_debug_id_int);
     else if (event.delegate_debug_id_str) event.name = *event.delegate_debug_id_str;
     else event.name.assign(key.has_profile ? key.profile_name : key.debug_name);
     event.delegate_backend_name.clear();

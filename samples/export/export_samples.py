@@ -60,7 +60,8 @@ def export(sample, out_dir, cases, references, flatc, pte_only):
     example = sample.make_inputs(generator)
     captured = capture(model, example)
     constants = []
-    method = emit_method("forward", captured, example, constants)
+    method = emit_method("forward", captured, example, constants, delegate=sample.delegate,
+                         flatc=flatc)
     program = write_program([method], constants, flatc)
     directory = os.path.join(out_dir, sample.name)
     os.makedirs(directory, exist_ok=True)
@@ -77,7 +78,7 @@ def export(sample, out_dir, cases, references, flatc, pte_only):
             f.write(write_bundle(program, "forward", bundle_cases, flatc))
         write_etrecord(stem + ".etrecord", [method])
         written += [stem + ".bpte", stem + ".etrecord"]
-        if references:
+        if references and not method.delegates:
             write_references(os.path.join(directory, "reference"), method, example)
             written.append(os.path.join(directory, "reference/"))
     print("%-18s %3d instructions, arena %7.2f MiB, constants %6.2f MiB, %.1f s -> %s" % (

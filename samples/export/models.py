@@ -152,11 +152,12 @@ class NanoGPT(nn.Module):
 class Sample:
     """A model and how to make its inputs."""
 
-    def __init__(self, name, build, make_inputs, note=""):
+    def __init__(self, name, build, make_inputs, note="", delegate=None):
         self.name = name
         self.build = build
         self.make_inputs = make_inputs
         self.note = note
+        self.delegate = delegate  # "xnnpack": delegate what XNNPACK takes
 
 
 def _images(shape):
@@ -174,6 +175,8 @@ def samples(full_size=False):
         return [
             Sample("mobilenet_v2_full", lambda: torchvision.models.mobilenet_v2(),
                    _images((1, 3, 224, 224))),
+            Sample("mobilenet_v2_xnnpack_full", lambda: torchvision.models.mobilenet_v2(),
+                   _images((1, 3, 224, 224)), delegate="xnnpack"),
             Sample("resnet18_full", lambda: resnet18(), _images((1, 3, 224, 224))),
         ]
     return [
@@ -181,6 +184,9 @@ def samples(full_size=False):
         Sample("mobilenet_v2", lambda: torchvision.models.mobilenet_v2(
             width_mult=0.5, num_classes=100), _images((1, 3, 128, 128)),
             "width 0.5, 100 classes, 128x128 input (size budget)"),
+        Sample("mobilenet_v2_xnnpack", lambda: torchvision.models.mobilenet_v2(
+            width_mult=0.5, num_classes=100), _images((1, 3, 128, 128)),
+            "the MobileNetV2 sample, delegated to XNNPACK", delegate="xnnpack"),
         Sample("resnet18", lambda: resnet18(width=0.25, num_classes=100),
                _images((1, 3, 128, 128)),
                "width 0.25, 100 classes, 128x128 input (size budget)"),

@@ -7,6 +7,7 @@ import torch.fx
 
 from . import edge_ops
 from . import memory_plan
+from . import xnnpack
 
 SCALAR_TYPES = {
     torch.uint8: "BYTE", torch.int8: "CHAR", torch.int16: "SHORT", torch.int32: "INT",
@@ -45,11 +46,13 @@ def record_values(graph_module, inputs):
 
 
 class Instruction:
-    def __init__(self, op_index, args, node, kernel):
+    def __init__(self, op_index, args, node, kernel, delegate_index=None, handles=None):
         self.op_index = op_index
         self.args = args
         self.node = node
-        self.kernel = kernel
+        self.kernel = kernel                  # operator, or the backend of a delegate call
+        self.delegate_index = delegate_index  # set for delegate calls
+        self.handles = handles                # debug handles of a delegate call's nodes
 
 
 class EmittedMethod:
@@ -65,6 +68,8 @@ class EmittedMethod:
         self.arena_size = 0
         self.allocations = []
         self.debug_handles = {}    # node -> handle (1-based, graph order)
+        self.node_kernels = {}     # node -> edge kernel, delegated nodes included
+        self.delegates = []        # xnnpack.Delegated, by delegate index
         self.node_results = {}     # node -> eager tensor(s)
         self.graph_module = None
 
@@ -151,11 +156,34 @@ class _Emitter:
 
     def call(self, node, kernel, args, outputs, result):
         self.method.debug_handles[node] = len(self.method.debug_handles) + 1
+        self.method.node_kernels[node] = kernel
         self.method.instructions.append(Instruction(self.operator(kernel), args, node, kernel))
         for index in outputs:
             self.planned[index][0] = len(self.method.instructions) - 1
             self.planned[index][1] = max(self.planned[index][1], len(self.method.instructions) - 1)
         self.value_of[node] = outputs[0] if not isinstance(result, (tuple, list)) else tuple(outputs)
+
+    def delegate(self, group, partitioner, results, flatc):
+        """One XNNPACK delegate call for the nodes of `group`."""
+        handles = []
+        for node in group:
+            if edge_ops.is_getitem(node):
+                continue
+            self.method.debug_handles[node] = len(self.method.debug_handles) + 1
+            handles.append(self.method.debug_handles[node])
+            target = edge_ops.INPLACE.get(node.target, node.target)
+            rule = edge_ops.rule_for(target, edge_ops.bind(node))
+            self.method.node_kernels[node] = rule.kernel if rule else str(target)
+        delegated = xnnpack.lower_group(group, partitioner, self.method.debug_handles, flatc)
+        args = [self.argument(node, "T") for node in delegated.inputs]
+        outs = [self.tensor_value(results[node]) for node in delegated.outputs]
+        self.method.instructions.append(Instruction(
+            None, args + outs, group[0], "XnnpackBackend",
+            delegate_index=len(self.method.delegates), handles=handles))
+        self.method.delegates.append(delegated)
+        for node, index in zip(delegated.outputs, outs):
+            self.planned[index][0] = len(self.method.instructions) - 1
+            self.value_of[node] = index
 
     def lower(self, node, results):
         target = edge_ops.INPLACE.get(node.target, node.target)
@@ -216,7 +244,9 @@ _DTYPE_CODES = {torch.uint8: 0, torch.int8: 1, torch.int16: 2, torch.int32: 3, t
                 torch.bfloat16: 15}
 
 
-def emit_method(name, captured, example_inputs, constants):
+def emit_method(name, captured, example_inputs, constants, delegate=None, flatc="flatc"):
+    """Lowers the captured graph to kernel calls; with delegate="xnnpack",
+    runs of ops XNNPACK takes become XNNPACK delegate calls."""
     graph_module = captured.graph_module
     graph_module.graph.eliminate_dead_code()
     graph_module.recompile()
@@ -227,8 +257,22 @@ def emit_method(name, captured, example_inputs, constants):
     emitter = _Emitter(method, constants)
     placeholders = [n for n in graph_module.graph.nodes if n.op == "placeholder"]
     constant_count = len(captured.constant_names)
+    constant_nodes = {node: captured.constants[i] for i, node in enumerate(placeholders[:constant_count])}
+    group_of = {}
+    if delegate == "xnnpack":
+        partitioner = xnnpack.Partitioner(
+            graph_module, results,
+            lambda n: constant_nodes.get(n) if n.op == "placeholder" else
+            getattr(graph_module, n.target) if n.op == "get_attr" else None)
+        for group in xnnpack.partition(graph_module, partitioner):
+            for node in group:
+                group_of[node] = group
+    elif delegate is not None:
+        raise ExportError("unknown delegate %s" % delegate)
     for position, node in enumerate(placeholders):
         if position < constant_count:
+            if node.users and all(user in group_of for user in node.users):
+                continue  # only delegates read it: it travels as their named data
             emitter.value_of[node] = emitter.constant(captured.constants[position])
         else:
             index = emitter.tensor_value(results[node])
@@ -236,7 +280,10 @@ def emit_method(name, captured, example_inputs, constants):
             emitter.value_of[node] = index
             method.inputs.append(index)
     for node in graph_module.graph.nodes:
-        if node.op == "get_attr":
+        if node in group_of:
+            if group_of[node][0] is node:
+                emitter.delegate(group_of[node], partitioner, results, flatc)
+        elif node.op == "get_attr":
             emitter.value_of[node] = emitter.constant(getattr(graph_module, node.target))
         elif node.op == "call_function":
             if edge_ops.is_getitem(node):

@@ -3,7 +3,8 @@ ETRECORD_V0 marker, "edge_dialect_exported_program/<method>" holding the
 serialized edge graph as JSON (torch.export's schema: nodes with target,
 inputs, outputs and metadata debug_handle / stack_trace / nn_module_stack),
 "debug_handle_map" ({method: {instruction id: [debug handles]}}) and
-"delegate_map" ({method: {}}, no delegates here).
+"delegate_map" ({method: {instruction id: {"name": backend, "delegate_map":
+{delegate debug id: [debug handles]}}}}).
 """
 import json
 import zipfile
@@ -78,7 +79,7 @@ def _metadata(node, handle):
 def serialize_edge_program(method):
     """The edge graph of one emitted method as torch.export JSON."""
     graph = method.graph_module.graph
-    kernels = {i.node: i.kernel for i in method.instructions}
+    kernels = method.node_kernels
     nodes, tensor_values = [], {}
     results = method.node_results
     for node in graph.nodes:
@@ -115,8 +116,18 @@ def serialize_edge_program(method):
 
 
 def debug_handle_map(method):
-    return {str(i): [method.debug_handles[instr.node]]
+    # A delegate call maps to no edge node of its own; its nodes are in the
+    # delegate map.
+    return {str(i): [] if instr.delegate_index is not None else [method.debug_handles[instr.node]]
             for i, instr in enumerate(method.instructions)}
+
+
+def delegate_map(method):
+    """Per delegate instruction: backend name and delegate debug id -> the
+    edge graph's debug handles."""
+    return {str(i): {"name": instr.kernel,
+                     "delegate_map": method.delegates[instr.delegate_index].delegate_map}
+            for i, instr in enumerate(method.instructions) if instr.delegate_index is not None}
 
 
 def write_etrecord(path, methods):
@@ -133,4 +144,4 @@ def write_etrecord(path, methods):
                 json.dumps(serialize_edge_program(method)))
         add(archive, "debug_handle_map",
             json.dumps({m.name: debug_handle_map(m) for m in methods}))
-        add(archive, "delegate_map", json.dumps({m.name: {} for m in methods}))
+        add(archive, "delegate_map", json.dumps({m.name: delegate_map(m) for m in methods}))

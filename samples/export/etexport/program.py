@@ -15,6 +15,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.a
 SCHEMAS = {
     "program": os.path.join(ROOT, "core", "schema", "program.fbs"),
     "bundled": os.path.join(ROOT, "bundled", "schema", "bundled_program.fbs"),
+    "xnnpack": os.path.join(ROOT, "delegates", "xnnpack", "schema", "xnnpack_graph.fbs"),
 }
 SEGMENT_ALIGNMENT = 128
 CONSTANT_ALIGNMENT = 16
@@ -34,19 +35,27 @@ def compile_json(schema, document, flatc="flatc"):
             return f.read()
 
 
-def _plan_json(method):
-    instructions = [{"instr_args_type": "KernelCall",
-                     "instr_args": {"op_index": i.op_index, "args": i.args}}
-                    for i in method.instructions]
+def _instruction_json(instruction):
+    if instruction.delegate_index is not None:
+        return {"instr_args_type": "DelegateCall",
+                "instr_args": {"delegate_index": instruction.delegate_index,
+                               "args": instruction.args}}
+    return {"instr_args_type": "KernelCall",
+            "instr_args": {"op_index": instruction.op_index, "args": instruction.args}}
+
+
+def _plan_json(method, delegate_segments):
     return {
         "name": method.name,
         "values": method.values,
         "inputs": method.inputs,
         "outputs": method.outputs,
         "chains": [{"inputs": method.inputs, "outputs": method.outputs,
-                    "instructions": instructions}],
+                    "instructions": [_instruction_json(i) for i in method.instructions]}],
         "operators": [{"name": n, "overload": o} for n, o in method.operators],
-        "delegates": [],
+        "delegates": [{"id": "XnnpackBackend",
+                       "processed": {"location": "SEGMENT", "index": segment},
+                       "compile_specs": []} for segment in delegate_segments],
         "non_const_buffer_sizes": [0, method.arena_size],
     }
 
@@ -63,17 +72,43 @@ def constant_segment(constants):
 
 
 def write_program(methods, constants, flatc="flatc"):
-    """Returns the .pte bytes for `methods` sharing `constants`."""
+    """Returns the .pte bytes for `methods` sharing `constants`. Segments:
+    the constants, then each method's delegate payloads, then the
+    delegates' named data (one segment per distinct key)."""
     segment, offsets = constant_segment(constants)
+    segments = [segment]
+    plans, named = [], {}
+    for method in methods:
+        delegate_segments = []
+        for delegated in method.delegates:
+            delegate_segments.append(len(segments))
+            segments.append(delegated.payload)
+            named.update(delegated.named_data)
+        plans.append(_plan_json(method, delegate_segments))
+    named_data = []
+    for key, data in named.items():
+        named_data.append({"key": key, "segment_index": len(segments)})
+        segments.append(data)
+    layout, position = [], 0
+    for data in segments:
+        position = align(position, SEGMENT_ALIGNMENT)
+        layout.append({"offset": position, "size": len(data)})
+        position += len(data)
     document = {
         "version": 0,
-        "execution_plan": [_plan_json(m) for m in methods],
+        "execution_plan": plans,
         "constant_buffer": [],
-        "segments": [{"offset": 0, "size": len(segment)}],
+        "segments": layout,
         "constant_segment": {"segment_index": 0, "offsets": offsets},
     }
+    if named_data:
+        document["named_data"] = named_data
     flatbuffer = compile_json(SCHEMAS["program"], document, flatc)
-    return insert_header_and_segments(flatbuffer, segment)
+    packed = bytearray()
+    for data, place in zip(segments, layout):
+        packed.extend(b"\0" * (place["offset"] - len(packed)))
+        packed.extend(data)
+    return insert_header_and_segments(flatbuffer, bytes(packed))
 
 
 def insert_header_and_segments(flatbuffer, segment):

@@ -50,7 +50,8 @@ class EventTracer {
                                            int32_t instruction_id) = 0;
   virtual void end_profiling(EventTracerEntry entry) = 0;
 
-  /// Delegate-internal events, identified by an int or a string debug id.
+  /// Delegate-internal events, identified by an int debug id (then `name`,
+  /// if any, names the event) or, with id -1, by `name` as a string id.
   virtual EventTracerEntry start_profiling_delegate(const char* name,
                                                     int32_t delegate_debug_id_int) = 0;
   virtual void end_profiling_delegate(EventTracerEntry entry, ByteSpan metadata) = 0;
@@ -75,6 +76,15 @@ class EventTracer {
   /// name value events.
   virtual void log_value(const Value& value, LoggedValueKind kind, int32_t chain_id,
                          int32_t instruction_id, const char* name) = 0;
+
+  /// An output of a node inside a delegate, identified by the node's
+  /// delegate debug id (as upstream's log_intermediate_output_delegate);
+  /// logged when wants_values(kIntermediateOutput). Tracers that do not
+  /// record delegate values keep this default.
+  virtual void log_delegate_value(const Value& value, int32_t delegate_debug_id_int) {
+    (void)value;
+    (void)delegate_debug_id_int;
+  }
 
   /// Marks the current block as run on bundled test case `index`.
   virtual void set_bundled_input_index(int32_t index) = 0;

@@ -43,6 +43,10 @@ class Program {
   ByteSpan segment(size_t index) const;
   size_t segment_count() const;
 
+  /// Bytes of the named data entry `key` (delegates' constants, keyed by
+  /// their sha256), or kNotFound.
+  Result<ByteSpan> named_data(const std::string& key) const;
+
  private:
   Program() = default;
   std::shared_ptr<const FileData> owner_;

@@ -104,6 +104,7 @@ class ETDumpGen final : public EventTracer {
   bool wants_values(LoggedValueKind kind) const override;
   void log_value(const Value& value, LoggedValueKind kind, int32_t chain_id,
                  int32_t instruction_id, const char* name) override;
+  void log_delegate_value(const Value& value, int32_t delegate_debug_id_int) override;
   void set_bundled_input_index(int32_t index) override;
 
   /// Current time in clock ticks (for backends' post-hoc events, which
@@ -123,6 +124,8 @@ class ETDumpGen final : public EventTracer {
   struct State;
 
  private:
+  void append_value(const Value& value, LoggedValueKind kind, int32_t chain_id,
+                    int32_t instruction_id, int32_t delegate_debug_id_int);
   ETDumpGenOptions options_;
   std::unique_ptr<State> state_;
 };

@@ -1,0 +1,122 @@
+#pragma once
+/// @file
+/// Upstream's XNNPACK delegate payload, read and checked: the optional
+/// "XH00" header, the XNNGraph flatbuffer ("XN01"/"XN00") and its constant
+/// data (inside the payload, or the program's named data by sha256 key).
+/// Plain structs with every id resolved and every size checked, so the
+/// backend and `etinspect info` never touch the flatbuffer. Needs no
+/// XNNPACK library.
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "etkit/core/byte_span.h"
+#include "etkit/core/result.h"
+
+namespace etkit::xnnpack {
+
+/// The payload's own header (upstream's XNNHeader): where the flatbuffer
+/// and the constant data lie in the payload.
+struct PayloadHeader {
+  uint16_t length = 0;
+  uint32_t flatbuffer_offset = 0;
+  uint32_t flatbuffer_size = 0;
+  uint32_t constant_data_offset = 0;
+  uint64_t constant_data_size = 0;
+};
+
+/// Parses the header when the payload starts with one ("XH00" at byte 4).
+/// Returns false in `present` for a bare flatbuffer (older payloads).
+/// Fails when a region lies outside the payload.
+Result<PayloadHeader> parse_payload_header(ByteSpan payload, bool& present);
+
+/// Node kinds, numbered as the format's node union (0 is none).
+enum class NodeKind : uint8_t {
+  kNone = 0, kAdd, kFullyConnected, kSoftmax, kSigmoid, kStaticTranspose, kClamp,
+  kConv2d, kDiv, kStaticResizeBilinear2D, kStaticConstantPad, kAvgPooling2d, kMinimum,
+  kDepthwiseConv2d, kMaxPooling2d, kMultiply, kSubtract, kFloor, kConvert,
+  kGlobalAvgPooling2d, kStaticReshape, kArgMaxPooling2d, kSquareRoot, kCeiling,
+  kHardswish, kLeakyReLU, kMaximum, kNegate, kSquare, kELU, kAbs, kPReLU,
+  kConcatenate2, kConcatenate3, kConcatenate4, kStaticSlice, kScaledDotProductAttention,
+  kBatchMatrixMultiply, kConcatenate5, kConvTranspose2d, kReciprocalSquareRoot, kLog,
+  kGelu, kTanh, kExp, kSin,
+};
+constexpr uint8_t kLastNodeKind = static_cast<uint8_t>(NodeKind::kSin);
+
+/// The format's name of a node kind ("FullyConnected").
+const char* node_kind_name(NodeKind kind);
+
+/// Element types (XNNPACK's numbering).
+enum class Datatype : uint8_t {
+  kInvalid = 0, kFp32 = 1, kFp16 = 2, kQint8 = 3, kQuint8 = 4, kQint32 = 5, kQcint8 = 6,
+  kQcint32 = 7, kQcint4 = 8, kQdint8 = 9, kQbint4 = 10, kQpint8 = 11, kInt32 = 12,
+  kPfp32 = 13, kBf16 = 14,
+};
+const char* datatype_name(Datatype type);
+
+constexpr uint32_t kNoValue = std::numeric_limits<uint32_t>::max();
+
+struct GraphValue {
+  uint32_t id = 0;  ///< the id nodes refer to (id_out)
+  Datatype datatype = Datatype::kInvalid;
+  std::vector<size_t> dims;
+  ByteSpan constant;        ///< empty for non-constant values
+  bool external_input = false;
+  bool external_output = false;
+  bool quantized = false;   ///< quantization parameters are not used yet
+  size_t element_count() const;
+  size_t byte_size() const;  ///< element count × element size
+};
+
+/// Parameters of convolution and pooling nodes.
+struct Window2d {
+  uint32_t padding_top = 0, padding_right = 0, padding_bottom = 0, padding_left = 0;
+  uint32_t kernel_height = 0, kernel_width = 0;
+  uint32_t stride_height = 1, stride_width = 1;
+  uint32_t dilation_height = 1, dilation_width = 1;
+  uint32_t group_input_channels = 0, group_output_channels = 0, groups = 1;
+  uint32_t adjustment_height = 0, adjustment_width = 0;
+};
+
+struct GraphNode {
+  NodeKind kind = NodeKind::kNone;
+  uint32_t debug_handle = 0;
+  /// Value indices (into XnnGraph::values), in the kind's order: the data
+  /// input first, then filter and bias (kNoValue when absent), or the
+  /// concatenated inputs.
+  std::vector<uint32_t> inputs;
+  std::vector<uint32_t> outputs;
+  uint32_t flags = 0;
+  float output_min = -std::numeric_limits<float>::infinity();
+  float output_max = std::numeric_limits<float>::infinity();
+  Window2d window;
+  /// perm (transpose), new_shape (reshape), offsets (slice), pre_paddings.
+  std::vector<size_t> list_a;
+  /// sizes (slice), post_paddings.
+  std::vector<size_t> list_b;
+  float scalar = 0;   ///< padding value, ELU alpha, leaky ReLU slope
+  uint32_t axis = 0;  ///< concatenation axis
+  uint32_t new_height = 0, new_width = 0;
+};
+
+struct XnnGraph {
+  std::string version;
+  bool has_header = false;
+  std::vector<GraphValue> values;
+  std::vector<GraphNode> nodes;
+  std::vector<uint32_t> inputs;   ///< value indices of the delegate's inputs, in order
+  std::vector<uint32_t> outputs;  ///< value indices of the delegate's outputs, in order
+};
+
+/// Looks up named data by key (the program's, then its .ptd files').
+using NamedDataLookup = std::function<Result<ByteSpan>(const std::string& key)>;
+
+/// Reads and checks a payload. Every id, dimension and constant size is
+/// checked; constants point into `payload` or into named data, which must
+/// outlive the graph. Errors name the node or value and what is wrong.
+Result<XnnGraph> read_xnn_graph(ByteSpan payload, const NamedDataLookup& named_data);
+
+}  // namespace etkit::xnnpack

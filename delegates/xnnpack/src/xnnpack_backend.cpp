@@ -1,0 +1,254 @@
+#include "etkit/delegates/xnnpack/xnnpack_backend.h"
+
+#include <xnnpack.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <map>
+
+#include "etkit/core/event_tracer.h"
+#include "etkit/core/kernel_registry.h"
+#include "etkit/delegates/xnnpack/xnn_graph.h"
+#include "etkit/delegates/xnnpack/xnn_support.h"
+#include "execution_plan.h"
+#include "portable_nodes.h"
+#include "subgraph_builder.h"
+
+namespace etkit::xnnpack {
+
+struct XnnpackBackend::State {
+  XnnpackOptions options;
+  bool initialized = false;
+  pthreadpool_t threadpool = nullptr;
+};
+
+namespace {
+
+struct FreeDeleter {
+  void operator()(void* p) const { std::free(p); }
+};
+using AlignedBytes = std::unique_ptr<uint8_t, FreeDeleter>;
+
+AlignedBytes aligned_zeroed(size_t bytes) {
+  const size_t rounded = (bytes + 63) / 64 * 64;
+  AlignedBytes memory(static_cast<uint8_t*>(std::aligned_alloc(64, rounded == 0 ? 64 : rounded)));
+  if (memory) std::memset(memory.get(), 0, rounded == 0 ? 64 : rounded);
+  return memory;
+}
+
+// Traced events carry this so a reader knows the times come from a
+// node-by-node run, not the fused one an untraced run uses.
+constexpr char kPerNodeMetadata[] = "etkit xnnpack: node by node";
+constexpr char kPortableMetadata[] = "etkit xnnpack: node by node, portable kernel";
+
+struct Step {
+  PlanStep plan;
+  xnn_runtime_t runtime = nullptr;
+  std::unique_ptr<PortableNode> portable;
+  std::string name;           // event name, traced plans only
+  int32_t debug_handle = -1;  // traced plans only
+};
+
+struct Delegate {
+  XnnGraph graph;
+  bool per_node = false;
+  std::vector<Step> steps;
+  std::vector<AlignedBytes> owned;
+  std::vector<void*> buffers;  // by value index; null for values XNNPACK keeps inside
+  std::deque<Tensor> tensors;  // views of the buffers, for logging values
+  std::vector<Value> values;   // by value index
+  AlignedBytes scratch;        // for portable kernels
+  size_t outputs_per_run = 0;
+
+  ~Delegate() {
+    for (Step& step : steps) {
+      if (step.runtime != nullptr) xnn_delete_runtime(step.runtime);
+    }
+  }
+};
+
+Status allocate_buffers(Delegate& d, const std::vector<uint8_t>& boundary) {
+  d.buffers.assign(d.graph.values.size(), nullptr);
+  d.values.assign(d.graph.values.size(), Value());
+  for (size_t v = 0; v < boundary.size(); ++v) {
+    if (!boundary[v]) continue;
+    const GraphValue& value = d.graph.values[v];
+    // XNNPACK may read XNN_EXTRA_BYTES past its inputs' ends.
+    d.owned.push_back(aligned_zeroed(value.byte_size() + XNN_EXTRA_BYTES));
+    if (!d.owned.back()) {
+      return Error::make(ErrorCode::kOutOfMemory, "value %zu: %zu bytes", v, value.byte_size());
+    }
+    d.buffers[v] = d.owned.back().get();
+    std::vector<int64_t> sizes(value.dims.begin(), value.dims.end());
+    ETKIT_ASSIGN_OR_RETURN(Tensor tensor,
+                           Tensor::make(ScalarType::kFloat,
+                                        Span<const int64_t>(sizes.data(), sizes.size()), {},
+                                        d.buffers[v], value.byte_size()));
+    d.tensors.push_back(tensor);
+    d.values[v] = Value::from_tensor(&d.tensors.back());
+  }
+  return Ok{};
+}
+
+// Event names: the operator's name and " #k", counted per name as
+// XNNPACK's own profiler numbers its operators.
+void name_steps(Delegate& d) {
+  std::map<std::string, int> seen;
+  for (Step& step : d.steps) {
+    const GraphNode& node = d.graph.nodes[step.plan.nodes.front()];
+    const std::string base = operator_name(node);
+    step.name = base + " #" + std::to_string(++seen[base]);
+    step.debug_handle = static_cast<int32_t>(node.debug_handle);
+    d.outputs_per_run += node.outputs.size();
+  }
+}
+
+std::string describe(const Delegate& d, const BackendInitContext& context) {
+  size_t runtimes = 0, portable = 0;
+  std::map<std::string, int> fallbacks;
+  for (const Step& step : d.steps) {
+    if (step.plan.runner == NodeRunner::kXnnpack) {
+      ++runtimes;
+    } else {
+      portable += step.plan.nodes.size();
+      for (uint32_t n : step.plan.nodes) ++fallbacks[node_kind_name(d.graph.nodes[n].kind)];
+    }
+  }
+  std::string line = std::string("XnnpackBackend: method '") + context.method_name + "': " +
+                     std::to_string(d.graph.nodes.size()) + " nodes, " +
+                     std::to_string(d.graph.nodes.size() - portable) + " on XNNPACK in " +
+                     std::to_string(runtimes) + (runtimes == 1 ? " runtime" : " runtimes") +
+                     (d.per_node ? " (node by node, traced)" : "");
+  if (portable > 0) {
+    line += ", " + std::to_string(portable) + " on portable kernels (this XNNPACK lacks them):";
+    for (const auto& [kind, count] : fallbacks) line += " " + kind + "×" + std::to_string(count);
+  }
+  return line;
+}
+
+Status check_arg(const Value* arg, const GraphValue& value, size_t index) {
+  if (arg == nullptr || !arg->is_tensor()) {
+    return Error::make(ErrorCode::kInvalidArgument, "argument %zu is not a tensor", index);
+  }
+  const Tensor& tensor = arg->unchecked_tensor();
+  if (tensor.scalar_type() != ScalarType::kFloat || tensor.nbytes() != value.byte_size()) {
+    return Error::make(ErrorCode::kInvalidArgument,
+                       "argument %zu: %s tensor of %zu bytes, the payload expects fp32 of %zu",
+                       index, to_string(tensor.scalar_type()), tensor.nbytes(), value.byte_size());
+  }
+  return Ok{};
+}
+
+Status run_step(Step& step, Delegate& d) {
+  if (step.runtime != nullptr) {
+    const xnn_status status = xnn_invoke_runtime(step.runtime);
+    if (status == xnn_status_success) return Ok{};
+    const GraphNode& node = d.graph.nodes[step.plan.nodes.front()];
+    return Error::make(ErrorCode::kInternal, "XNNPACK failed (status %d) at node %u (%s)",
+                       static_cast<int>(status), step.plan.nodes.front(),
+                       node_kind_name(node.kind));
+  }
+  KernelContext kernel_context;
+  kernel_context.scratch = Span<uint8_t>(d.scratch.get(), kKernelScratchBytes);
+  return run_portable_node(*step.portable, kernel_context);
+}
+
+}  // namespace
+
+XnnpackBackend::XnnpackBackend(XnnpackOptions options) : state_(std::make_unique<State>()) {
+  state_->options = options;
+  state_->initialized = xnn_initialize(nullptr) == xnn_status_success;
+  if (state_->initialized && options.threads != 1) {
+    state_->threadpool = pthreadpool_create(options.threads <= 0 ? 0 : size_t(options.threads));
+  }
+}
+
+XnnpackBackend::~XnnpackBackend() {
+  if (state_->threadpool != nullptr) pthreadpool_destroy(state_->threadpool);
+}
+
+bool XnnpackBackend::is_available() const { return state_->initialized; }
+
+Result<void*> XnnpackBackend::init(const BackendInitContext& context, ByteSpan processed,
+                                   Span<const CompileSpec> specs) {
+  (void)specs;
+  auto delegate = std::make_unique<Delegate>();
+  Delegate& d = *delegate;
+  ETKIT_ASSIGN_OR_RETURN(d.graph, read_xnn_graph(processed, [&context](const std::string& key) {
+                           return find_named_data(context, key);
+                         }));
+  const std::string reason = unsupported_reason(d.graph);
+  if (!reason.empty()) return Error::make(ErrorCode::kUnsupported, "%s", reason.c_str());
+  d.per_node = context.tracing;
+  const std::vector<PlanStep> plan = plan_steps(d.graph, d.per_node);
+  const std::vector<uint8_t> boundary = boundary_values(d.graph, plan);
+  ETKIT_TRY(allocate_buffers(d, boundary));
+  for (const PlanStep& planned : plan) {
+    Step& step = d.steps.emplace_back();
+    step.plan = planned;
+    if (planned.runner == NodeRunner::kXnnpack) {
+      ETKIT_ASSIGN_OR_RETURN(step.runtime, create_step_runtime(d.graph, planned, boundary,
+                                                               d.buffers, state_->threadpool));
+      continue;
+    }
+    ETKIT_ASSIGN_OR_RETURN(step.portable, prepare_portable_node(d.graph, planned.nodes.front(),
+                                                                d.buffers, *context.kernels));
+    if (!d.scratch) d.scratch = aligned_zeroed(kKernelScratchBytes);
+  }
+  if (d.per_node) name_steps(d);
+  if (state_->options.log != nullptr) state_->options.log(describe(d, context));
+  return static_cast<void*>(delegate.release());
+}
+
+Status XnnpackBackend::execute(BackendExecutionContext& context, void* handle,
+                               Span<Value*> args) {
+  Delegate& d = *static_cast<Delegate*>(handle);
+  const size_t inputs = d.graph.inputs.size();
+  if (args.size() != inputs + d.graph.outputs.size()) {
+    return Error::make(ErrorCode::kInvalidArgument,
+                       "XNNPACK delegate takes %zu inputs and %zu outputs, got %zu arguments",
+                       inputs, d.graph.outputs.size(), args.size());
+  }
+  for (size_t i = 0; i < inputs; ++i) {
+    const uint32_t v = d.graph.inputs[i];
+    ETKIT_TRY(check_arg(args[i], d.graph.values[v], i));
+    std::memcpy(d.buffers[v], args[i]->unchecked_tensor().data(), d.graph.values[v].byte_size());
+  }
+  EventTracer* tracer = d.per_node ? context.tracer : nullptr;
+  const bool log_values =
+      tracer != nullptr && tracer->wants_values(LoggedValueKind::kIntermediateOutput);
+  for (Step& step : d.steps) {
+    if (tracer == nullptr) {
+      ETKIT_TRY(run_step(step, d));
+      continue;
+    }
+    EventTracerEntry entry = tracer->start_profiling_delegate(step.name.c_str(), step.debug_handle);
+    Status status = run_step(step, d);
+    const char* metadata = step.portable ? kPortableMetadata : kPerNodeMetadata;
+    tracer->end_profiling_delegate(
+        entry, ByteSpan{reinterpret_cast<const uint8_t*>(metadata), std::strlen(metadata)});
+    ETKIT_TRY(status);
+    if (!log_values) continue;
+    for (uint32_t v : d.graph.nodes[step.plan.nodes.front()].outputs) {
+      tracer->log_delegate_value(d.values[v], step.debug_handle);
+    }
+  }
+  for (size_t o = 0; o < d.graph.outputs.size(); ++o) {
+    const uint32_t v = d.graph.outputs[o];
+    ETKIT_TRY(check_arg(args[inputs + o], d.graph.values[v], inputs + o));
+    std::memcpy(args[inputs + o]->unchecked_tensor().data(), d.buffers[v],
+                d.graph.values[v].byte_size());
+  }
+  return Ok{};
+}
+
+void XnnpackBackend::destroy(void* handle) { delete static_cast<Delegate*>(handle); }
+
+size_t XnnpackBackend::trace_events_per_execute(void* handle, bool with_values) const {
+  const Delegate& d = *static_cast<const Delegate*>(handle);
+  if (!d.per_node) return 0;
+  return d.steps.size() + (with_values ? d.outputs_per_run : 0);
+}
+
+}  // namespace etkit::xnnpack
