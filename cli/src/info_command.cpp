@@ -202,6 +202,48 @@ void print_flat_tensor(Printer& out, const inspector::FlatTensorSummary& data) {
   out.end_list();
 }
 
+void print_delegate_payloads(Printer& out, const std::vector<inspector::DelegatePayloadSummary>& payloads) {
+  if (payloads.empty()) return;
+  out.begin_list("delegate_payloads");
+  for (const auto& payload : payloads) {
+    out.begin_object("");
+    out.field("method", payload.method);
+    out.field("delegate", uint64_t(payload.delegate_index));
+    out.field("backend_id", payload.backend_id);
+    if (!payload.error.empty()) {
+      out.field("error", payload.error);
+      out.end_object();
+      continue;
+    }
+    out.field("header", payload.has_header);
+    out.field("node_count", uint64_t(payload.node_count));
+    out.field("value_count", uint64_t(payload.value_count));
+    out.field("constant_bytes", uint64_t(payload.constant_bytes));
+    out.begin_list("node_types");
+    for (const auto& type : payload.node_types) {
+      out.begin_object("");
+      out.field("kind", type.kind);
+      out.field("count", uint64_t(type.count));
+      out.field("runs_on", type.runs_on);
+      out.end_object();
+    }
+    out.end_list();
+    out.begin_list("portable_nodes");
+    for (const auto& node : payload.portable_nodes) {
+      out.begin_object("");
+      out.field("node", uint64_t(node.index));
+      out.field("kind", node.kind);
+      out.field("debug_handle", uint64_t(node.debug_handle));
+      out.field("kernel", node.kernel);
+      out.end_object();
+    }
+    out.end_list();
+    if (!payload.unsupported.empty()) out.field("unsupported", payload.unsupported);
+    out.end_object();
+  }
+  out.end_list();
+}
+
 void print_description(Printer& out, const inspector::FileDescription& file) {
   out.field("kind", to_string(file.kind));
   out.field("size", file.size);
@@ -216,6 +258,7 @@ void print_description(Printer& out, const inspector::FileDescription& file) {
   } else if (file.flat_tensor) {
     print_flat_tensor(out, *file.flat_tensor);
   }
+  print_delegate_payloads(out, file.delegate_payloads);
 }
 
 // What can still be said of a file that could not be read: its size and,

@@ -136,7 +136,6 @@ Status Builder::check_kernel_args(const PreparedInstruction& instruction,
 }
 
 Status Builder::load_delegates() {
-  const fb::Program& root = *program.flatbuffer();
   const auto* delegates = state.plan->delegates();
   for (size_t i = 0; i < length(delegates); ++i) {
     const auto* delegate = delegates->Get(i);
@@ -150,8 +149,7 @@ Status Builder::load_delegates() {
     const auto* data = delegate->processed();
     ByteSpan blob;
     if (data->location() == fb::DataLocation::INLINE) {
-      const auto* bytes = root.backend_delegate_data()->Get(data->index())->data();
-      blob = ByteSpan{bytes ? bytes->data() : nullptr, length(bytes)};
+      blob = program.inline_delegate_data(data->index());
     } else {
       blob = program.segment(data->index());
     }

@@ -80,6 +80,13 @@ ByteSpan Program::segment(size_t index) const {
                     segment->size());
 }
 
+ByteSpan Program::inline_delegate_data(size_t index) const {
+  const auto* table = root_->backend_delegate_data();
+  if (table == nullptr || index >= table->size()) return {};
+  const auto* data = table->Get(static_cast<uint32_t>(index))->data();
+  return data == nullptr ? ByteSpan{} : ByteSpan{data->data(), data->size()};
+}
+
 Result<ByteSpan> Program::named_data(const std::string& key) const {
   if (const auto* named = root_->named_data()) {
     for (uint32_t i = 0; i < named->size(); ++i) {

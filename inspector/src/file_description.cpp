@@ -12,14 +12,15 @@ namespace {
 
 using FilePtr = std::shared_ptr<const FileData>;
 
-Result<ProgramSummary> describe_program(FilePtr file) {
+Result<ProgramSummary> describe_program(FilePtr file, std::vector<DelegatePayloadSummary>& payloads) {
   const ByteSpan bytes = file->bytes();
   const std::string path = file->path();
   ETKIT_ASSIGN_OR_RETURN(Program program, Program::load(std::move(file), bytes, path));
+  payloads = summarize_delegate_payloads(program);
   return summarize(program);
 }
 
-Result<BundledSummary> describe_bundled(FilePtr file) {
+Result<BundledSummary> describe_bundled(FilePtr file, std::vector<DelegatePayloadSummary>& payloads) {
   const std::string path = file->path();
   ETKIT_ASSIGN_OR_RETURN(auto bundle,
                          bundled::BundledProgram::load(std::move(file), path));
@@ -37,6 +38,7 @@ Result<BundledSummary> describe_bundled(FilePtr file) {
   summary.program_size = bundle.program_bytes().size;
   ETKIT_ASSIGN_OR_RETURN(Program program, bundle.load_program());
   summary.program = summarize(program);
+  payloads = summarize_delegate_payloads(program);
   return summary;
 }
 
@@ -123,11 +125,11 @@ Result<FileDescription> describe_file(const std::string& path) {
   description.kind = detect_file_kind(file->bytes());
   switch (description.kind) {
     case FileKind::kProgram: {
-      ETKIT_ASSIGN_OR_RETURN(description.program, describe_program(file));
+      ETKIT_ASSIGN_OR_RETURN(description.program, describe_program(file, description.delegate_payloads));
       break;
     }
     case FileKind::kBundledProgram: {
-      ETKIT_ASSIGN_OR_RETURN(description.bundled, describe_bundled(file));
+      ETKIT_ASSIGN_OR_RETURN(description.bundled, describe_bundled(file, description.delegate_payloads));
       break;
     }
     case FileKind::kETDump: {

@@ -43,6 +43,10 @@ class Program {
   ByteSpan segment(size_t index) const;
   size_t segment_count() const;
 
+  /// Bytes of backend_delegate_data[index] (an inline delegate payload);
+  /// empty when there is no such entry.
+  ByteSpan inline_delegate_data(size_t index) const;
+
   /// Bytes of the named data entry `key` (delegates' constants, keyed by
   /// their sha256), or kNotFound.
   Result<ByteSpan> named_data(const std::string& key) const;

@@ -12,6 +12,7 @@
 #include "etkit/core/file_kind.h"
 #include "etkit/core/program_summary.h"
 #include "etkit/core/result.h"
+#include "etkit/inspector/delegate_payloads.h"
 
 namespace etkit::inspector {
 
@@ -96,6 +97,8 @@ struct FileDescription {
   std::optional<ETDumpSummary> etdump;
   std::optional<EtrecordSummary> etrecord;
   std::optional<FlatTensorSummary> flat_tensor;
+  /// XNNPACK payloads of a program or bundled program's delegates.
+  std::vector<DelegatePayloadSummary> delegate_payloads;
 };
 
 /// Reads and verifies `path`, whatever its kind. Errors name the file.
