@@ -125,4 +125,14 @@ std::string flatc_json(const std::string& schema, const std::string& binary,
   return std::string(bytes.begin(), bytes.end());
 }
 
+std::vector<uint8_t> flatc_binary(const std::string& schema, const std::string& json) {
+  const std::string source = write_temp("flatc-source.json", std::vector<uint8_t>(json.begin(), json.end()));
+  const fs::path dir = fs::path(source).parent_path() / "flatc-binary";
+  fs::create_directories(dir);
+  CommandResult result = run_command({ETKIT_FLATC, "--binary", "-I", ETKIT_SCHEMA_DIR, "-o",
+                                      dir.string(), schema, source});
+  if (result.exit_code != 0) throw std::runtime_error("flatc failed: " + result.err);
+  return read_file((dir / (fs::path(source).stem().string() + ".bin")).string());
+}
+
 }  // namespace etkit::test

@@ -39,6 +39,10 @@ CommandResult run_command(const std::vector<std::string>& argv);
 
 /// Runs Debian's flatc to convert a binary to JSON with one of our schemas.
 /// Returns the JSON text.
+/// Runs Debian's flatc to compile `json` into a binary with one of our
+/// schemas (to build test inputs in a format's own layout).
+std::vector<uint8_t> flatc_binary(const std::string& schema, const std::string& json);
+
 std::string flatc_json(const std::string& schema, const std::string& binary,
                        bool size_prefixed);
 

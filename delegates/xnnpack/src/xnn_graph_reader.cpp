@@ -7,6 +7,7 @@
 
 #include "etkit/delegates/xnnpack/xnn_graph.h"
 #include "node_params.h"
+#include "shape_checks.h"
 #include "xnnpack_graph_generated.h"
 
 namespace etkit::xnnpack {
@@ -198,10 +199,16 @@ Status Reader::read_nodes() {
       out.output_min = range->output_min();
       out.output_max = range->output_max();
     }
-    // Ids become value indices; kNoValue stays for an absent bias.
+    // Ids become value indices; kNoValue stays for an absent bias (the
+    // third input of fully connected and convolution nodes) only.
+    const bool has_bias = out.kind == NodeKind::kFullyConnected || out.kind == NodeKind::kConv2d ||
+                          out.kind == NodeKind::kDepthwiseConv2d ||
+                          out.kind == NodeKind::kConvTranspose2d ||
+                          out.kind == NodeKind::kScaledDotProductAttention;
     for (std::vector<uint32_t>* ids : {&out.inputs, &out.outputs}) {
-      for (uint32_t& id : *ids) {
-        if (id == kNoValue && ids == &out.inputs) continue;
+      for (size_t position = 0; position < ids->size(); ++position) {
+        uint32_t& id = (*ids)[position];
+        if (id == kNoValue && ids == &out.inputs && has_bias && position >= 2) continue;
         auto found = index_of_id.find(id);
         if (found == index_of_id.end()) {
           return Error::make(ErrorCode::kOutOfRange, "node %zu (%s, debug handle %u): value id %u "
@@ -232,6 +239,7 @@ Status Reader::check_data_flow() {
                            node.debug_handle, v);
       }
     }
+    ETKIT_TRY(check_node_shapes(graph, i));
     for (uint32_t v : node.outputs) {
       if (ready[v]) {
         return Error::make(ErrorCode::kMalformed, "node %zu (%s, debug handle %u): output value "
@@ -287,10 +295,6 @@ Result<XnnGraph> read_xnn_graph(ByteSpan payload, const NamedDataLookup& named_d
   Reader reader{payload, header, named_data, *flatbuffers::GetRoot<fb::Graph>(region.data), {}, {}};
   reader.graph.has_header = has_header;
   if (const auto* version = reader.root.version()) reader.graph.version = version->str();
-  if (!has_header && length(reader.root.constant_data()) > 0) {
-    return Error::make(ErrorCode::kMalformed,
-                       "XNNPACK payload: constant_data offsets without an XH00 header");
-  }
   ETKIT_TRY(reader.read_values());
   ETKIT_TRY(reader.read_externals());
   ETKIT_TRY(reader.read_nodes());
