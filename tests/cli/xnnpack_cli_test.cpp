@@ -1,0 +1,94 @@
+// etinspect with the XNNPACK delegate, as a user runs it: info shows the
+// node split, the delegated MobileNetV2 sample verifies and computes what
+// the portable sample computes, and its table names an op and a module on
+// every delegated row.
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <nlohmann/json.hpp>
+
+#include "etkit/inspector/npy.h"
+#include "support/cli.h"
+
+namespace etkit {
+namespace {
+
+const std::string kXnnSample = "mobilenet_v2_xnnpack/mobilenet_v2_xnnpack";
+
+nlohmann::json info_json(const std::string& path) {
+  auto result = test::etinspect({"info", "--json", path});
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  return nlohmann::json::parse(result.out)[0];
+}
+
+TEST(XnnpackCli, InfoListsNodeTypesAndPortableNodes) {
+  const auto mlp = info_json(test::corpus("upstream-runtime/xnn_mlp.pte"));
+  ASSERT_EQ(mlp["delegate_payloads"].size(), 1u);
+  const auto& payload = mlp["delegate_payloads"][0];
+  EXPECT_EQ(payload["node_count"], 4);
+  EXPECT_EQ(payload["node_types"][0]["kind"], "FullyConnected");
+  EXPECT_EQ(payload["node_types"][0]["count"], 2);
+  EXPECT_EQ(payload["node_types"][0]["runs_on"], "xnnpack");
+  EXPECT_TRUE(payload["portable_nodes"].empty());
+  const auto sample = info_json(test::sample(kXnnSample + ".pte"));
+  const auto& portable = sample["delegate_payloads"][0]["portable_nodes"];
+  ASSERT_EQ(portable.size(), 1u);
+  EXPECT_EQ(portable[0]["kind"], "StaticTranspose");
+  EXPECT_EQ(portable[0]["kernel"], "aten::permute_copy.out");
+}
+
+TEST(XnnpackCli, DelegatedSampleVerifiesOnOneThreadAndAllCores) {
+  for (const char* threads : {"1", "0"}) {
+    auto result = test::etinspect({"verify", "--threads", threads, test::sample(kXnnSample + ".bpte")});
+    EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
+    // The node split is said once, at load.
+    EXPECT_NE(result.err.find("XnnpackBackend: method 'forward': 101 nodes"), std::string::npos)
+        << result.err;
+  }
+  EXPECT_EQ(test::etinspect({"verify", "--threads", "-1", test::sample(kXnnSample + ".bpte")}).exit_code, 2);
+}
+
+TEST(XnnpackCli, DelegatedSampleComputesWhatThePortableSampleComputes) {
+  const std::string xnn_dir = test::temp("xnn-out"), portable_dir = test::temp("portable-out");
+  for (const auto& [program, dir] : {std::pair{test::sample(kXnnSample + ".pte"), xnn_dir},
+                                     std::pair{test::sample("mobilenet_v2/mobilenet_v2.pte"), portable_dir}}) {
+    auto result = test::etinspect({"run", program, "--fill", "random", "--seed", "5", "--output-dir", dir});
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+  }
+  auto a = test::checked(inspector::read_npy(xnn_dir + "/output_0.npy"), "xnn output");
+  auto b = test::checked(inspector::read_npy(portable_dir + "/output_0.npy"), "portable output");
+  ASSERT_EQ(a.shape, b.shape);
+  ASSERT_EQ(a.numel(), 100);
+  std::vector<float> x(100), y(100);
+  std::memcpy(x.data(), a.data.data(), 400);
+  std::memcpy(y.data(), b.data.data(), 400);
+  double worst = 0;
+  for (size_t i = 0; i < x.size(); ++i) worst = std::max(worst, double(std::abs(x[i] - y[i])));
+  // Batch norms folded into the convolutions and XNNPACK's summation order:
+  // float32 rounding apart, nothing more.
+  EXPECT_LT(worst, 1e-5);
+}
+
+TEST(XnnpackCli, EveryDelegatedRowHasOpTypesAndAModule) {
+  const std::string trace = test::temp("xnn.etdp");
+  auto ran = test::etinspect({"run", test::sample(kXnnSample + ".pte"), "--iterations", "2", "--etdump", trace});
+  ASSERT_EQ(ran.exit_code, 0) << ran.err;
+  auto table = test::etinspect({"table", trace, "--etrecord", test::sample(kXnnSample + ".etrecord"),
+                                "--program", test::sample(kXnnSample + ".pte"), "--format", "json"});
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_EQ(table.err, "");
+  size_t delegated = 0;
+  for (const auto& row : nlohmann::json::parse(table.out)) {
+    if (!row["is_delegated_op"].get<bool>()) continue;
+    ++delegated;
+    EXPECT_EQ(row["delegate_backend_name"], "XnnpackBackend") << row["event_name"];
+    EXPECT_FALSE(row["op_types"].empty()) << row["event_name"];
+    EXPECT_FALSE(row["module_hierarchy"].empty()) << row["event_name"];
+  }
+  EXPECT_EQ(delegated, 101u);  // one row per XNNGraph node
+}
+
+}  // namespace
+}  // namespace etkit
