@@ -365,5 +365,43 @@ TEST(XnnpackBackend, TracesCarryDebugHandlesWhereUpstreamsCarryOperatorNames) {
   EXPECT_EQ(ids, (std::vector<int32_t>{101, 102, 103, 104, 105, 106}));
 }
 
+TEST(XnnpackBackend, DelegatedNodesLogTheirOutputsWithTheirDebugHandles) {
+  std::vector<uint8_t> buffer(1 << 16);
+  etdump::ETDumpGenOptions options;
+  options.debug_level = etdump::DebugLevel::kIntermediateOutputs;
+  options.debug_buffer = Span<uint8_t>(buffer.data(), buffer.size());
+  etdump::ETDumpGen gen(options);
+  auto loaded = load_method("xnn_dbg.pte", &gen);
+  torch::manual_seed(13);
+  const at::Tensor x = torch::randn({2, 8}), y = torch::randn({2, 8});
+  run(*loaded->method, {x, y});
+  const std::string path = test::write_temp("xnn_dbg_values.etdp", checked(gen.serialize(), "serialize"));
+  auto trace = checked(etdump::ETDump::load_file(path), "trace");
+  std::vector<int32_t> ids;
+  at::Tensor last;
+  for (size_t b = 0; b < trace.block_count(); ++b) {
+    const etdump::RunBlock block = trace.block(b);
+    for (size_t e = 0; e < block.event_count(); ++e) {
+      const etdump::EventView event = block.event(e);
+      if (event.kind != etdump::EventKind::kDebug || event.debug.delegate_debug_id_int == -1) continue;
+      ids.push_back(event.debug.delegate_debug_id_int);
+      ASSERT_EQ(event.debug.tensors.size(), 1u);
+      Tensor logged = checked(etdump::debug_tensor(event.debug.tensors[0], ByteSpan{buffer.data(), buffer.size()}),
+                              "logged tensor");
+      std::vector<int64_t> sizes(logged.sizes().begin(), logged.sizes().end());
+      last = torch::from_blob(logged.data(), sizes, torch::kFloat32).clone();
+    }
+  }
+  EXPECT_EQ(ids, (std::vector<int32_t>{101, 102, 103, 104, 105, 106}));
+  // The last node's output is the delegate's: hardswish of the linear layer.
+  XnnGraph graph = checked(read_xnn_graph(loaded->program->inline_delegate_data(0), nullptr), "graph");
+  const at::Tensor w = from_bytes(constant_of(graph, graph.nodes[4], 1), {4, 8});
+  const at::Tensor b = from_bytes(constant_of(graph, graph.nodes[4], 2), {4});
+  const at::Tensor a = x + y;
+  const at::Tensor expected =
+      torch::hardswish(torch::linear(torch::clamp(torch::sigmoid(a * y) - a, -0.5, 0.5), w, b));
+  EXPECT_TRUE(torch::allclose(last, expected, 1e-5, 1e-7));
+}
+
 }  // namespace
 }  // namespace etkit::xnnpack
