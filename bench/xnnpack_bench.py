@@ -16,14 +16,14 @@ import os
 import statistics
 import subprocess
 import sys
-import time
 
 import torch
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "samples", "export"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import models  # noqa: E402
-from export_samples import SEED  # noqa: E402
+from network_bench import torch_median_ms  # noqa: E402
 
 
 def etkit_ms(etinspect, program, threads, iterations, warmup):
@@ -36,17 +36,7 @@ def etkit_ms(etinspect, program, threads, iterations, warmup):
 def torch_ms(threads, iterations, warmup):
     torch.set_num_threads(threads)
     sample = next(s for s in models.samples(full_size=True) if s.name == "mobilenet_v2_full")
-    generator = torch.Generator().manual_seed(SEED)
-    model = models.randomize_batch_norms(sample.build(), generator).eval()
-    inputs = sample.make_inputs(generator)
-    times = []
-    with torch.no_grad():
-        for i in range(warmup + iterations):
-            start = time.perf_counter()
-            model(*inputs)
-            if i >= warmup:
-                times.append((time.perf_counter() - start) * 1e3)
-    return statistics.median(times)
+    return torch_median_ms(sample, iterations, warmup)
 
 
 def per_node_coverage(etinspect, program, etrecord, directory, iterations):

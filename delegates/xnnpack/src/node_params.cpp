@@ -28,12 +28,18 @@ void read(const fb::FullyConnected& t, GraphNode& n) {
   n.flags = t.flags();
 }
 
-void read(const fb::NodeConv& t, GraphNode& n) {
-  Window2d& w = n.window;
+// Padding fields, named alike in every windowed node's table.
+template <typename Table>
+void read_padding(const Table& t, Window2d& w) {
   w.padding_top = t.padding_top();
   w.padding_right = t.padding_right();
   w.padding_bottom = t.padding_bottom();
   w.padding_left = t.padding_left();
+}
+
+void read(const fb::NodeConv& t, GraphNode& n) {
+  Window2d& w = n.window;
+  read_padding(t, w);
   w.kernel_height = t.kernel_height();
   w.kernel_width = t.kernel_width();
   w.stride_height = t.subsampling_height();
@@ -52,10 +58,7 @@ void read(const fb::NodeConv& t, GraphNode& n) {
 
 void read(const fb::Pooling2D& t, GraphNode& n) {
   Window2d& w = n.window;
-  w.padding_top = t.padding_top();
-  w.padding_right = t.padding_right();
-  w.padding_bottom = t.padding_bottom();
-  w.padding_left = t.padding_left();
+  read_padding(t, w);
   w.kernel_height = t.pooling_height();
   w.kernel_width = t.pooling_width();
   w.stride_height = t.stride_height();
@@ -69,10 +72,7 @@ void read(const fb::Pooling2D& t, GraphNode& n) {
 
 void read(const fb::ArgMaxPooling2d& t, GraphNode& n) {
   Window2d& w = n.window;
-  w.padding_top = t.padding_top();
-  w.padding_right = t.padding_right();
-  w.padding_bottom = t.padding_bottom();
-  w.padding_left = t.padding_left();
+  read_padding(t, w);
   w.kernel_height = t.pooling_height();
   w.kernel_width = t.pooling_width();
   n.inputs = {t.input_id()};

@@ -40,35 +40,40 @@ size_t count(const Dims& dims) {
   return n;
 }
 
+// Convolutions and pools over NHWC input: the window's output extent, and
+// for convolutions a filter of the size the channel counts say.
+bool window_dims(const XnnGraph& g, const GraphNode& n, Dims& out) {
+  using K = NodeKind;
+  const Dims& in = g.values[n.inputs[0]].dims;
+  const Window2d& w = n.window;
+  if (in.size() != 4) return false;
+  const bool conv = n.kind == K::kConv2d || n.kind == K::kDepthwiseConv2d;
+  const uint32_t dh = conv || n.kind == K::kMaxPooling2d ? w.dilation_height : 1;
+  const uint32_t dw = conv || n.kind == K::kMaxPooling2d ? w.dilation_width : 1;
+  const size_t channels = conv ? size_t(w.groups) * w.group_output_channels : in[3];
+  if (n.kind == K::kConv2d && size_t(w.groups) * w.group_input_channels != in[3]) return false;
+  if (n.kind == K::kDepthwiseConv2d && w.groups != in[3]) return false;
+  out = {in[0], window_out(in[1], w.padding_top, w.padding_bottom, w.kernel_height, w.stride_height, dh),
+         window_out(in[2], w.padding_left, w.padding_right, w.kernel_width, w.stride_width, dw), channels};
+  if (conv) {
+    const Dims& filter = g.values[n.inputs[1]].dims;
+    if (count(filter) != channels * w.kernel_height * w.kernel_width *
+                             (n.kind == K::kConv2d ? w.group_input_channels : 1)) {
+      return false;
+    }
+  }
+  return out[1] > 0 && out[2] > 0;
+}
+
 // The output dims the node implies, or false when its inputs do not fit it;
 // `checked` is false for kinds whose shapes the portable kernel checks.
 bool implied_dims(const XnnGraph& g, const GraphNode& n, Dims& out, bool& checked) {
   using K = NodeKind;
   const Dims& in = g.values[n.inputs[0]].dims;
-  const Window2d& w = n.window;
   checked = true;
   switch (n.kind) {
-    case K::kConv2d: case K::kDepthwiseConv2d: case K::kAvgPooling2d: case K::kMaxPooling2d: {
-      if (in.size() != 4) return false;
-      const bool conv = n.kind == K::kConv2d || n.kind == K::kDepthwiseConv2d;
-      const uint32_t dh = conv || n.kind == K::kMaxPooling2d ? w.dilation_height : 1;
-      const uint32_t dw = conv || n.kind == K::kMaxPooling2d ? w.dilation_width : 1;
-      const size_t channels =
-          n.kind == K::kConv2d ? size_t(w.groups) * w.group_output_channels
-          : n.kind == K::kDepthwiseConv2d ? size_t(w.groups) * w.group_output_channels : in[3];
-      if (n.kind == K::kConv2d && size_t(w.groups) * w.group_input_channels != in[3]) return false;
-      if (n.kind == K::kDepthwiseConv2d && w.groups != in[3]) return false;
-      out = {in[0], window_out(in[1], w.padding_top, w.padding_bottom, w.kernel_height, w.stride_height, dh),
-             window_out(in[2], w.padding_left, w.padding_right, w.kernel_width, w.stride_width, dw), channels};
-      if (conv) {
-        const Dims& filter = g.values[n.inputs[1]].dims;
-        if (count(filter) != channels * w.kernel_height * w.kernel_width *
-                                 (n.kind == K::kConv2d ? w.group_input_channels : 1)) {
-          return false;
-        }
-      }
-      return out[1] > 0 && out[2] > 0;
-    }
+    case K::kConv2d: case K::kDepthwiseConv2d: case K::kAvgPooling2d: case K::kMaxPooling2d:
+      return window_dims(g, n, out);
     case K::kGlobalAvgPooling2d:
       if (in.size() != 4) return false;
       out = {in[0], 1, 1, in[3]};
