@@ -345,16 +345,19 @@ void log_tensor(const ETDumpGenOptions& options, ETDumpGen::State& s, const Tens
   s.tensors.push_back(record);
 }
 
+// Intermediate values are kept only for instructions in the options' range.
+bool outside_instruction_range(const ETDumpGenOptions& options, int32_t instruction_id) {
+  return (options.first_instruction >= 0 && instruction_id < options.first_instruction) ||
+         (options.last_instruction >= 0 && instruction_id > options.last_instruction);
+}
+
 }  // namespace
 
 void ETDumpGen::log_value(const Value& value, LoggedValueKind kind, int32_t chain_id,
                           int32_t instruction_id, const char* name) {
   if (!wants_values(kind)) return;
   if (kind == LoggedValueKind::kIntermediateOutput) {
-    if ((options_.first_instruction >= 0 && instruction_id < options_.first_instruction) ||
-        (options_.last_instruction >= 0 && instruction_id > options_.last_instruction)) {
-      return;
-    }
+    if (outside_instruction_range(options_, instruction_id)) return;
     if (!options_.op_filter.empty()) {
       const char* pattern = options_.op_filter.c_str();
       const bool has_wildcard = std::strchr(pattern, '*') != nullptr;
@@ -369,10 +372,7 @@ void ETDumpGen::log_value(const Value& value, LoggedValueKind kind, int32_t chai
 void ETDumpGen::log_delegate_value(const Value& value, int32_t delegate_debug_id_int) {
   if (!wants_values(LoggedValueKind::kIntermediateOutput)) return;
   const int32_t instruction_id = current_instruction_id;
-  if ((options_.first_instruction >= 0 && instruction_id < options_.first_instruction) ||
-      (options_.last_instruction >= 0 && instruction_id > options_.last_instruction)) {
-    return;
-  }
+  if (outside_instruction_range(options_, instruction_id)) return;
   append_value(value, LoggedValueKind::kIntermediateOutput, current_chain_id, instruction_id,
                delegate_debug_id_int);
 }

@@ -42,9 +42,9 @@ void describe_graph(const xnnpack::XnnGraph& graph, DelegatePayloadSummary& out)
 
 }  // namespace
 
-std::vector<DelegatePayloadSummary> summarize_delegate_payloads(const Program& program) {
+std::vector<DelegatePayloadSummary> summarize_delegate_payloads(const Program& program,
+                                                                const ProgramSummary& summary) {
   std::vector<DelegatePayloadSummary> summaries;
-  const ProgramSummary summary = summarize(program);
   BackendInitContext context;
   context.program = &program;
   const auto named = [&context](const std::string& key) { return find_named_data(context, key); };

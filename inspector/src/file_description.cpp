@@ -16,8 +16,9 @@ Result<ProgramSummary> describe_program(FilePtr file, std::vector<DelegatePayloa
   const ByteSpan bytes = file->bytes();
   const std::string path = file->path();
   ETKIT_ASSIGN_OR_RETURN(Program program, Program::load(std::move(file), bytes, path));
-  payloads = summarize_delegate_payloads(program);
-  return summarize(program);
+  ProgramSummary summary = summarize(program);
+  payloads = summarize_delegate_payloads(program, summary);
+  return summary;
 }
 
 Result<BundledSummary> describe_bundled(FilePtr file, std::vector<DelegatePayloadSummary>& payloads) {
@@ -38,7 +39,7 @@ Result<BundledSummary> describe_bundled(FilePtr file, std::vector<DelegatePayloa
   summary.program_size = bundle.program_bytes().size;
   ETKIT_ASSIGN_OR_RETURN(Program program, bundle.load_program());
   summary.program = summarize(program);
-  payloads = summarize_delegate_payloads(program);
+  payloads = summarize_delegate_payloads(program, summary.program);
   return summary;
 }
 

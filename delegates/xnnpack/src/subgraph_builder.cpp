@@ -42,23 +42,19 @@ Result<xnn_runtime_t> create_step_runtime(const XnnGraph& graph, const PlanStep&
       written[v] = 1;
     }
   }
-  std::vector<xnn_external_value> externals;
-  for (uint32_t v : used) {
-    if (boundary[v]) externals.push_back({v, buffers[v]});
-  }
+  uint32_t external_count = 0;
+  for (uint32_t v : used) external_count += boundary[v];
   SubgraphHolder holder;
-  xnn_status status =
-      xnn_create_subgraph(static_cast<uint32_t>(externals.size()), 0, &holder.subgraph);
+  xnn_status status = xnn_create_subgraph(external_count, 0, &holder.subgraph);
   if (status != xnn_status_success) return xnn_error(status, "subgraph creation", graph, step);
   std::unordered_map<uint32_t, uint32_t> ids;
-  uint32_t next_external = 0;
+  std::vector<xnn_external_value> externals;  // external id i is externals[i]
   for (uint32_t v : used) {
     const GraphValue& value = graph.values[v];
     uint32_t external_id = XNN_INVALID_VALUE_ID, flags = 0;
     if (boundary[v]) {
-      // The runtime binds external values in the order they were reserved.
-      externals[next_external].id = next_external;
-      external_id = next_external++;
+      external_id = static_cast<uint32_t>(externals.size());
+      externals.push_back({external_id, buffers[v]});
       flags = written[v] ? XNN_VALUE_FLAG_EXTERNAL_OUTPUT : XNN_VALUE_FLAG_EXTERNAL_INPUT;
     }
     uint32_t id = XNN_INVALID_VALUE_ID;

@@ -210,6 +210,9 @@ Status XnnpackBackend::execute(BackendExecutionContext& context, void* handle,
                        "XNNPACK delegate takes %zu inputs and %zu outputs, got %zu arguments",
                        inputs, d.graph.outputs.size(), args.size());
   }
+  for (size_t o = 0; o < d.graph.outputs.size(); ++o) {
+    ETKIT_TRY(check_arg(args[inputs + o], d.graph.values[d.graph.outputs[o]], inputs + o));
+  }
   for (size_t i = 0; i < inputs; ++i) {
     const uint32_t v = d.graph.inputs[i];
     ETKIT_TRY(check_arg(args[i], d.graph.values[v], i));
@@ -236,7 +239,6 @@ Status XnnpackBackend::execute(BackendExecutionContext& context, void* handle,
   }
   for (size_t o = 0; o < d.graph.outputs.size(); ++o) {
     const uint32_t v = d.graph.outputs[o];
-    ETKIT_TRY(check_arg(args[inputs + o], d.graph.values[v], inputs + o));
     std::memcpy(args[inputs + o]->unchecked_tensor().data(), d.buffers[v],
                 d.graph.values[v].byte_size());
   }

@@ -109,11 +109,10 @@ class Partitioner:
 
 
 class _Builder:
-    def __init__(self, partitioner, handles, delegated, outside_users):
+    def __init__(self, partitioner, handles, delegated):
         self.p = partitioner
         self.handles = handles          # node -> edge debug handle
         self.d = delegated
-        self.outside_users = outside_users
         self.values = []
         self.nodes = []
         self.constant_data = [{}]
@@ -356,7 +355,7 @@ def lower_group(nodes, partitioner, handles, flatc):
             continue
         if any(user not in inside for user in node.users) and not _is_folded_bn_alias(node):
             delegated.outputs.append(node)
-    builder = _Builder(partitioner, handles, delegated, None)
+    builder = _Builder(partitioner, handles, delegated)
     for node in nodes:
         builder.lower(node)
     delegated.inputs = [n for n in builder.value_of

@@ -10,6 +10,7 @@
 
 namespace etkit {
 class Program;
+struct ProgramSummary;
 }
 
 namespace etkit::inspector {
@@ -44,6 +45,8 @@ struct DelegatePayloadSummary {
 
 /// One summary per XNNPACK delegate of every method. A payload that does
 /// not read is summarized with its error, not skipped.
-std::vector<DelegatePayloadSummary> summarize_delegate_payloads(const Program& program);
+/// `summary` is summarize(program), which the caller has already made.
+std::vector<DelegatePayloadSummary> summarize_delegate_payloads(const Program& program,
+                                                                const ProgramSummary& summary);
 
 }  // namespace etkit::inspector
