@@ -2,7 +2,7 @@
 # flatc. Generated headers go to <build>/generated and are never checked in;
 # they are private to the libraries that read the formats.
 set(ETKIT_GENERATED_DIR ${CMAKE_BINARY_DIR}/generated)
-set(ETKIT_SCHEMA_INCLUDE ${CMAKE_SOURCE_DIR}/core/schema)
+set(ETKIT_SCHEMA_INCLUDE ${CMAKE_CURRENT_LIST_DIR}/../core/schema)
 
 # etkit_flatc(<target> <schema.fbs>...): adds an INTERFACE target whose
 # consumers get the generated headers on their include path.

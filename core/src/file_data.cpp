@@ -1,11 +1,14 @@
 #include "etkit/core/file_data.h"
 
+#if defined(__unix__)
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#endif
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <new>
 #include <vector>
@@ -26,6 +29,7 @@ uint8_t* allocate_aligned(size_t size) {
       ::operator new(size == 0 ? 1 : size, kAlignment, std::nothrow));
 }
 
+#if defined(__unix__)
 struct FdCloser {
   int fd;
   ~FdCloser() {
@@ -34,12 +38,15 @@ struct FdCloser {
     }
   }
 };
+#endif
 
 }  // namespace
 
 FileData::~FileData() {
   if (mapped_) {
+#if defined(__unix__)
     ::munmap(const_cast<uint8_t*>(data_), size_);
+#endif
   } else {
     ::operator delete(const_cast<uint8_t*>(data_), kAlignment);
   }
@@ -58,6 +65,7 @@ std::shared_ptr<const FileData> FileData::copy_of(ByteSpan bytes,
   return file;
 }
 
+#if defined(__unix__)
 Result<std::shared_ptr<const FileData>> FileData::load(
     const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -118,5 +126,41 @@ Result<std::shared_ptr<const FileData>> FileData::load(
   file->size_ = bytes.size();
   return std::shared_ptr<const FileData>(std::move(file));
 }
+
+#else
+// Devices without mmap (bare metal, files through semihosting): one read
+// of the whole file into one aligned buffer, so a large program is never
+// held twice.
+Result<std::shared_ptr<const FileData>> FileData::load(
+    const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) {
+    return Error::make(ErrorCode::kIo, "%s: cannot open: %s", path.c_str(),
+                       std::strerror(errno));
+  }
+  long size = -1;
+  if (std::fseek(f, 0, SEEK_END) == 0) size = std::ftell(f);
+  if (size < 0 || std::fseek(f, 0, SEEK_SET) != 0) {
+    std::fclose(f);
+    return Error::make(ErrorCode::kIo, "%s: cannot find the file's size", path.c_str());
+  }
+  uint8_t* copy = allocate_aligned(static_cast<size_t>(size));
+  if (copy == nullptr) {
+    std::fclose(f);
+    return Error::make(ErrorCode::kOutOfMemory, "%s: cannot allocate %ld bytes",
+                       path.c_str(), size);
+  }
+  const size_t read = std::fread(copy, 1, static_cast<size_t>(size), f);
+  std::fclose(f);
+  std::shared_ptr<FileData> file(new FileData());
+  file->path_ = path;
+  file->data_ = copy;
+  file->size_ = read;
+  if (read != static_cast<size_t>(size)) {
+    return Error::make(ErrorCode::kIo, "%s: read %zu of %ld bytes", path.c_str(), read, size);
+  }
+  return std::shared_ptr<const FileData>(std::move(file));
+}
+#endif
 
 }  // namespace etkit

@@ -15,6 +15,7 @@ void register_shape_ops(KernelRegistry& r);
 void register_index_ops(KernelRegistry& r);
 void register_quantized_ops(KernelRegistry& r);
 void register_prim_ops(KernelRegistry& r);
+void register_cortex_m_ops(KernelRegistry& r);
 }  // namespace kernels
 
 void register_portable_kernels(KernelRegistry& registry) {
@@ -29,6 +30,7 @@ void register_portable_kernels(KernelRegistry& registry) {
   kernels::register_index_ops(registry);
   kernels::register_quantized_ops(registry);
   kernels::register_prim_ops(registry);
+  kernels::register_cortex_m_ops(registry);
 }
 
 }  // namespace etkit

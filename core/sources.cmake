@@ -1,0 +1,47 @@
+# Source lists shared by the host build (core/CMakeLists.txt) and the
+# device runners' cross builds (device/CMakeLists.txt).
+set(ETKIT_KERNEL_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/src/kernels/binary_ops.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/kernels/convolution.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/kernels/copy_util.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/kernels/cortex_m_ops.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/kernels/gemm.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/kernels/index_ops.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/kernels/kernel_util.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/kernels/linear_algebra.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/kernels/norm_ops.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/kernels/pooling.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/kernels/prim_ops.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/kernels/quantized_ops.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/kernels/reductions.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/kernels/register_kernels.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/kernels/shape_ops.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/kernels/unary_ops.cpp
+)
+set(ETKIT_CORE_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/src/backend.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/checked_size.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/error.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/extended_header.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/file_data.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/file_kind.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/flat_tensor.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/input_snapshot.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/program.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/program_summary.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/program_verify.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/program_verify_instructions.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/program_verify_values.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/scalar_type.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/kernel_registry.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/method.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/method_instructions.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/method_values.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/tensor.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/tensor_access.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/value.cpp
+  ${ETKIT_KERNEL_SOURCES})
+set(ETKIT_CORE_SCHEMAS
+  ${CMAKE_CURRENT_LIST_DIR}/schema/scalar_type.fbs
+  ${CMAKE_CURRENT_LIST_DIR}/schema/program.fbs
+  ${CMAKE_CURRENT_LIST_DIR}/schema/flat_tensor.fbs)

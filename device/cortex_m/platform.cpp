@@ -1,0 +1,47 @@
+// The Cortex-M runner's platform: time from the semihosting host (a real
+// board would read its cycle counter, DWT->CYCCNT, with the core's clock as
+// the period), and the heap confined to the static arena the linker script
+// reserves.
+
+#include <cerrno>
+#include <cstddef>
+#include <cstdint>
+
+#include "../runner/platform.h"
+#include "semihosting.h"
+
+extern "C" {
+extern char __arena_start, __arena_end;
+void* _sbrk(ptrdiff_t increment);
+}
+
+namespace etkit::device {
+namespace {
+
+uint64_t elapsed(void*) { return semihosting_elapsed_ticks(); }
+
+}  // namespace
+
+etdump::TickSource trace_clock() {
+  etdump::TickSource clock;
+  clock.now = &elapsed;
+  clock.ns_per_tick = 1e9 / double(semihosting_ticks_per_second());
+  return clock;
+}
+
+double seconds_now() { return double(semihosting_elapsed_ticks()) / double(semihosting_ticks_per_second()); }
+
+}  // namespace etkit::device
+
+// newlib's malloc grows its heap through _sbrk: here, inside the arena only,
+// so running out of memory is a clean allocation failure.
+extern "C" void* _sbrk(ptrdiff_t increment) {
+  static char* end = &__arena_start;
+  if (increment > &__arena_end - end || increment < &__arena_start - end) {
+    errno = ENOMEM;
+    return reinterpret_cast<void*>(-1);
+  }
+  char* previous = end;
+  end += increment;
+  return previous;
+}
