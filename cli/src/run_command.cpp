@@ -18,6 +18,7 @@
 #include "etkit/inspector/event_blocks.h"
 #include "etkit/inspector/npy.h"
 #include "etkit/core/input_snapshot.h"
+#include "device_target.h"
 #include "printer.h"
 #include "program_loading.h"
 #include "etkit/core/tensor_access.h"
@@ -46,6 +47,7 @@ struct RunOptions {
   bool print_outputs = false;
   bool json = false;
   TracingOptions tracing;
+  DeviceOptions device;
 };
 
 // Owns input bytes for the whole run (borrowed inputs point into them).
@@ -183,27 +185,28 @@ Result<std::vector<double>> time_runs(Method& method, const RunOptions& options,
   return latencies;
 }
 
-// output_<i>.npy for every output; scalars as 0-d arrays.
+// One value as .npy: tensors as they are, scalars as 0-d arrays.
+Status write_value_npy(const std::string& path, const Value& output) {
+  if (output.is_tensor()) return inspector::write_npy(path, output.unchecked_tensor());
+  if (!output.is_scalar()) return Ok{};
+  double v = output.scalar_as_double();
+  int64_t iv = output.tag() == ValueTag::kInt ? output.unchecked_int() : 0;
+  const bool is_int = output.tag() == ValueTag::kInt;
+  ETKIT_ASSIGN_OR_RETURN(Tensor t, Tensor::make(is_int ? ScalarType::kLong : ScalarType::kDouble, {}, {},
+                                                is_int ? static_cast<void*>(&iv) : static_cast<void*>(&v), 8));
+  return inspector::write_npy(path, t);
+}
+
+// output_<i>.npy for every output.
 Status write_outputs(const Method& method, const std::string& dir) {
   for (size_t i = 0; i < method.output_count() && !dir.empty(); ++i) {
-    const Value& output = method.output(i);
-    const std::string path = dir + "/output_" + std::to_string(i) + ".npy";
-    if (output.is_tensor()) {
-      ETKIT_TRY(inspector::write_npy(path, output.unchecked_tensor()));
-    } else if (output.is_scalar()) {
-      double v = output.scalar_as_double();
-      int64_t iv = output.tag() == ValueTag::kInt ? output.unchecked_int() : 0;
-      const bool is_int = output.tag() == ValueTag::kInt;
-      ETKIT_ASSIGN_OR_RETURN(Tensor t, Tensor::make(is_int ? ScalarType::kLong : ScalarType::kDouble, {}, {},
-                                                    is_int ? static_cast<void*>(&iv) : static_cast<void*>(&v), 8));
-      ETKIT_TRY(inspector::write_npy(path, t));
-    }
+    ETKIT_TRY(write_value_npy(dir + "/output_" + std::to_string(i) + ".npy", method.output(i)));
   }
   return Ok{};
 }
 
-void print_report(const RunOptions& options, const Method& method, const std::vector<double>& latencies,
-                  const Tracing& tracing) {
+void print_report(const RunOptions& options, const std::vector<Value>& outputs,
+                  const std::vector<double>& latencies, const Tracing& tracing) {
   std::unique_ptr<Printer> out = options.json ? make_json_printer(std::cout) : make_text_printer(std::cout);
   out->begin_object("");
   out->field("program", options.program);
@@ -226,15 +229,84 @@ void print_report(const RunOptions& options, const Method& method, const std::ve
     out->end_object();
   }
   out->begin_list("outputs");
-  for (size_t i = 0; i < method.output_count(); ++i) {
+  for (size_t i = 0; i < outputs.size(); ++i) {
     out->begin_object("");
     out->field("index", uint64_t(i));
-    print_value(*out, method.output(i), options.print_outputs ? 8 : 0);
+    print_value(*out, outputs[i], options.print_outputs ? 8 : 0);
     out->end_object();
   }
   out->end_list();
   out->end_object();
   out->finish();
+}
+
+// Outputs read back from a device, as values like the method's own.
+struct DeviceOutputs {
+  std::vector<inspector::NpyArray> arrays;
+  std::vector<Tensor> tensors;
+  std::vector<Value> values;
+};
+
+Status read_device_outputs(const Method& method, const std::string& dir, DeviceOutputs& out) {
+  out.arrays.reserve(method.output_count());
+  out.tensors.reserve(method.output_count());
+  for (size_t i = 0; i < method.output_count(); ++i) {
+    ETKIT_ASSIGN_OR_RETURN(inspector::NpyArray array, inspector::read_npy(dir + "/output_" + std::to_string(i) + ".npy"));
+    out.arrays.push_back(std::move(array));
+    ETKIT_ASSIGN_OR_RETURN(Tensor view, out.arrays.back().view());
+    out.tensors.push_back(view);
+    const ValueTag tag = method.output(i).tag();
+    out.values.push_back(tag == ValueTag::kTensor ? Value::from_tensor(&out.tensors.back())
+                         : tag == ValueTag::kInt  ? Value::from_int(int64_t(element_as_double(view, 0)))
+                         : tag == ValueTag::kBool ? Value::from_bool(element_as_double(view, 0) != 0)
+                                                  : Value::from_double(element_as_double(view, 0)));
+  }
+  return Ok{};
+}
+
+// The same run inside a device: the inputs were set up on the host exactly
+// as for a host run, and go to the device as .npy files.
+int run_on_device(const RunOptions& options, Method& method, Diagnostics& diagnostics) {
+  char pattern[] = "/tmp/etinspect-run-XXXXXX";
+  if (::mkdtemp(pattern) == nullptr) return diagnostics.fail(Error::make(ErrorCode::kIo, "cannot create a work folder"));
+  const std::string scratch = pattern;
+  struct Cleanup {
+    std::string dir;
+    ~Cleanup() { std::error_code ignored; std::filesystem::remove_all(dir, ignored); }
+  } cleanup{scratch};
+  DeviceJob job;
+  job.command = "run";
+  job.file = options.program;
+  job.data = options.data;
+  job.etdump = options.tracing.etdump;
+  job.debug_buffer = options.tracing.debug_buffer;
+  job.output_dir = scratch;
+  job.arguments = {"--method", options.method, "--iterations", std::to_string(options.iterations), "--warmup",
+                   std::to_string(options.warmup)};
+  append_trace_arguments(options.tracing, job.arguments);
+  for (size_t i = 0; i < method.input_count(); ++i) {
+    job.inputs.push_back(scratch + "/input_" + std::to_string(i) + ".npy");
+    Status written = write_value_npy(job.inputs.back(), method.input(i));
+    if (!written.ok()) return diagnostics.fail(written.error());
+  }
+  auto report = cli::run_on_device(options.device, job);
+  if (!report.ok()) return diagnostics.fail(report.error());
+  if (report->failed) return diagnostics.fail(Error::make(report->error_code, "%s", report->error_message.c_str()));
+  DeviceOutputs outputs;
+  Status read = read_device_outputs(method, scratch, outputs);
+  if (read.ok() && !options.output_dir.empty()) {
+    for (size_t i = 0; i < method.output_count() && read.ok(); ++i) {
+      const std::string name = "/output_" + std::to_string(i) + ".npy";
+      std::error_code error;
+      std::filesystem::copy_file(scratch + name, options.output_dir + name,
+                                 std::filesystem::copy_options::overwrite_existing, error);
+      if (error) read = Error::make(ErrorCode::kIo, "%s%s: cannot write: %s", options.output_dir.c_str(), name.c_str(),
+                                    error.message().c_str());
+    }
+  }
+  if (!read.ok()) return diagnostics.fail(read.error());
+  print_report(options, outputs.values, report->latencies_ms, Tracing{});
+  return kExitOk;
 }
 
 int run(const RunOptions& options) {
@@ -262,6 +334,7 @@ int run(const RunOptions& options) {
                   : options.bundled_input >= 0 ? bundled_inputs(**method, **loaded, options)
                                                : fill_inputs(**method, options, owned);
   if (!inputs.ok()) return diagnostics.fail(inputs.error());
+  if (!options.device.target.empty()) return run_on_device(options, **method, diagnostics);
   auto latencies = time_runs(**method, options, tracing);
   if (!latencies.ok()) return diagnostics.fail(latencies.error());
   Status written = write_outputs(**method, options.output_dir);
@@ -273,7 +346,9 @@ int run(const RunOptions& options) {
       diagnostics.warning(warning);
     }
   }
-  print_report(options, **method, *latencies, tracing);
+  std::vector<Value> outputs;
+  for (size_t i = 0; i < (*method)->output_count(); ++i) outputs.push_back((*method)->output(i));
+  print_report(options, outputs, *latencies, tracing);
   return kExitOk;
 }
 
@@ -305,6 +380,7 @@ void register_run(CLI::App& app, CommandContext& context) {
   input->excludes(bundled)->excludes(fill);
   bundled->excludes(fill);
   add_tracing_options(*command, options->tracing);
+  add_device_options(*command, options->device);
   command->callback([options, &context] { context.exit_code = run(*options); });
 }
 

@@ -48,6 +48,13 @@ std::vector<std::string> trace_warnings(const TracingOptions& options, const etd
   return warnings;
 }
 
+void append_trace_arguments(const TracingOptions& options, std::vector<std::string>& arguments) {
+  if (options.etdump.empty()) return;
+  arguments.insert(arguments.end(), {"--debug-level", options.debug_level});
+  if (!options.debug_filter.empty()) arguments.insert(arguments.end(), {"--debug-filter", options.debug_filter});
+  if (options.trace_allocations) arguments.push_back("--trace-allocations");
+}
+
 Status setup_tracing(const TracingOptions& options, size_t events, size_t blocks, Tracing& tracing) {
   if (options.etdump.empty()) {
     if (options.debug_level != "none" || !options.debug_buffer.empty() || options.trace_allocations ||

@@ -48,6 +48,10 @@ std::vector<std::string> trace_warnings(const TracingOptions& options, const etd
 /// Creates the recorder when `options.etdump` is set, with room for
 /// `events` events and `blocks` run blocks. Fails when debug options are
 /// given without a trace, or a level without a buffer file.
+/// The trace options a device runner takes (its --etdump and --debug-buffer
+/// are the host's to place), for `--device` runs.
+void append_trace_arguments(const TracingOptions& options, std::vector<std::string>& arguments);
+
 Status setup_tracing(const TracingOptions& options, size_t events, size_t blocks, Tracing& tracing);
 
 }  // namespace etkit::cli

@@ -15,6 +15,7 @@
 #include "option_checks.h"
 #include "etkit/bundled/verify.h"
 #include "etkit/etdump/etdump_gen.h"
+#include "device_target.h"
 #include "program_loading.h"
 #include "tracing_setup.h"
 #include "verify_report.h"
@@ -33,6 +34,7 @@ struct VerifyCliOptions {
   TracingOptions tracing;
   std::vector<std::string> data;
   int threads = 1;
+  DeviceOptions device;
 };
 
 // Writes a report file, with the system's reason when it cannot.
@@ -72,10 +74,40 @@ Result<bundled::VerifyReport> verify(const VerifyCliOptions& options, Tracing& t
   return bundled::verify(*loaded->bundle, *loaded->program, method_options, verify_options);
 }
 
+std::string number_text(double v) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.17g", v);
+  return text;
+}
+
+// The same verification inside a device. The bundle is read on the host
+// first, so one that cannot be read is reported exactly as on the host.
+Result<bundled::VerifyReport> verify_on_device(const VerifyCliOptions& options) {
+  ETKIT_ASSIGN_OR_RETURN(std::unique_ptr<LoadedProgram> loaded, load_program(options.bundle, options.data));
+  if (!loaded->bundle) {
+    return Error::make(ErrorCode::kInvalidArgument, "%s: not a bundled program (.bpte)", options.bundle.c_str());
+  }
+  Tracing checked;  // the trace options are checked as on the host
+  ETKIT_TRY(setup_tracing(options.tracing, 1, 1, checked));
+  DeviceJob job;
+  job.command = "verify";
+  job.file = options.bundle;
+  job.data = options.data;
+  job.etdump = options.tracing.etdump;
+  job.debug_buffer = options.tracing.debug_buffer;
+  job.arguments = {"--rtol", number_text(options.rtol), "--atol", number_text(options.atol)};
+  if (!options.method.empty()) job.arguments.insert(job.arguments.end(), {"--method", options.method});
+  if (options.case_index >= 0) job.arguments.insert(job.arguments.end(), {"--case", std::to_string(options.case_index)});
+  append_trace_arguments(options.tracing, job.arguments);
+  ETKIT_ASSIGN_OR_RETURN(bundled::DeviceReport report, run_on_device(options.device, job));
+  if (report.failed) return Error::make(report.error_code, "%s", report.error_message.c_str());
+  return std::move(report.verify);
+}
+
 int run_verify(const VerifyCliOptions& options) {
   Diagnostics diagnostics;
   Tracing tracing;
-  auto report = verify(options, tracing);
+  auto report = options.device.target.empty() ? verify(options, tracing) : verify_on_device(options);
   Status json = Ok{}, junit = Ok{};
   if (!report.ok()) {
     // CI reads the reports: they say why nothing was verified.
@@ -126,6 +158,7 @@ void register_verify(CLI::App& app, CommandContext& context) {
   add_tracing_options(*command, options->tracing);
   command->add_option("--data", options->data, "External constant files (.ptd)");
   add_threads_option(*command, options->threads);
+  add_device_options(*command, options->device);
   command->callback([options, &context] { context.exit_code = run_verify(*options); });
 }
 

@@ -24,12 +24,52 @@ const char* to_string(ErrorCode code) {
   return "unknown";
 }
 
+namespace {
+
+// newlib (the bare-metal C library) prints "%zu" literally. size_t is
+// unsigned long's width there, so the format is rewritten to "%lu": the
+// same messages on a board as on the host. Elsewhere the format is used
+// as it is.
+#if defined(_NEWLIB_VERSION)
+struct PortableFormat {
+  char text[512];
+  const char* format;
+  explicit PortableFormat(const char* f) : format(f) {
+    bool in_spec = false;
+    size_t n = 0;
+    for (const char* p = f; *p != '\0'; ++p, ++n) {
+      if (n + 1 >= sizeof(text)) return;  // too long to rewrite: used as it is
+      char c = *p;
+      if (!in_spec) {
+        in_spec = c == '%';
+      } else if (c == 'z') {
+        c = 'l';
+      } else if (std::strchr("diouxXeEfFgGaAcspn%", c) != nullptr) {
+        in_spec = false;
+      }
+      text[n] = c;
+    }
+    text[n] = '\0';
+    format = text;
+  }
+  const char* get() const { return format; }
+};
+#else
+struct PortableFormat {
+  const char* format;
+  explicit PortableFormat(const char* f) : format(f) {}
+  const char* get() const { return format; }
+};
+#endif
+
+}  // namespace
+
 Error Error::make(ErrorCode code, const char* format, ...) {
   Error error;
   error.code_ = code;
   va_list args;
   va_start(args, format);
-  std::vsnprintf(error.message_, kMaxMessage, format, args);
+  std::vsnprintf(error.message_, kMaxMessage, PortableFormat(format).get(), args);
   va_end(args);
   return error;
 }
@@ -39,7 +79,7 @@ Error Error::with_context(const char* format, ...) const {
   error.code_ = code_;
   va_list args;
   va_start(args, format);
-  int written = std::vsnprintf(error.message_, kMaxMessage, format, args);
+  int written = std::vsnprintf(error.message_, kMaxMessage, PortableFormat(format).get(), args);
   va_end(args);
   if (written < 0) {
     written = 0;

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "etkit/core/event_tracer.h"
+#include "kernels/copy_util.h"
 #include "method_state.h"
 #include "program_generated.h"
 
@@ -203,10 +204,10 @@ Status Method::set_input(size_t index, const Tensor& source) {
   if (source.dim_order().size() == target.dim_order().size() &&
       std::memcmp(source.dim_order().data(), target.dim_order().data(),
                   target.dim_order().size()) != 0) {
-    return Error::make(ErrorCode::kInvalidArgument,
-                       "method '%s': input %zu has a different dim order than the program "
-                       "expects",
-                       state_->name.c_str(), index);
+    // Same values, another memory layout (a C-order .npy for a
+    // channels-last input): copied element by element into the program's.
+    kernels::copy_logical_order(source, target);
+    return Ok{};
   }
   if (source.nbytes() > 0) {
     std::memcpy(target.data(), source.data(), source.nbytes());

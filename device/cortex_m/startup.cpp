@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 
 #include "semihosting.h"
 
@@ -51,6 +52,13 @@ void _init(void) {}
 void _fini(void) {}
 }
 
+// An allocation the arena cannot hold ends the run with a code the host
+// reports as "does not fit the device" (exit 124).
+void out_of_memory() {
+  etkit::device::semihosting_write_console("etkit runner: out of memory: the static arena is full\n");
+  etkit::device::semihosting_exit(124);
+}
+
 extern "C" void Reset_Handler(void) {
   std::memcpy(&__data_start, &__data_load,
               size_t(reinterpret_cast<char*>(&__data_end) - reinterpret_cast<char*>(&__data_start)));
@@ -61,6 +69,7 @@ extern "C" void Reset_Handler(void) {
   __asm volatile("dsb\n isb");
   initialise_monitor_handles();
   __libc_init_array();
+  std::set_new_handler(out_of_memory);
   const int argc = split_command_line();
   std::exit(main(argc, arguments));
 }

@@ -102,7 +102,8 @@ Status write_npy(const std::string& path, const Tensor& t) {
     return Error::make(ErrorCode::kUnsupported, "%s: cannot write %s values", path.c_str(), to_string(t.scalar_type()));
   }
   std::string header = std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': (";
-  for (int d = 0; d < t.dim(); ++d) header += std::to_string(t.size(d)) + (t.dim() == 1 || d + 1 < t.dim() ? "," : "");
+  for (int d = 0; d < t.dim(); ++d) header += (d > 0 ? ", " : "") + std::to_string(t.size(d));
+  if (t.dim() == 1) header += ",";
   header += "), }";
   while ((10 + header.size() + 1) % 64 != 0) header += ' ';
   header += '\n';

@@ -132,6 +132,28 @@ std::map<std::string, Schema> other_schemas() {
       "Tensor(a!) out) -> Tensor(a!)",
       "dim_order_ops::_clone_dim_order.out(Tensor self, *, bool non_blocking=False, int[]? dim_order=None, "
       "Tensor(a!) out) -> Tensor(a!)",
+      // Upstream's Cortex-M backend, in the version that wrote the corpus's
+      // keyword-spotting program (the argument lists its instructions carry).
+      "cortex_m::quantize_per_tensor.out(Tensor input, float scale, int zero_point, int quant_min, "
+      "int quant_max, ScalarType dtype, *, Tensor(a!) out) -> Tensor(a!)",
+      "cortex_m::dequantize_per_tensor.out(Tensor input, float scale, int zero_point, int quant_min, "
+      "int quant_max, ScalarType dtype, *, Tensor(a!) out) -> Tensor(a!)",
+      "cortex_m::quantized_conv2d.out(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, "
+      "int[] dilation, int input_offset, int output_offset, Tensor requantize_multipliers, "
+      "Tensor requantize_shifts, int activation_min, int activation_max, Tensor scratch, *, Tensor(a!) out) "
+      "-> Tensor(a!)",
+      "cortex_m::quantized_depthwise_conv2d.out(Tensor input, Tensor weight, Tensor? bias, int[] stride, "
+      "int[] padding, int[] dilation, int depth_multiplier, int input_offset, int output_offset, "
+      "Tensor requantize_multipliers, Tensor requantize_shifts, int activation_min, int activation_max, "
+      "Tensor scratch, *, Tensor(a!) out) -> Tensor(a!)",
+      "cortex_m::quantized_linear.out(Tensor input, Tensor weights, Tensor? bias, Tensor? kernel_sum, "
+      "int input_offset, int filter_offset, int output_offset, int[] requantize_multipliers, "
+      "int[] requantize_shifts, int activation_max, int activation_min, *, Tensor(a!) out) -> Tensor(a!)",
+      "cortex_m::quantized_avg_pool2d.out(Tensor input, int[] kernel_size, int[] stride, int[] padding, "
+      "bool ceil_mode, int zero_point, int multiplier, int shift, Tensor scratch, *, Tensor(a!) out) "
+      "-> Tensor(a!)",
+      "cortex_m::pad.out(Tensor input, int[] pre_pad, int[] post_pad, int pad_value, *, Tensor(a!) out) "
+      "-> Tensor(a!)",
   };
   std::map<std::string, Schema> schemas;
   for (const char* text : texts) {
