@@ -1,0 +1,149 @@
+// The on-device gate, as CI runs it: bundles verified inside the emulated
+// Cortex-M55 board and aarch64 Linux give the host's verdicts, case by
+// case; a tampered bundle fails the same case there; a truncated one is
+// refused as on the host; the board's trace opens in `etinspect table`;
+// the Cortex-M keyword-spotting program computes the same bits on host,
+// board and phone.
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+
+#include "support/cli.h"
+
+namespace etkit {
+namespace {
+
+using test::etinspect;
+
+const std::string kCorpusBundle = test::corpus("upstream/bundled/add_mul_int.bpte");
+
+// "case N: PASS" / "case N: FAIL" lines of verify's text, in order.
+std::vector<std::string> verdicts(const std::string& text) {
+  std::vector<std::string> out;
+  const std::regex line("case ([0-9]+): (PASS|FAIL)");
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), line); it != std::sregex_iterator(); ++it) {
+    out.push_back((*it)[1].str() + " " + (*it)[2].str());
+  }
+  return out;
+}
+
+class DeviceGate : public ::testing::TestWithParam<std::string> {};
+
+// Host and device verdicts agree, with the same exit code.
+void expect_host_verdicts(const std::string& device, const std::vector<std::string>& args) {
+  std::vector<std::string> host_args{"verify"}, device_args{"verify", "--device", device};
+  host_args.insert(host_args.end(), args.begin(), args.end());
+  device_args.insert(device_args.end(), args.begin(), args.end());
+  const auto host = etinspect(host_args);
+  const auto on_device = etinspect(device_args);
+  EXPECT_EQ(on_device.exit_code, host.exit_code) << on_device.err;
+  EXPECT_FALSE(verdicts(host.out).empty()) << host.out << host.err;
+  EXPECT_EQ(verdicts(on_device.out), verdicts(host.out)) << on_device.out;
+}
+
+TEST_P(DeviceGate, CorpusBundleAndTutorialCnnVerifyWithTheHostsVerdicts) {
+  expect_host_verdicts(GetParam(), {kCorpusBundle});
+  expect_host_verdicts(GetParam(), {test::sample("tutorial_cnn/tutorial_cnn.bpte")});
+}
+
+TEST_P(DeviceGate, EverySampleVerifiesAtItsStatedTolerance) {
+  // samples/README.md states each sample's tolerance.
+  for (const auto& [sample, atol] : std::vector<std::pair<std::string, std::string>>{
+           {"tiny/affine", "1e-8"}, {"mobilenet_v2/mobilenet_v2", "1e-8"}, {"resnet18/resnet18", "1e-6"},
+           {"nano_gpt/nano_gpt", "1e-6"}}) {
+    const auto result = etinspect({"verify", "--device", GetParam(), "--atol", atol, test::sample(sample + ".bpte")});
+    EXPECT_EQ(result.exit_code, 0) << sample << ": " << result.out << result.err;
+    EXPECT_NE(result.out.find("summary: 3 passed, 0 failed of 3 cases"), std::string::npos) << sample;
+  }
+  // The device runner is core, bundled and etdump only: a delegated program
+  // fails as on a host without the backend.
+  const auto xnn = etinspect({"verify", "--device", GetParam(),
+                              test::sample("mobilenet_v2_xnnpack/mobilenet_v2_xnnpack.bpte")});
+  EXPECT_EQ(xnn.exit_code, 2);
+  EXPECT_NE(xnn.err.find("backend XnnpackBackend is not available"), std::string::npos) << xnn.err;
+}
+
+TEST_P(DeviceGate, TamperedBundleFailsTheSameCaseAndTruncatedIsRefused) {
+  auto bytes = test::read_file(kCorpusBundle);
+  // The expected output [2, 2, 2, 2] of one case, outside the embedded
+  // program (whose constant b holds the same bytes), gets a 9.
+  const auto info = nlohmann::json::parse(etinspect({"info", "--json", kCorpusBundle}).out);
+  const size_t begin = info[0]["program"]["offset"], end = begin + size_t(info[0]["program"]["size"]);
+  const uint8_t pattern[16] = {2, 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0};
+  auto at = bytes.begin();
+  for (;; ++at) {
+    at = std::search(at, bytes.end(), pattern, pattern + 16);
+    ASSERT_NE(at, bytes.end());
+    const size_t offset = size_t(at - bytes.begin());
+    if (offset < begin || offset >= end) break;
+  }
+  *at = 9;
+  const std::string tampered = test::write_temp("device-tampered.bpte", bytes);
+  expect_host_verdicts(GetParam(), {tampered});
+  const std::string junit = test::temp("device-tampered.xml");
+  const auto failed = etinspect({"verify", "--device", GetParam(), tampered, "--junit", junit});
+  EXPECT_EQ(failed.exit_code, 1);
+  std::ifstream report(junit);
+  const std::string xml((std::istreambuf_iterator<char>(report)), std::istreambuf_iterator<char>());
+  EXPECT_NE(xml.find("<failure"), std::string::npos) << xml;
+
+  bytes.resize(bytes.size() / 2);
+  const std::string truncated = test::write_temp("device-truncated.bpte", bytes);
+  const auto host = etinspect({"verify", truncated});
+  const auto on_device = etinspect({"verify", "--device", GetParam(), truncated});
+  EXPECT_EQ(host.exit_code, 2);
+  EXPECT_EQ(on_device.exit_code, 2);
+  EXPECT_EQ(on_device.err, host.err);
+}
+
+TEST_P(DeviceGate, KeywordSpottingComputesTheHostsBits) {
+  const std::string program = test::corpus("upstream/pte/keyword_spotting_cortex_m.pte");
+  const std::string host_dir = test::temp("kws-host"), device_dir = test::temp("kws-" + GetParam());
+  for (const auto& [dir, device] : {std::pair{host_dir, std::string()}, std::pair{device_dir, GetParam()}}) {
+    std::vector<std::string> args{"run", program, "--fill", "random", "--seed", "11", "--output-dir", dir};
+    if (!device.empty()) args.insert(args.end(), {"--device", device});
+    const auto result = etinspect(args);
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+  }
+  const auto a = test::read_file(host_dir + "/output_0.npy"), b = test::read_file(device_dir + "/output_0.npy");
+  ASSERT_EQ(a.size(), b.size());
+  EXPECT_TRUE(a == b) << "outputs differ";
+}
+
+// The event names of a trace's table rows, in order.
+std::vector<std::string> table_events(const std::string& trace) {
+  const auto table = etinspect({"table", trace, "--format", "json"});
+  EXPECT_EQ(table.exit_code, 0) << table.err;
+  std::vector<std::string> names;
+  for (const auto& row : nlohmann::json::parse(table.out)) {
+    names.push_back(row["event_block_name"].get<std::string>() + "/" + row["event_name"].get<std::string>());
+  }
+  return names;
+}
+
+TEST_P(DeviceGate, TheDevicesTraceOpensInTableWithTheHostsEvents) {
+  const std::string bundle = test::sample("tutorial_cnn/tutorial_cnn.bpte");
+  const std::string device_trace = test::temp("device-" + GetParam() + ".etdp"), host_trace = test::temp("host.etdp");
+  ASSERT_EQ(etinspect({"verify", "--device", GetParam(), bundle, "--etdump", device_trace}).exit_code, 0);
+  ASSERT_EQ(etinspect({"verify", bundle, "--etdump", host_trace}).exit_code, 0);
+  const auto events = table_events(device_trace);
+  EXPECT_NE(std::find(events.begin(), events.end(), "Execute/native_call_convolution.out"), events.end());
+  EXPECT_EQ(events, table_events(host_trace));
+}
+
+TEST_P(DeviceGate, EmulatorFailuresAreErrorsNotHangs) {
+  // A deadline too short for any run: exit 3 with the reason.
+  const auto late = etinspect({"verify", "--device", GetParam(), "--device-timeout", "0.001", kCorpusBundle});
+  EXPECT_EQ(late.exit_code, 3);
+  EXPECT_NE(late.err.find("no answer within"), std::string::npos) << late.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(Emulated, DeviceGate, ::testing::Values("qemu-cortex-m", "qemu-aarch64"),
+                         [](const auto& param) { return param.param == "qemu-cortex-m" ? "CortexM55" : "Aarch64"; });
+
+}  // namespace
+}  // namespace etkit
