@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
+#include <sys/time.h>
 
 #include "../runner/platform.h"
 #include "semihosting.h"
@@ -44,4 +45,18 @@ extern "C" void* _sbrk(ptrdiff_t increment) {
   char* previous = end;
   end += increment;
   return previous;
+}
+
+// The C library's clock (std::chrono, verify's per-case seconds) from the
+// semihosting host's elapsed ticks: newlib's own reads SYS_TIME, whole
+// seconds. The link wraps newlib's (-Wl,--wrap=_gettimeofday).
+extern "C" int __wrap__gettimeofday(struct timeval* tv, void* timezone);
+extern "C" int __wrap__gettimeofday(struct timeval* tv, void*) {
+  if (tv != nullptr) {
+    const uint64_t ticks = etkit::device::semihosting_elapsed_ticks();
+    const uint64_t per_second = etkit::device::semihosting_ticks_per_second();
+    tv->tv_sec = time_t(ticks / per_second);
+    tv->tv_usec = suseconds_t((ticks % per_second) * 1000000u / per_second);
+  }
+  return 0;
 }

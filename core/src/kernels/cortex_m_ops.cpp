@@ -149,6 +149,29 @@ inline int8_t finish(int32_t acc, int64_t oc, const ConvParams& p) {
   return int8_t(cmsis::clamp(acc, p.activation_min, p.activation_max));
 }
 
+// Every output element of a convolution: `tap(n, oc, kh, kw, ih, iw)`
+// gives the product of one in-bounds window tap (padding contributes
+// nothing), summed onto the channel's bias, then requantized.
+template <typename Tap>
+void convolve(const Tensor& in, Tensor& out, int64_t kernel_h, int64_t kernel_w, const ConvParams& p, Tap tap) {
+  int8_t* y = out.data_as<int8_t>();
+  for (int64_t n = 0; n < out.size(0); ++n)
+    for (int64_t oc = 0; oc < out.size(1); ++oc)
+      for (int64_t oh = 0; oh < out.size(2); ++oh)
+        for (int64_t ow = 0; ow < out.size(3); ++ow) {
+          int32_t acc = p.bias ? p.bias[oc] : 0;
+          for (int64_t kh = 0; kh < kernel_h; ++kh) {
+            const int64_t ih = oh * p.stride[0] - p.padding[0] + kh * p.dilation[0];
+            if (ih < 0 || ih >= in.size(2)) continue;
+            for (int64_t kw = 0; kw < kernel_w; ++kw) {
+              const int64_t iw = ow * p.stride[1] - p.padding[1] + kw * p.dilation[1];
+              if (iw >= 0 && iw < in.size(3)) acc += tap(n, oc, kh, kw, ih, iw);
+            }
+          }
+          y[at4(out, n, oc, oh, ow)] = finish(acc, oc, p);
+        }
+}
+
 // Filter [C_out, KH, KW, C_in] (OHWI).
 Status quantized_conv2d_out(KernelContext& context, Span<Value*> args) {
   const Tensor& in = tensor_arg(args, 0);
@@ -163,25 +186,13 @@ Status quantized_conv2d_out(KernelContext& context, Span<Value*> args) {
   ETKIT_TRY(conv_params(context, args, false, in, out, w.size(1), w.size(2), p));
   const int8_t* x = in.data_as<const int8_t>();
   const int8_t* wd = w.data_as<const int8_t>();
-  int8_t* y = out.data_as<int8_t>();
-  for (int64_t n = 0; n < out.size(0); ++n)
-    for (int64_t oc = 0; oc < out.size(1); ++oc)
-      for (int64_t oh = 0; oh < out.size(2); ++oh)
-        for (int64_t ow = 0; ow < out.size(3); ++ow) {
-          int32_t acc = p.bias ? p.bias[oc] : 0;
-          for (int64_t kh = 0; kh < w.size(1); ++kh) {
-            const int64_t ih = oh * p.stride[0] - p.padding[0] + kh * p.dilation[0];
-            if (ih < 0 || ih >= in.size(2)) continue;
-            for (int64_t kw = 0; kw < w.size(2); ++kw) {
-              const int64_t iw = ow * p.stride[1] - p.padding[1] + kw * p.dilation[1];
-              if (iw < 0 || iw >= in.size(3)) continue;
-              for (int64_t ic = 0; ic < in.size(1); ++ic) {
-                acc += (int32_t(x[at4(in, n, ic, ih, iw)]) + p.input_offset) * int32_t(wd[at4(w, oc, kh, kw, ic)]);
-              }
-            }
-          }
-          y[at4(out, n, oc, oh, ow)] = finish(acc, oc, p);
-        }
+  convolve(in, out, w.size(1), w.size(2), p, [&](int64_t n, int64_t oc, int64_t kh, int64_t kw, int64_t ih, int64_t iw) {
+    int32_t sum = 0;
+    for (int64_t ic = 0; ic < in.size(1); ++ic) {
+      sum += (int32_t(x[at4(in, n, ic, ih, iw)]) + p.input_offset) * int32_t(wd[at4(w, oc, kh, kw, ic)]);
+    }
+    return sum;
+  });
   return Ok{};
 }
 
@@ -203,24 +214,9 @@ Status quantized_depthwise_conv2d_out(KernelContext& context, Span<Value*> args)
   ETKIT_TRY(conv_params(context, args, true, in, out, w.size(1), w.size(2), p));
   const int8_t* x = in.data_as<const int8_t>();
   const int8_t* wd = w.data_as<const int8_t>();
-  int8_t* y = out.data_as<int8_t>();
-  for (int64_t n = 0; n < out.size(0); ++n)
-    for (int64_t oc = 0; oc < out.size(1); ++oc)
-      for (int64_t oh = 0; oh < out.size(2); ++oh)
-        for (int64_t ow = 0; ow < out.size(3); ++ow) {
-          int32_t acc = p.bias ? p.bias[oc] : 0;
-          for (int64_t kh = 0; kh < w.size(1); ++kh) {
-            const int64_t ih = oh * p.stride[0] - p.padding[0] + kh * p.dilation[0];
-            if (ih < 0 || ih >= in.size(2)) continue;
-            for (int64_t kw = 0; kw < w.size(2); ++kw) {
-              const int64_t iw = ow * p.stride[1] - p.padding[1] + kw * p.dilation[1];
-              if (iw < 0 || iw >= in.size(3)) continue;
-              acc += (int32_t(x[at4(in, n, oc / multiplier, ih, iw)]) + p.input_offset) *
-                     int32_t(wd[at4(w, 0, kh, kw, oc)]);
-            }
-          }
-          y[at4(out, n, oc, oh, ow)] = finish(acc, oc, p);
-        }
+  convolve(in, out, w.size(1), w.size(2), p, [&](int64_t n, int64_t oc, int64_t kh, int64_t kw, int64_t ih, int64_t iw) {
+    return (int32_t(x[at4(in, n, oc / multiplier, ih, iw)]) + p.input_offset) * int32_t(wd[at4(w, 0, kh, kw, oc)]);
+  });
   return Ok{};
 }
 
