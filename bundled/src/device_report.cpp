@@ -241,6 +241,14 @@ Status parse_records(LineReader& lines, DeviceReport& report) {
       if (!t.integer(outputs) || outputs < 0) return bad_line(lines, "bad run");
       report.kind = DeviceReport::Kind::kRun;
       report.outputs = size_t(outputs);
+    } else if (kind == "trace") {
+      int64_t v[7];
+      for (int64_t& x : v) {
+        if (!t.integer(x) || x < 0) return bad_line(lines, "bad trace totals");
+      }
+      report.trace = TraceTotals{uint64_t(v[0]), uint64_t(v[1]), uint64_t(v[2]), uint64_t(v[3]),
+                                 uint64_t(v[4]), uint64_t(v[5]), uint64_t(v[6])};
+      report.traced = true;
     } else if (kind == "latency_ms") {
       double ms = 0;
       if (!t.number(ms)) return bad_line(lines, "bad latency");
@@ -253,11 +261,23 @@ Status parse_records(LineReader& lines, DeviceReport& report) {
   return Ok{};
 }
 
+void put_trace(std::string& out, const DeviceReport& report) {
+  if (!report.traced) return;
+  const TraceTotals& t = report.trace;
+  out += "trace";
+  for (uint64_t v : {t.blocks, t.events, t.dropped_events, t.dropped_blocks, t.dropped_values, t.debug_bytes,
+                     t.intermediate_values}) {
+    put_int(out, int64_t(v));
+  }
+  out += '\n';
+}
+
 }  // namespace
 
 std::string format_device_report(const DeviceReport& report) {
   std::string out = kMagic;
   out += '\n';
+  put_trace(out, report);
   if (report.failed) {
     out += "error";
     put_int(out, int64_t(report.error_code));

@@ -236,6 +236,18 @@ void add_device_options(CLI::App& command, DeviceOptions& options) {
       ->check(CLI::PositiveNumber);
 }
 
+etdump::ETDumpGenStats trace_stats(const bundled::TraceTotals& t) {
+  etdump::ETDumpGenStats s;
+  s.blocks = size_t(t.blocks);
+  s.events = size_t(t.events);
+  s.dropped_events = size_t(t.dropped_events);
+  s.dropped_blocks = size_t(t.dropped_blocks);
+  s.dropped_values = size_t(t.dropped_values);
+  s.debug_bytes = size_t(t.debug_bytes);
+  s.intermediate_values = size_t(t.intermediate_values);
+  return s;
+}
+
 Result<bundled::DeviceReport> run_on_device(const DeviceOptions& device, const DeviceJob& job) {
   const Target* target = find_target(device.target);
   if (target == nullptr) {

@@ -8,6 +8,7 @@
 
 #include "etkit/bundled/device_report.h"
 #include "etkit/core/result.h"
+#include "etkit/etdump/etdump_gen.h"
 
 namespace CLI {
 class App;
@@ -33,6 +34,9 @@ struct DeviceJob {
   std::string etdump, debug_buffer;         ///< where the trace and its data go (empty: none)
   std::string output_dir;                   ///< where output_<i>.npy go (run; empty: none)
 };
+
+/// The device recorder's totals as the host's recorder reports them.
+etdump::ETDumpGenStats trace_stats(const bundled::TraceTotals& totals);
 
 /// Runs `job` on the target and returns the runner's report; the files it
 /// wrote are copied to where the job says. Fails (kInternal, exit 3) when

@@ -206,7 +206,7 @@ Status write_outputs(const Method& method, const std::string& dir) {
 }
 
 void print_report(const RunOptions& options, const std::vector<Value>& outputs,
-                  const std::vector<double>& latencies, const Tracing& tracing) {
+                  const std::vector<double>& latencies, const etdump::ETDumpGenStats* trace) {
   std::unique_ptr<Printer> out = options.json ? make_json_printer(std::cout) : make_text_printer(std::cout);
   out->begin_object("");
   out->field("program", options.program);
@@ -218,8 +218,8 @@ void print_report(const RunOptions& options, const std::vector<Value>& outputs,
   out->field("median", inspector::percentile(latencies, 50));
   out->field("p90", inspector::percentile(latencies, 90));
   out->end_object();
-  if (tracing.gen) {
-    const etdump::ETDumpGenStats stats = tracing.gen->stats();
+  if (trace != nullptr) {
+    const etdump::ETDumpGenStats& stats = *trace;
     out->begin_object("etdump");
     out->field("path", options.tracing.etdump);
     out->field("blocks", uint64_t(stats.blocks));
@@ -305,7 +305,11 @@ int run_on_device(const RunOptions& options, Method& method, Diagnostics& diagno
     }
   }
   if (!read.ok()) return diagnostics.fail(read.error());
-  print_report(options, outputs.values, report->latencies_ms, Tracing{});
+  const etdump::ETDumpGenStats stats = trace_stats(report->trace);
+  if (report->traced) {
+    for (const std::string& warning : trace_warnings(options.tracing, stats)) diagnostics.warning(warning);
+  }
+  print_report(options, outputs.values, report->latencies_ms, report->traced ? &stats : nullptr);
   return kExitOk;
 }
 
@@ -348,7 +352,8 @@ int run(const RunOptions& options) {
   }
   std::vector<Value> outputs;
   for (size_t i = 0; i < (*method)->output_count(); ++i) outputs.push_back((*method)->output(i));
-  print_report(options, outputs, *latencies, tracing);
+  const etdump::ETDumpGenStats stats = tracing.gen ? tracing.gen->stats() : etdump::ETDumpGenStats{};
+  print_report(options, outputs, *latencies, tracing.gen ? &stats : nullptr);
   return kExitOk;
 }
 

@@ -82,7 +82,7 @@ std::string number_text(double v) {
 
 // The same verification inside a device. The bundle is read on the host
 // first, so one that cannot be read is reported exactly as on the host.
-Result<bundled::VerifyReport> verify_on_device(const VerifyCliOptions& options) {
+Result<bundled::VerifyReport> verify_on_device(const VerifyCliOptions& options, Diagnostics& diagnostics) {
   ETKIT_ASSIGN_OR_RETURN(std::unique_ptr<LoadedProgram> loaded, load_program(options.bundle, options.data));
   if (!loaded->bundle) {
     return Error::make(ErrorCode::kInvalidArgument, "%s: not a bundled program (.bpte)", options.bundle.c_str());
@@ -101,13 +101,18 @@ Result<bundled::VerifyReport> verify_on_device(const VerifyCliOptions& options) 
   append_trace_arguments(options.tracing, job.arguments);
   ETKIT_ASSIGN_OR_RETURN(bundled::DeviceReport report, run_on_device(options.device, job));
   if (report.failed) return Error::make(report.error_code, "%s", report.error_message.c_str());
+  if (report.traced) {
+    for (const std::string& warning : trace_warnings(options.tracing, trace_stats(report.trace))) {
+      diagnostics.warning(warning);
+    }
+  }
   return std::move(report.verify);
 }
 
 int run_verify(const VerifyCliOptions& options) {
   Diagnostics diagnostics;
   Tracing tracing;
-  auto report = options.device.target.empty() ? verify(options, tracing) : verify_on_device(options);
+  auto report = options.device.target.empty() ? verify(options, tracing) : verify_on_device(options, diagnostics);
   Status json = Ok{}, junit = Ok{};
   if (!report.ok()) {
     // CI reads the reports: they say why nothing was verified.

@@ -19,6 +19,13 @@
 namespace etkit::device {
 namespace {
 
+void record_totals(const etdump::ETDumpGen& tracer, bundled::DeviceReport& report) {
+  const etdump::ETDumpGenStats s = tracer.stats();
+  report.traced = true;
+  report.trace = bundled::TraceTotals{s.blocks,         s.events,      s.dropped_events,     s.dropped_blocks,
+                                      s.dropped_values, s.debug_bytes, s.intermediate_values};
+}
+
 // Sizes of the trace's preallocated records: devices have little memory,
 // so fewer than the host reserves; what does not fit is counted as dropped.
 constexpr size_t kEventsPerCase = 2048;
@@ -89,7 +96,10 @@ Status verify_bundle(const RunnerOptions& o, bundled::DeviceReport& report) {
   options.method = o.method;
   options.case_index = o.case_index;
   ETKIT_ASSIGN_OR_RETURN(report.verify, bundled::verify(*loaded.bundle, *loaded.program, method_options, options));
-  if (tracer) ETKIT_TRY(tracer->write(o.etdump));
+  if (tracer) {
+    ETKIT_TRY(tracer->write(o.etdump));
+    record_totals(*tracer, report);
+  }
   return Ok{};
 }
 
@@ -164,7 +174,10 @@ Status run_program(const RunnerOptions& o, bundled::DeviceReport& report) {
   }
   if (!o.output_dir.empty()) ETKIT_TRY(write_outputs(*method, o.output_dir));
   report.outputs = method->output_count();
-  if (tracer) ETKIT_TRY(tracer->write(o.etdump));
+  if (tracer) {
+    ETKIT_TRY(tracer->write(o.etdump));
+    record_totals(*tracer, report);
+  }
   return Ok{};
 }
 

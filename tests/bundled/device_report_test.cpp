@@ -92,8 +92,15 @@ TEST(DeviceReport, ErrorsAndRunsRoundTrip) {
   run.kind = DeviceReport::Kind::kRun;
   run.outputs = 3;
   run.latencies_ms = {1.5, 2.25};
+  run.traced = true;
+  run.trace = TraceTotals{4, 95, 3, 0, 1, 4096, 12};
   read = parse_device_report(format_device_report(run));
   ASSERT_TRUE(read.ok());
+  EXPECT_TRUE(read->traced);
+  EXPECT_EQ(read->trace.events, 95u);
+  EXPECT_EQ(read->trace.dropped_events, 3u);
+  EXPECT_EQ(read->trace.debug_bytes, 4096u);
+  EXPECT_EQ(read->trace.intermediate_values, 12u);
   EXPECT_EQ(read->kind, DeviceReport::Kind::kRun);
   EXPECT_EQ(read->outputs, 3u);
   EXPECT_EQ(read->latencies_ms, (std::vector<double>{1.5, 2.25}));

@@ -135,6 +135,24 @@ TEST_P(DeviceGate, TheDevicesTraceOpensInTableWithTheHostsEvents) {
   EXPECT_EQ(events, table_events(host_trace));
 }
 
+TEST_P(DeviceGate, RunPrintsTheHostsReport) {
+  const std::string program = test::sample("tutorial_cnn/tutorial_cnn.pte");
+  auto run = [&](const std::string& device) {
+    std::vector<std::string> args{"run", program, "--json", "--iterations", "2", "--fill", "random", "--etdump",
+                                  test::temp("run-" + (device.empty() ? std::string("host") : device) + ".etdp")};
+    if (!device.empty()) args.insert(args.end(), {"--device", device});
+    const auto result = etinspect(args);
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    return nlohmann::json::parse(result.out);
+  };
+  auto host = run(""), device = run(GetParam());
+  for (auto* report : {&host, &device}) {
+    (*report)["latency_ms"] = nullptr;  // timings differ, everything else must not
+    (*report)["etdump"]["path"] = nullptr;
+  }
+  EXPECT_EQ(device, host);
+}
+
 TEST_P(DeviceGate, EmulatorFailuresAreErrorsNotHangs) {
   // A deadline too short for any run: exit 3 with the reason.
   const auto late = etinspect({"verify", "--device", GetParam(), "--device-timeout", "0.001", kCorpusBundle});

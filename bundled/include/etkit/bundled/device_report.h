@@ -6,6 +6,7 @@
 /// text, so a runner on a bare-metal board can write it with printf and a
 /// person can read it on a serial console.
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,6 +15,12 @@
 #include "etkit/core/result.h"
 
 namespace etkit::bundled {
+
+/// What the device's trace recorder kept and dropped (ETDumpGen's totals).
+struct TraceTotals {
+  uint64_t blocks = 0, events = 0, dropped_events = 0, dropped_blocks = 0, dropped_values = 0;
+  uint64_t debug_bytes = 0, intermediate_values = 0;
+};
 
 struct DeviceReport {
   enum class Kind { kVerify, kRun };
@@ -26,6 +33,8 @@ struct DeviceReport {
   VerifyReport verify;               ///< kVerify
   std::vector<double> latencies_ms;  ///< kRun: one per timed execution
   size_t outputs = 0;                ///< kRun: output_<i>.npy files written
+  bool traced = false;               ///< an ETDump was written
+  TraceTotals trace;
 };
 
 /// The report's text (first line "etkit-device-report 1").
