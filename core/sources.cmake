@@ -34,6 +34,7 @@ set(ETKIT_CORE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/src/program_verify_values.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/scalar_type.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/kernel_registry.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/low_precision_staging.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/method.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/method_instructions.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/method_values.cpp

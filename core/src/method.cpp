@@ -244,7 +244,9 @@ Status execute_instruction(MethodState& state, const PreparedInstruction& instru
         ScopedEvent call(tracer, "OPERATOR_CALL", instruction.chain, instruction.index);
         ScopedEvent kernel(tracer, instruction.event_name, instruction.chain, instruction.index);
         KernelContext context{instruction.op_name, state.scratch};
-        status = instruction.kernel(context, instruction.args);
+        status = instruction.staging < 0
+                     ? instruction.kernel(context, instruction.args)
+                     : run_staged(instruction.kernel, context, state.stagings[size_t(instruction.staging)]);
         // Inside the kernel's event, as upstream's generated kernel
         // wrappers log: the values come before the profile events.
         if (log_intermediates && status.ok()) log_out_arguments(*tracer, instruction);

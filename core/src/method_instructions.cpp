@@ -213,6 +213,10 @@ Status Builder::prepare(const fb::Chain& chain, int32_t chain_index) {
         out.event_name = state.names[2 * op + 1].c_str();
         ETKIT_TRY(check_kernel_args(out, *entries[op]));
         out.out_args = out_argument_mask(entries[op]->signature);
+        if (needs_low_precision_staging(out.args)) {
+          out.staging = static_cast<int32_t>(state.stagings.size());
+          state.stagings.push_back(plan_staging(out.args, out.out_args));
+        }
         break;
       }
       case fb::InstructionArguments::DelegateCall: {
@@ -349,6 +353,13 @@ Status load_instructions(const Program& program, const MethodOptions& options,
   ETKIT_TRY(builder.load_delegates());
   for (size_t c = 0; c < length(state.plan->chains()); ++c) {
     ETKIT_TRY(builder.prepare(*state.plan->chains()->Get(c), static_cast<int32_t>(c)));
+  }
+  // Instructions run one at a time: their float32 copies share one arena.
+  size_t staging_bytes = 0;
+  for (const LowPrecisionStaging& s : state.stagings) staging_bytes = s.bytes > staging_bytes ? s.bytes : staging_bytes;
+  if (staging_bytes > 0) {
+    ETKIT_ASSIGN_OR_RETURN(Span<uint8_t> arena, allocate_owned(state, staging_bytes));
+    for (LowPrecisionStaging& s : state.stagings) ETKIT_TRY(bind_staging(s, arena));
   }
   return builder.check_data_flow();
 }

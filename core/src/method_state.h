@@ -9,6 +9,7 @@
 #include "etkit/core/kernel_registry.h"
 #include "etkit/core/method.h"
 #include "etkit/core/program.h"
+#include "low_precision_staging.h"
 
 namespace executorch_flatbuffer {
 struct ExecutionPlan;
@@ -28,6 +29,7 @@ struct PreparedInstruction {
   const char* event_name = "";  ///< "native_call_add.out", as upstream
   uint64_t out_args = 0;      ///< Bit a: argument a is an out argument.
   size_t delegate = 0;        ///< Index into MethodState::delegates.
+  int32_t staging = -1;       ///< Index into MethodState::stagings: float16/bfloat16 via float32.
   int32_t a = 0;              ///< move_from / cond value / freed value
   int32_t b = 0;              ///< move_to / jump destination
 };
@@ -62,6 +64,7 @@ struct MethodState {
   std::vector<std::unique_ptr<uint8_t, AlignedFree>> owned_arenas;
   std::vector<Span<uint8_t>> arenas;
   Span<uint8_t> scratch;  // kernel temporaries, in owned_arenas
+  std::vector<LowPrecisionStaging> stagings;  // one per float16/bfloat16 instruction
   size_t instruction_count = 0;
 
   ~MethodState();

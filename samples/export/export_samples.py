@@ -42,8 +42,10 @@ def write_references(directory, method, inputs):
         result = method.node_results[instruction.node]
         tensor = result[0] if isinstance(result, (tuple, list)) else result
         handle = method.debug_handles[instruction.node]
-        np.save(os.path.join(directory, "%d.npy" % handle),
-                np.ascontiguousarray(tensor.detach().numpy()))
+        tensor = tensor.detach()
+        if tensor.dtype == torch.bfloat16:  # NumPy has no bfloat16: its exact float32 values
+            tensor = tensor.float()
+        np.save(os.path.join(directory, "%d.npy" % handle), np.ascontiguousarray(tensor.numpy()))
         index[handle] = {"instruction_id": instruction_id, "node": instruction.node.name,
                          "kernel": instruction.kernel}
     for i, tensor in enumerate(inputs):

@@ -191,4 +191,6 @@ def samples(full_size=False):
                _images((1, 3, 128, 128)),
                "width 0.25, 100 classes, 128x128 input (size budget)"),
         Sample("nano_gpt", NanoGPT, _tokens),
+        Sample("nano_gpt_bf16", lambda: NanoGPT().to(torch.bfloat16), _tokens,
+               "the nanoGPT sample in bfloat16 (weights rounded from the float32 sample's)"),
     ]

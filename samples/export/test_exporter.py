@@ -149,6 +149,35 @@ class ExportedSamplesTest(unittest.TestCase):
                     self.assertEqual(result.returncode, 0, result.stderr)
                     json.loads(result.stdout)
 
+    def test_bfloat16_sample_verifies_and_stays_near_the_float32_sample(self):
+        # The tolerance samples/README.md states: eager bfloat16 in Debian's
+        # PyTorch 1.13 accumulates its matrix multiplies in bfloat16, etkit
+        # in float32 (as later ATen releases do).
+        name = "nano_gpt_bf16"
+        for ext in (".pte", ".etrecord"):
+            self.assertTrue(filecmp.cmp(self.path(name, ext), os.path.join(SAMPLES, name, name + ext),
+                                        shallow=False), "run samples/export/export_samples.py to regenerate")
+        with tempfile.TemporaryDirectory() as tmp:
+            report = os.path.join(tmp, "report.json")
+            result = subprocess.run([ETINSPECT, "verify", os.path.join(SAMPLES, name, name + ".bpte"),
+                                     "--atol", "0.02", "--json", report], capture_output=True, text=True)
+            self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+            with open(report) as f:
+                cases = json.load(f)["cases"]
+        self.assertEqual([c["outputs"][0]["dtype"] for c in cases], ["bfloat16"] * 3)
+        # Second reference: the float32 sample on the same tokens, through
+        # etkit, read back with NumPy.
+        with tempfile.TemporaryDirectory() as tmp:
+            outputs = {}
+            for sample in ("nano_gpt", name):
+                out = os.path.join(tmp, sample)
+                subprocess.run([ETINSPECT, "run", os.path.join(SAMPLES, sample, sample + ".bpte"),
+                                "--bundled-input", "0", "--output-dir", out], check=True, capture_output=True)
+                outputs[sample] = np.load(os.path.join(out, "output_0.npy"))
+            error = np.abs(outputs[name].astype(np.float64) - outputs["nano_gpt"])
+            self.assertLess(error.max(), 0.02)
+            self.assertLess(error.mean(), 0.002)
+
     def test_bundles_verify_against_eager_pytorch(self):
         # atol 1e-6: float32 sums in another order than ATen's (see samples/README.md).
         for name in NAMES:

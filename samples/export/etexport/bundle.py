@@ -3,14 +3,14 @@ come from the PyTorch module in eager mode, compiled by flatc."""
 import torch
 
 from .emit import SCALAR_TYPES
-from .program import SCHEMAS, compile_json
+from .program import SCHEMAS, compile_json, tensor_bytes
 
 
 def _tensor(t):
     t = t.detach().contiguous()
     return {"val_type": "Tensor", "val": {
         "scalar_type": SCALAR_TYPES[t.dtype], "sizes": list(t.shape),
-        "dim_order": list(range(t.dim())), "data": list(t.numpy().tobytes())}}
+        "dim_order": list(range(t.dim())), "data": list(tensor_bytes(t))}}
 
 
 def write_bundle(program_bytes, method, cases, flatc="flatc"):

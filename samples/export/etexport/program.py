@@ -9,6 +9,8 @@ import struct
 import subprocess
 import tempfile
 
+import torch
+
 from .memory_plan import align
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
@@ -60,6 +62,15 @@ def _plan_json(method, delegate_segments):
     }
 
 
+def tensor_bytes(tensor):
+    """The tensor's little-endian bytes in C order; bfloat16, which NumPy
+    lacks, through its 16-bit pattern."""
+    tensor = tensor.detach().contiguous()
+    if tensor.dtype == torch.bfloat16:
+        tensor = tensor.view(torch.int16)
+    return tensor.numpy().tobytes()
+
+
 def constant_segment(constants):
     """Packs constants; returns (bytes, offsets) with offsets[0] reserved."""
     data = bytearray()
@@ -67,7 +78,7 @@ def constant_segment(constants):
     for tensor in constants:
         data.extend(b"\0" * (align(len(data), CONSTANT_ALIGNMENT) - len(data)))
         offsets.append(len(data))
-        data.extend(tensor.numpy().tobytes())
+        data.extend(tensor_bytes(tensor))
     return bytes(data), offsets
 
 

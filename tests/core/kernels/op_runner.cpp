@@ -2,6 +2,8 @@
 
 #include "op_runner.h"
 
+#include "../../../core/src/low_precision_staging.h"
+
 #include "../../support/corpus.h"  // test::checked (header-only; the bench builds this file too)
 
 #include <cstdlib>
@@ -132,7 +134,23 @@ std::string OpRunner::run() {
   auto base = reinterpret_cast<uintptr_t>(scratch_.data());
   auto* aligned = reinterpret_cast<uint8_t*>((base + 63) & ~uintptr_t{63});
   KernelContext context{op_.c_str(), Span<uint8_t>(aligned, kKernelScratchBytes)};
-  Status status = entry->function(context, Span<Value*>(args_.data(), args_.size()));
+  const Span<Value*> args(args_.data(), args_.size());
+  if (!detail::needs_low_precision_staging(args)) {
+    Status status = entry->function(context, args);
+    return status.ok() ? std::string() : std::string(status.error().message());
+  }
+  // float16/bfloat16: through float32 copies, exactly as Method runs them.
+  uint64_t outs = 0;
+  for (size_t a = 0; a < entry->signature.size() && a < 64; ++a) {
+    if (entry->signature[a] == 'W' || entry->signature[a] == 'M') outs |= uint64_t(1) << a;
+  }
+  detail::LowPrecisionStaging staging = detail::plan_staging(args, outs);
+  std::vector<uint8_t> arena(staging.bytes + 64);
+  auto arena_base = reinterpret_cast<uintptr_t>(arena.data());
+  auto* arena_aligned = reinterpret_cast<uint8_t*>((arena_base + 63) & ~uintptr_t{63});
+  Status bound = detail::bind_staging(staging, Span<uint8_t>(arena_aligned, staging.bytes));
+  if (!bound.ok()) return bound.error().message();
+  Status status = detail::run_staged(entry->function, context, staging);
   return status.ok() ? std::string() : std::string(status.error().message());
 }
 
