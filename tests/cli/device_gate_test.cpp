@@ -13,6 +13,7 @@
 #include <regex>
 
 #include "support/cli.h"
+#include "support/tampered_bundle.h"
 
 namespace etkit {
 namespace {
@@ -68,20 +69,7 @@ TEST_P(DeviceGate, EverySampleVerifiesAtItsStatedTolerance) {
 }
 
 TEST_P(DeviceGate, TamperedBundleFailsTheSameCaseAndTruncatedIsRefused) {
-  auto bytes = test::read_file(kCorpusBundle);
-  // The expected output [2, 2, 2, 2] of one case, outside the embedded
-  // program (whose constant b holds the same bytes), gets a 9.
-  const auto info = nlohmann::json::parse(etinspect({"info", "--json", kCorpusBundle}).out);
-  const size_t begin = info[0]["program"]["offset"], end = begin + size_t(info[0]["program"]["size"]);
-  const uint8_t pattern[16] = {2, 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0};
-  auto at = bytes.begin();
-  for (;; ++at) {
-    at = std::search(at, bytes.end(), pattern, pattern + 16);
-    ASSERT_NE(at, bytes.end());
-    const size_t offset = size_t(at - bytes.begin());
-    if (offset < begin || offset >= end) break;
-  }
-  *at = 9;
+  auto bytes = test::tampered_corpus_bundle();
   const std::string tampered = test::write_temp("device-tampered.bpte", bytes);
   expect_host_verdicts(GetParam(), {tampered});
   const std::string junit = test::temp("device-tampered.xml");

@@ -12,6 +12,7 @@
 #include "etkit/inspector/npy.h"
 #include "support/cli.h"
 #include "support/program_builder.h"
+#include "support/tampered_bundle.h"
 
 namespace etkit {
 namespace {
@@ -28,21 +29,7 @@ TEST(VerifyCommand, UpstreamBundlePassesWithExitZero) {
 }
 
 TEST(VerifyCommand, FailingCaseExitsOneWithJunitAndJson) {
-  auto bytes = test::read_file(kBundle);
-  // Change the first element of one case's expected output [2, 2, 2, 2]:
-  // the first such bytes outside the embedded program (whose constant b
-  // holds the same bytes). Inputs are all zeros.
-  const auto info = nlohmann::json::parse(etinspect({"info", "--json", kBundle}).out);
-  const size_t program_begin = info[0]["program"]["offset"], program_end = program_begin + size_t(info[0]["program"]["size"]);
-  const uint8_t pattern[16] = {2, 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0, 2, 0, 0, 0};
-  auto at = bytes.begin();
-  for (;; ++at) {
-    at = std::search(at, bytes.end(), pattern, pattern + 16);
-    ASSERT_NE(at, bytes.end());
-    const size_t offset = size_t(at - bytes.begin());
-    if (offset < program_begin || offset >= program_end) break;
-  }
-  *at = 9;
+  const auto bytes = test::tampered_corpus_bundle();
   const std::string bad = test::write_temp("bad.bpte", bytes);
   const std::string junit = bad + ".xml", json = bad + ".json";
   auto result = etinspect({"verify", bad, "--junit", junit, "--json", json});
