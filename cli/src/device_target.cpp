@@ -148,13 +148,15 @@ std::string read_text(const fs::path& path) {
   return text.str();
 }
 
-// The emulator's own output (QEMU's warnings, the runner's console), last
-// lines only, for error messages.
+// The emulator's own output (QEMU's complaint, the runner's console): its
+// first line, which says what went wrong (a register dump may follow).
 std::string console_tail(const WorkDir& dir) {
   std::string text = read_text(dir.path / "console.txt");
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-  if (text.size() > 400) text = "..." + text.substr(text.size() - 400);
-  return text.empty() ? std::string() : ": " + text;
+  const size_t start = text.find_first_not_of(" \n");
+  if (start == std::string::npos) return {};
+  text = text.substr(start, text.find('\n', start) - start);
+  if (text.size() > 200) text = text.substr(0, 200) + "...";
+  return ": " + text;
 }
 
 // Runs `command` in the work folder with a deadline; returns the exit code.

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -146,6 +147,23 @@ TEST_P(DeviceGate, EmulatorFailuresAreErrorsNotHangs) {
   const auto late = etinspect({"verify", "--device", GetParam(), "--device-timeout", "0.001", kCorpusBundle});
   EXPECT_EQ(late.exit_code, 3);
   EXPECT_NE(late.err.find("no answer within"), std::string::npos) << late.err;
+
+  // No runner installed, then a runner the emulator cannot start: exit 3,
+  // saying which.
+  const std::string empty_dir = test::temp("no-runners-" + GetParam());
+  std::filesystem::create_directories(empty_dir);
+  ::setenv("ETKIT_RUNNER_DIR", empty_dir.c_str(), 1);
+  const auto missing = etinspect({"verify", "--device", GetParam(), kCorpusBundle});
+  EXPECT_EQ(missing.exit_code, 3);
+  EXPECT_NE(missing.err.find("is not installed beside etinspect"), std::string::npos) << missing.err;
+  for (const char* runner : {"etkit-runner-cortex-m55.elf", "etkit-runner-aarch64"}) {
+    std::ofstream(empty_dir + "/" + runner) << "not an ELF file";
+  }
+  const auto broken = etinspect({"verify", "--device", GetParam(), kCorpusBundle});
+  ::unsetenv("ETKIT_RUNNER_DIR");
+  EXPECT_EQ(broken.exit_code, 3);
+  EXPECT_NE(broken.err.find(GetParam() + ": "), std::string::npos) << broken.err;
+  EXPECT_LT(broken.err.size(), 400u) << "the emulator's first line, not its register dump";
 }
 
 INSTANTIATE_TEST_SUITE_P(Emulated, DeviceGate, ::testing::Values("qemu-cortex-m", "qemu-aarch64"),
