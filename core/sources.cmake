@@ -19,6 +19,7 @@ set(ETKIT_KERNEL_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/src/kernels/unary_ops.cpp
 )
 set(ETKIT_CORE_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/src/atomic_file.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/backend.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/checked_size.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/error.cpp

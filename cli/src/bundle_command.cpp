@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "commands.h"
+#include "etkit/core/atomic_file.h"
 #include "diagnostics.h"
 #include "option_checks.h"
 #include "etkit/bundled/bundled_writer.h"
@@ -72,13 +73,8 @@ int run_bundle(const BundleOptions& options) {
   }
   auto bytes = bundled::write_bundled_program((*program)->bytes(), {suite});
   if (!bytes.ok()) return diagnostics.fail(bytes.error().with_context("%s", options.program.c_str()));
-  std::ofstream out(options.output, std::ios::binary | std::ios::trunc);
-  out.write(reinterpret_cast<const char*>(bytes->data()), std::streamsize(bytes->size()));
-  out.close();
-  if (!out) {
-    return diagnostics.fail(
-        Error::make(ErrorCode::kIo, "%s: cannot write: %s", options.output.c_str(), std::strerror(errno)));
-  }
+  Status written = write_file_atomically(options.output, ByteSpan{bytes->data(), bytes->size()});
+  if (!written.ok()) return diagnostics.fail(written.error());
   std::cout << options.output << ": " << suite.cases.size() << " test cases for method '" << options.method
             << "', " << bytes->size() << " bytes\n";
   return kExitOk;

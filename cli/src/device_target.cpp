@@ -211,20 +211,13 @@ Error runner_failure(const Target& target, int code, const WorkDir& dir) {
                      console_tail(dir).c_str());
 }
 
-Status copy_back(const fs::path& from, const std::string& to) {
-  std::error_code error;
-  fs::copy_file(from, to, fs::copy_options::overwrite_existing, error);
-  if (error) return Error::make(ErrorCode::kIo, "%s: cannot write: %s", to.c_str(), error.message().c_str());
-  return Ok{};
-}
-
 Status bring_back(const WorkDir& dir, const DeviceJob& job, const bundled::DeviceReport& report) {
   if (report.failed) return Ok{};
-  if (!job.etdump.empty()) ETKIT_TRY(copy_back(dir.path / "trace.etdp", job.etdump));
-  if (!job.debug_buffer.empty()) ETKIT_TRY(copy_back(dir.path / "debug.bin", job.debug_buffer));
+  if (!job.etdump.empty()) ETKIT_TRY(copy_back((dir.path / "trace.etdp").string(), job.etdump));
+  if (!job.debug_buffer.empty()) ETKIT_TRY(copy_back((dir.path / "debug.bin").string(), job.debug_buffer));
   for (size_t i = 0; i < report.outputs && !job.output_dir.empty(); ++i) {
     const std::string name = "output_" + std::to_string(i) + ".npy";
-    ETKIT_TRY(copy_back(dir.path / "outputs" / name, job.output_dir + "/" + name));
+    ETKIT_TRY(copy_back((dir.path / "outputs" / name).string(), job.output_dir + "/" + name));
   }
   return Ok{};
 }
@@ -236,6 +229,20 @@ void add_device_options(CLI::App& command, DeviceOptions& options) {
       ->check(CLI::IsMember({"qemu-cortex-m", "qemu-aarch64"}));
   command.add_option("--device-timeout", options.timeout_seconds, "Seconds before the device run is stopped (default 600)")
       ->check(CLI::PositiveNumber);
+}
+
+Status copy_back(const std::string& from, const std::string& to) {
+  // Copied beside the destination, then renamed: whole or not at all.
+  const std::string partial = to + ".partial-" + std::to_string(::getpid());
+  std::error_code error;
+  fs::copy_file(from, partial, fs::copy_options::overwrite_existing, error);
+  if (!error) fs::rename(partial, to, error);
+  if (error) {
+    std::error_code ignored;
+    fs::remove(partial, ignored);
+    return Error::make(ErrorCode::kIo, "%s: cannot write: %s", to.c_str(), error.message().c_str());
+  }
+  return Ok{};
 }
 
 etdump::ETDumpGenStats trace_stats(const bundled::TraceTotals& t) {

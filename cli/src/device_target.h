@@ -35,6 +35,10 @@ struct DeviceJob {
   std::string output_dir;                   ///< where output_<i>.npy go (run; empty: none)
 };
 
+/// Copies a file the device wrote to `to`, atomically (a temporary sibling,
+/// then a rename).
+Status copy_back(const std::string& from, const std::string& to);
+
 /// The device recorder's totals as the host's recorder reports them.
 etdump::ETDumpGenStats trace_stats(const bundled::TraceTotals& totals);
 

@@ -297,11 +297,7 @@ int run_on_device(const RunOptions& options, Method& method, Diagnostics& diagno
   if (read.ok() && !options.output_dir.empty()) {
     for (size_t i = 0; i < method.output_count() && read.ok(); ++i) {
       const std::string name = "/output_" + std::to_string(i) + ".npy";
-      std::error_code error;
-      std::filesystem::copy_file(scratch + name, options.output_dir + name,
-                                 std::filesystem::copy_options::overwrite_existing, error);
-      if (error) read = Error::make(ErrorCode::kIo, "%s%s: cannot write: %s", options.output_dir.c_str(), name.c_str(),
-                                    error.message().c_str());
+      read = copy_back(scratch + name, options.output_dir + name);
     }
   }
   if (!read.ok()) return diagnostics.fail(read.error());

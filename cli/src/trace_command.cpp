@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "commands.h"
+#include "etkit/core/atomic_file.h"
 #include "diagnostics.h"
 #include "record_loading.h"
 #include "etkit/core/program_summary.h"
@@ -69,13 +70,9 @@ int run_trace(const TraceOptions& options) {
     chrome.record = &*record;
   }
   const std::string json = inspector::chrome_trace_json(*trace, chrome);
-  std::ofstream out(options.output, std::ios::trunc);
-  out << json;
-  out.close();
-  if (!out) {
-    return diagnostics.fail(
-        Error::make(ErrorCode::kIo, "%s: cannot write: %s", options.output.c_str(), std::strerror(errno)));
-  }
+  Status written = write_file_atomically(
+      options.output, ByteSpan{reinterpret_cast<const uint8_t*>(json.data()), json.size()});
+  if (!written.ok()) return diagnostics.fail(written.error());
   return kExitOk;
 }
 

@@ -23,14 +23,11 @@ void add_tracing_options(CLI::App& command, TracingOptions& options) {
                    "traces that hold them)");
 }
 
-Tracing::~Tracing() {
-  if (debug_file != nullptr) std::fclose(debug_file);
-}
-
 Status Tracing::finish(const std::string& etdump_path) {
-  if (debug_file != nullptr) {
-    std::fclose(debug_file);
-    debug_file = nullptr;
+  if (debug_file) {
+    Status placed = debug_file->commit();
+    debug_file.reset();
+    ETKIT_TRY(placed);
   }
   return gen ? gen->write(etdump_path) : Status(Ok{});
 }
@@ -82,12 +79,13 @@ Status setup_tracing(const TracingOptions& options, size_t events, size_t blocks
                          "--debug-level %s needs --debug-buffer FILE for the tensor data",
                          options.debug_level.c_str());
     }
-    tracing.debug_file = std::fopen(options.debug_buffer.c_str(), "wb");
-    if (tracing.debug_file == nullptr) {
-      return Error::make(ErrorCode::kIo, "%s: cannot create the debug buffer file: %s",
-                         options.debug_buffer.c_str(), std::strerror(errno));
+    auto file = AtomicFile::create(options.debug_buffer);
+    if (!file.ok()) {
+      return Error::make(ErrorCode::kIo, "%s: cannot create the debug buffer file: %s", options.debug_buffer.c_str(),
+                         file.error().message());
     }
-    gen_options.debug_file = tracing.debug_file;
+    tracing.debug_file.emplace(std::move(file).value());
+    gen_options.debug_file = tracing.debug_file->file();
   }
   tracing.gen = std::make_unique<etdump::ETDumpGen>(gen_options);
   return Ok{};

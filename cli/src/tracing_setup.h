@@ -5,9 +5,11 @@
 
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "etkit/core/atomic_file.h"
 #include "etkit/core/result.h"
 #include "etkit/etdump/etdump_gen.h"
 
@@ -28,12 +30,13 @@ struct TracingOptions {
 /// The recorder and the file its tensor data streams to.
 struct Tracing {
   std::unique_ptr<etdump::ETDumpGen> gen;
-  std::FILE* debug_file = nullptr;
+  /// The tensor data, streamed to a temporary file that finish() puts in
+  /// place: an interrupted run leaves no half-written buffer behind.
+  std::optional<AtomicFile> debug_file;
   Tracing() = default;
   Tracing(const Tracing&) = delete;
   Tracing& operator=(const Tracing&) = delete;
-  ~Tracing();
-  /// Closes the data file and writes the trace (no-op without tracing).
+  /// Puts the data file in place and writes the trace (no-op without tracing).
   Status finish(const std::string& etdump_path);
 };
 

@@ -9,8 +9,10 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "commands.h"
+#include "etkit/core/atomic_file.h"
 #include "diagnostics.h"
 #include "option_checks.h"
 #include "etkit/bundled/verify.h"
@@ -40,12 +42,10 @@ struct VerifyCliOptions {
 // Writes a report file, with the system's reason when it cannot.
 template <typename Writer>
 Status write_report(const std::string& path, Writer writer) {
-  std::ofstream out(path, std::ios::trunc);
-  if (!out) return Error::make(ErrorCode::kIo, "%s: cannot write: %s", path.c_str(), std::strerror(errno));
+  std::ostringstream out;
   writer(out);
-  out.close();
-  if (!out) return Error::make(ErrorCode::kIo, "%s: cannot write: %s", path.c_str(), std::strerror(errno));
-  return Ok{};
+  const std::string text = out.str();
+  return write_file_atomically(path, ByteSpan{reinterpret_cast<const uint8_t*>(text.data()), text.size()});
 }
 
 // The verification itself; fails when it cannot run (reports are the

@@ -1,10 +1,7 @@
 // Builds the ETDump flatbuffer from the recorded trace, after the runs.
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-
 #include "etdump_gen_state.h"
+#include "etkit/core/atomic_file.h"
 #include "etdump_generated.h"
 
 namespace etkit::etdump {
@@ -126,13 +123,8 @@ Result<std::vector<uint8_t>> ETDumpGen::serialize() const {
 
 Status ETDumpGen::write(const std::string& path) const {
   ETKIT_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, serialize());
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
-  out.close();
-  if (!out) {
-    return Error::make(ErrorCode::kIo, "%s: cannot write the trace: %s", path.c_str(), std::strerror(errno));
-  }
-  return Ok{};
+  // Whole or not at all: an interrupted run leaves no half trace behind.
+  return write_file_atomically(path, ByteSpan{bytes.data(), bytes.size()});
 }
 
 }  // namespace etkit::etdump

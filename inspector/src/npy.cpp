@@ -4,6 +4,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "etkit/core/atomic_file.h"
 #include "etkit/core/checked_size.h"
 #include "etkit/core/file_data.h"
 
@@ -209,12 +210,7 @@ Result<std::vector<uint8_t>> encode_npy(const Tensor& tensor) {
 
 Status write_npy(const std::string& path, const Tensor& tensor) {
   ETKIT_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, encode_npy(tensor));
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
-  if (!out) {
-    return Error::make(ErrorCode::kIo, "%s: cannot write: %s", path.c_str(), std::strerror(errno));
-  }
-  return Ok{};
+  return write_file_atomically(path, ByteSpan{bytes.data(), bytes.size()});
 }
 
 }  // namespace etkit::inspector
