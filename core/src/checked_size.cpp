@@ -7,11 +7,14 @@ Status CheckedShape::add(int64_t size) {
     return Error::make(ErrorCode::kMalformed, "dimension %zu has negative size %lld", dims_,
                        static_cast<long long>(size));
   }
-  if (size != 0 && numel_ > kMaxTensorBytes / static_cast<uint64_t>(size)) {
+  // The strides multiply the non-zero sizes, so they are bounded even when
+  // another dimension is 0 and the element count stays 0.
+  if (size != 0 && extent_ > kMaxTensorBytes / static_cast<uint64_t>(size)) {
     return Error::make(ErrorCode::kMalformed, "tensor sizes multiply to more than 2^48 elements (dimension %zu: %lld)",
                        dims_, static_cast<long long>(size));
   }
   numel_ *= static_cast<uint64_t>(size);
+  if (size != 0) extent_ *= static_cast<uint64_t>(size);
   ++dims_;
   return Ok{};
 }

@@ -5,6 +5,7 @@
 
 #include "etkit/core/event_tracer.h"
 #include "kernels/copy_util.h"
+#include "bool_bytes.h"
 #include "method_state.h"
 #include "program_generated.h"
 
@@ -102,6 +103,7 @@ Result<std::unique_ptr<Method>> Method::load(const Program& program, const std::
   state.name = name;
   state.plan = plan;
   state.tracer = options.tracer;
+  state.memory_limit = options.memory_limit;
   if (plan->inputs()) {
     state.inputs.assign(plan->inputs()->begin(), plan->inputs()->end());
   }
@@ -178,6 +180,15 @@ Status Method::set_input(size_t index, const Tensor& source) {
                        "method '%s': input %zu must be %s, got %s", state_->name.c_str(),
                        index, to_string(target.scalar_type()),
                        to_string(source.scalar_type()));
+  }
+  if (source.scalar_type() == ScalarType::kBool && source.data() != nullptr) {
+    const int64_t bad = detail::first_non_bool_byte(source.data(), source.nbytes());
+    if (bad >= 0) {
+      return Error::make(ErrorCode::kInvalidArgument,
+                         "method '%s': input %zu: bool element %lld holds %u; bools are 0 or 1",
+                         state_->name.c_str(), index, static_cast<long long>(bad),
+                         unsigned{static_cast<const uint8_t*>(source.data())[bad]});
+    }
   }
   const bool same_shape = source.dim() == target.dim() &&
                           std::memcmp(source.sizes().data(), target.sizes().data(),

@@ -348,7 +348,11 @@ Status load_instructions(const Program& program, const MethodOptions& options,
   }
   state.arg_storage.reserve(arg_count);
   if (length(state.plan->operators()) > 0) {
-    ETKIT_ASSIGN_OR_RETURN(state.scratch, allocate_owned(state, kKernelScratchBytes));
+    if (options.kernel_scratch.size() >= kKernelScratchBytes) {
+      state.scratch = Span<uint8_t>(options.kernel_scratch.data(), kKernelScratchBytes);
+    } else {
+      ETKIT_ASSIGN_OR_RETURN(state.scratch, allocate_owned(state, kKernelScratchBytes));
+    }
   }
   ETKIT_TRY(builder.load_delegates());
   for (size_t c = 0; c < length(state.plan->chains()); ++c) {

@@ -62,6 +62,8 @@ struct MethodState {
   std::vector<std::vector<PreparedInstruction>> chains;
   std::vector<LoadedDelegate> delegates;
   std::vector<std::unique_ptr<uint8_t, AlignedFree>> owned_arenas;
+  size_t owned_bytes = 0;   // sum of owned_arenas' sizes
+  size_t memory_limit = 0;  // MethodOptions::memory_limit
   std::vector<Span<uint8_t>> arenas;
   Span<uint8_t> scratch;  // kernel temporaries, in owned_arenas
   std::vector<LowPrecisionStaging> stagings;  // one per float16/bfloat16 instruction

@@ -5,6 +5,7 @@
 
 #include "etkit/core/flat_tensor.h"
 #include "etkit/core/detail/flatbuffer_limits.h"
+#include "bool_bytes.h"
 #include "method_state.h"
 #include "program_generated.h"
 
@@ -36,6 +37,9 @@ Status prepare_arenas(const fb::ExecutionPlan& plan, const MethodOptions& option
     if (!memory.ok()) {
       return memory.error().with_context("memory arena %zu", id);
     }
+    // Zeroed, so that a tensor read before any instruction writes it (a
+    // buffer's initial state) reads the same every run, and bools read 0.
+    std::memset(memory->data(), 0, size);
     state.arenas[id] = *memory;
   }
   return Ok{};
@@ -133,6 +137,16 @@ Status make_tensor(const Program& program, const fb::Tensor& tensor,
     if (!data.ok()) {
       return data.error();
     }
+    if (out.scalar_type() == ScalarType::kBool) {
+      const int64_t bad = first_non_bool_byte(data->data, nbytes);
+      if (bad >= 0) {
+        return Error::make(ErrorCode::kMalformed,
+                           "method '%s': values[%zu]: constant bool element %lld holds %u; "
+                           "bools are 0 or 1",
+                           state.name.c_str(), index, static_cast<long long>(bad),
+                           unsigned{data->data[bad]});
+      }
+    }
     // Constants are read-only; kernels only ever read their inputs.
     out.set_data(const_cast<uint8_t*>(data->data), nbytes);
   }
@@ -208,6 +222,13 @@ void reserve_lists(const fb::ExecutionPlan& plan, MethodState& state) {
 void AlignedFree::operator()(uint8_t* p) const { ::operator delete(p, kArenaAlignment); }
 
 Result<Span<uint8_t>> allocate_owned(MethodState& state, size_t size) {
+  if (state.memory_limit != 0 &&
+      (size > state.memory_limit || state.owned_bytes > state.memory_limit - size)) {
+    return Error::make(ErrorCode::kOutOfMemory,
+                       "method '%s': needs %zu more bytes with %zu allocated, over the "
+                       "memory limit of %zu",
+                       state.name.c_str(), size, state.owned_bytes, state.memory_limit);
+  }
   auto* memory = static_cast<uint8_t*>(
       ::operator new(size == 0 ? 1 : size, kArenaAlignment, std::nothrow));
   if (memory == nullptr) {
@@ -215,6 +236,7 @@ Result<Span<uint8_t>> allocate_owned(MethodState& state, size_t size) {
                        state.name.c_str(), size);
   }
   state.owned_arenas.emplace_back(memory);
+  state.owned_bytes += size;
   return Span<uint8_t>(memory, size);
 }
 

@@ -40,6 +40,19 @@ TEST(CheckedSize, RefusesNegativeSizesAndProductsBeyondTheCap) {
   EXPECT_FALSE(wrap.add(int64_t{1} << 40).ok());
 }
 
+TEST(CheckedSize, AZeroDimensionDoesNotHideHugeOnes) {
+  // {0, 2^40, 2^40} has no elements, but its strides would be 2^80: refused
+  // (found by the npy_parse fuzz target: a shape of (0, 4, 3, 2, 5...5)).
+  CheckedShape shape;
+  ASSERT_TRUE(shape.add(0).ok());
+  ASSERT_TRUE(shape.add(int64_t{1} << 40).ok());
+  EXPECT_FALSE(shape.add(int64_t{1} << 40).ok());
+  const std::vector<int64_t> sizes = {0, int64_t{1} << 62, 2};
+  EXPECT_FALSE(Tensor::make(ScalarType::kFloat, Span<const int64_t>(sizes.data(), sizes.size()), {},
+                            nullptr, 0)
+                   .ok());
+}
+
 TEST(CheckedSize, TensorViewsOfFileShapesAreChecked) {
   // A logged tensor or .npy shape of 2^62 x 2^62 elements must not wrap.
   const std::vector<int64_t> sizes = {int64_t{1} << 62, int64_t{1} << 62};

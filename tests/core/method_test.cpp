@@ -13,6 +13,7 @@
 
 #include "etkit/core/event_tracer.h"
 #include "etkit/core/input_snapshot.h"
+#include "etkit/core/kernel_registry.h"
 #include "support/corpus.h"
 #include "support/program_builder.h"
 
@@ -182,6 +183,83 @@ TEST(Method, UsesCallerSuppliedArenas) {
   ASSERT_FALSE(too_small.ok());
   EXPECT_NE(std::string(too_small.error().message()).find("caller arena 1 has 16 bytes, the plan needs 48"),
             std::string::npos);
+}
+
+TEST(Method, MemoryLimitBoundsWhatAFileCanMakeItAllocate) {
+  ProgramBuilder b = add_program();
+  b.arena(int64_t{1} << 30);  // a plan asking for 1 GiB
+  auto program = b.load();
+  ASSERT_TRUE(program.ok()) << program.error().message();
+  MethodOptions options;
+  options.memory_limit = 64u << 20;
+  auto refused = Method::load(*program, "forward", options);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code(), ErrorCode::kOutOfMemory);
+  EXPECT_NE(std::string(refused.error().message()).find("over the memory limit of 67108864"),
+            std::string::npos)
+      << refused.error().message();
+  // The limit counts everything the method allocates: the 48-byte plan
+  // fits alone, not with the 4 MiB kernel scratch.
+  auto small = add_program().load();
+  options.memory_limit = 1024;
+  EXPECT_FALSE(Method::load(*small, "forward", options).ok());
+  alignas(64) static uint8_t scratch[kKernelScratchBytes];
+  options.kernel_scratch = Span<uint8_t>(scratch, sizeof scratch);
+  EXPECT_TRUE(Method::load(*small, "forward", options).ok());
+}
+
+TEST(Method, PlannedMemoryStartsZeroed) {
+  // out = x + y where y is never set: it reads as zeros, every load.
+  auto program = add_program().load();
+  for (int load = 0; load < 2; ++load) {
+    auto method = Method::load(*program, "forward");
+    ASSERT_TRUE(method.ok()) << method.error().message();
+    std::vector<float> x = {1, 2, 3, 4};
+    ASSERT_TRUE((*method)->set_input(0, f32(x, {2, 2})).ok());
+    ASSERT_TRUE((*method)->execute().ok());
+    const Tensor& out = (*method)->output(0).unchecked_tensor();
+    EXPECT_EQ(std::vector<float>(out.data_as<float>(), out.data_as<float>() + 4), x);
+  }
+}
+
+// Kernels read bool tensors as C++ bool, for which bytes other than 0 and 1
+// are undefined: such bytes are refused where they enter.
+TEST(Method, BoolBytesOtherThanZeroAndOneAreRefusedAtTheBoundary) {
+  ProgramBuilder b;
+  const int32_t mask = b.tensor({4}, 0, false, ScalarType::kBool);
+  const int32_t out = b.tensor({4}, 16, false, ScalarType::kBool);
+  b.kernel_call("aten::logical_not", "out", {mask, out, out});
+  b.inputs({mask});
+  b.outputs({out});
+  b.arena(32);
+  auto program = b.load();
+  ASSERT_TRUE(program.ok()) << program.error().message();
+  auto method = Method::load(*program, "forward");
+  ASSERT_TRUE(method.ok()) << method.error().message();
+  std::vector<uint8_t> bytes = {0, 1, 2, 0};
+  const int64_t sizes[] = {4};
+  auto input = Tensor::make(ScalarType::kBool, Span<const int64_t>(sizes, 1), {}, bytes.data(), 4);
+  const Status refused = (*method)->set_input(0, *input);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(std::string(refused.error().message()).find("input 0: bool element 2 holds 2"),
+            std::string::npos)
+      << refused.error().message();
+  bytes[2] = 1;
+  EXPECT_TRUE((*method)->set_input(0, *input).ok());
+
+  ProgramBuilder c;
+  const int32_t constant = c.constant_tensor({4}, ScalarType::kBool, {1, 0, 7, 0});
+  const int32_t not_out = c.tensor({4}, 0, false, ScalarType::kBool);
+  c.kernel_call("aten::logical_not", "out", {constant, not_out, not_out});
+  c.outputs({not_out});
+  c.arena(16);
+  auto with_constant = c.load();
+  ASSERT_TRUE(with_constant.ok()) << with_constant.error().message();
+  auto bad_constant = Method::load(*with_constant, "forward");
+  ASSERT_FALSE(bad_constant.ok());
+  EXPECT_NE(std::string(bad_constant.error().message()).find("constant bool element 2 holds 7"),
+            std::string::npos)
+      << bad_constant.error().message();
 }
 
 // Records what the runtime reports, in order.

@@ -13,6 +13,15 @@ int32_t ProgramBuilder::tensor(std::vector<int32_t> sizes, int64_t offset, bool 
   values_.push_back(v);
   return int32_t(values_.size() - 1);
 }
+int32_t ProgramBuilder::constant_tensor(std::vector<int32_t> sizes, ScalarType dtype,
+                                        std::vector<uint8_t> bytes) {
+  ValueSpec v{ValueSpec::kTensor, std::move(sizes), -1, false, 0, {}};
+  v.dtype = dtype;
+  v.constant = int32_t(constants_.size());
+  constants_.push_back(std::move(bytes));
+  values_.push_back(v);
+  return int32_t(values_.size() - 1);
+}
 int32_t ProgramBuilder::integer(int64_t value) {
   values_.push_back({ValueSpec::kInt, {}, -1, false, value, {}});
   return int32_t(values_.size() - 1);
@@ -75,7 +84,7 @@ std::vector<uint8_t> ProgramBuilder::build() const {
           alloc = fb::CreateAllocationDetails(b, 1, uint32_t(v.offset), uint32_t(v.offset >> 32));
         }
         auto t = fb::CreateTensor(b, static_cast<fb::ScalarType>(v.dtype), 0, b.CreateVector(v.sizes),
-                                  b.CreateVector(order), false, 0, alloc, 0,
+                                  b.CreateVector(order), false, uint32_t(v.constant), alloc, 0,
                                   v.dynamic ? fb::TensorShapeDynamism::DYNAMIC_BOUND
                                             : fb::TensorShapeDynamism::STATIC);
         values.push_back(fb::CreateEValue(b, fb::KernelTypes::Tensor, t.Union()));
@@ -127,8 +136,14 @@ std::vector<uint8_t> ProgramBuilder::build() const {
       b, b.CreateString("forward"), 0, b.CreateVector(values), b.CreateVector(inputs_),
       b.CreateVector(outputs_), b.CreateVector(std::vector<flatbuffers::Offset<fb::Chain>>{chain}),
       b.CreateVector(operators), 0, b.CreateVector(std::vector<int64_t>{0, arena_}));
+  std::vector<flatbuffers::Offset<fb::Buffer>> buffers;
+  for (const auto& bytes : constants_) {
+    b.ForceVectorAlignment(bytes.size(), 1, 16);
+    buffers.push_back(fb::CreateBuffer(b, b.CreateVector(bytes)));
+  }
   auto program = fb::CreateProgram(
-      b, 0, b.CreateVector(std::vector<flatbuffers::Offset<fb::ExecutionPlan>>{plan}));
+      b, 0, b.CreateVector(std::vector<flatbuffers::Offset<fb::ExecutionPlan>>{plan}),
+      constants_.size() > 1 ? b.CreateVector(buffers) : 0);
   b.Finish(program, fb::ProgramIdentifier());
   return std::vector<uint8_t>(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
 }

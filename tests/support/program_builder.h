@@ -18,6 +18,9 @@ class ProgramBuilder {
   /// when offset < 0); `dynamic` marks it DYNAMIC_BOUND.
   int32_t tensor(std::vector<int32_t> sizes, int64_t offset, bool dynamic = false,
                  ScalarType dtype = ScalarType::kFloat);
+  /// A constant tensor whose bytes are stored in the program (the legacy
+  /// inline constant buffer, as older upstream exports keep them).
+  int32_t constant_tensor(std::vector<int32_t> sizes, ScalarType dtype, std::vector<uint8_t> bytes);
   int32_t integer(int64_t value);
   int32_t none();
   int32_t tensor_list(std::vector<int32_t> items);
@@ -47,6 +50,7 @@ class ProgramBuilder {
     double double_value = 0;
     std::string text;
     ScalarType dtype = ScalarType::kFloat;
+    int32_t constant = 0;  // index into constants_ (0: not a constant)
   };
   struct Call {
     int32_t op;
@@ -55,6 +59,7 @@ class ProgramBuilder {
   std::vector<ValueSpec> values_;
   std::vector<std::pair<std::string, std::string>> operators_;
   std::vector<Call> calls_;
+  std::vector<std::vector<uint8_t>> constants_ = {{}};  // index 0 reserved
   std::vector<int32_t> inputs_, outputs_;
   int64_t arena_ = 1024;
 };

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "copy_util.h"
+#include "etkit/core/checked_size.h"
 #include "elementwise.h"
 
 namespace etkit::kernels {
@@ -193,7 +194,12 @@ Status arange_impl(KernelContext& context, const Value& start, const Value& end,
   ETKIT_KERNEL_CHECK(context, d != 0, "step must be nonzero");
   ETKIT_KERNEL_CHECK(context, (d > 0 && e >= s) || (d < 0 && e <= s),
                      "upper bound and larger bound inconsistent with step sign");
-  const auto count = static_cast<int64_t>(std::ceil((e - s) / d));
+  ETKIT_KERNEL_CHECK(context, std::isfinite(s) && std::isfinite(e),
+                     "unsupported range: start and end must be finite");
+  const double length = std::ceil((e - s) / d);
+  ETKIT_KERNEL_CHECK(context, length >= 0 && length < double(kMaxTensorBytes),
+                     "invalid size, possible overflow: %g elements", length);
+  const auto count = static_cast<int64_t>(length);
   ETKIT_TRY(resize_output(context, out, Span<const int64_t>(&count, 1)));
   const bool integral = start.tag() == ValueTag::kInt && step.tag() == ValueTag::kInt;
   const bool known = dispatch_real(out.scalar_type(), [&](auto tag) {

@@ -150,7 +150,9 @@ inline To convert(From value) {
     return To(static_cast<float>(value));
   } else if constexpr (std::is_integral_v<To> && std::is_floating_point_v<From>) {
     // Out-of-range float->int is undefined in C++; convert through int64.
-    if (!(value > -9.3e18 && value < 9.3e18)) {
+    // [-2^63, 2^63) is exactly int64's range; outside it (and NaN) x86's
+    // conversion, and so ATen on x86, gives INT64_MIN.
+    if (!(value >= -9223372036854775808.0 && value < 9223372036854775808.0)) {
       return static_cast<To>(std::is_signed_v<To> ? INT64_MIN : 0);
     }
     return static_cast<To>(static_cast<int64_t>(value));

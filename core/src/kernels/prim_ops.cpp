@@ -27,6 +27,10 @@ Status prim_arith(KernelContext& context, Span<Value*> args) {
       case Prim::kFloorDiv:
       case Prim::kMod: {
         ETKIT_KERNEL_CHECK(context, y != 0, "integer division by zero");
+        if (y == -1) {  // INT64_MIN / -1 traps; the quotient wraps as add/sub/mul do
+          r = op == Prim::kFloorDiv ? int64_t(0 - uint64_t(x)) : 0;
+          break;
+        }
         int64_t q = x / y, m = x % y;
         if (m != 0 && ((m < 0) != (y < 0))) {
           --q;
@@ -73,9 +77,15 @@ Status prim_compare(KernelContext& context, Span<Value*> args) {
 }
 
 Status prim_neg(KernelContext& context, Span<Value*> args) {
-  ETKIT_KERNEL_CHECK(context, args[0]->is_scalar(), "expects a scalar");
-  *args[1] = args[0]->tag() == ValueTag::kDouble ? Value::from_double(-args[0]->unchecked_double())
-                                                 : Value::from_int(-args[0]->unchecked_int());
+  const Value& a = *args[0];
+  ETKIT_KERNEL_CHECK(context, a.is_scalar(), "expects a scalar");
+  if (a.tag() == ValueTag::kDouble) {
+    *args[1] = Value::from_double(-a.unchecked_double());
+  } else {
+    // Two's complement, as the other integer ops: -INT64_MIN is INT64_MIN.
+    const int64_t x = a.tag() == ValueTag::kBool ? a.unchecked_bool() : a.unchecked_int();
+    *args[1] = Value::from_int(int64_t(0 - uint64_t(x)));
+  }
   return Ok{};
 }
 

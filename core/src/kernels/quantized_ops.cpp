@@ -2,6 +2,7 @@
 // affine (de)quantization the ExecuTorch quantizer leaves in edge programs.
 
 #include <cmath>
+#include <limits>
 
 #include "elementwise.h"
 
@@ -24,7 +25,7 @@ Q quantize_value(float x, float inv_scale, int64_t zero_point, int64_t qmin, int
   float q = std::nearbyint(x * inv_scale) + float(zero_point);
   q = std::max(q, float(qmin));
   q = std::min(q, float(qmax));
-  return static_cast<Q>(q);
+  return convert<Q>(q);  // NaN stays NaN through the clamp: converted as ATen's cast does
 }
 
 // The scale of channel `c` (float32 or float64 scales), or the per-tensor
@@ -54,8 +55,18 @@ Status quantize(KernelContext& context, const Tensor& in, const Tensor* scales,
                      "expects contiguous tensors");
   ETKIT_TRY(resize_output(context, out, in.sizes()));
   const float* x = in.data_as<const float>();
+  Status bounds = Ok{};
   dispatch_real(out.scalar_type(), [&](auto tag) {
     using Q = decltype(tag);
+    if (qmin > qmax || qmin < int64_t(std::numeric_limits<Q>::min()) ||
+        qmax > int64_t(std::numeric_limits<Q>::max())) {
+      bounds = Error::make(ErrorCode::kInvalidArgument,
+                           "quant_min %lld and quant_max %lld must be ordered and within %s",
+                           static_cast<long long>(qmin), static_cast<long long>(qmax),
+                           to_string(out.scalar_type()))
+                   .with_context("%s", context.op_name);
+      return;
+    }
     Q* y = out.data_as<Q>();
     for_each_channel(in, scales ? axis : -1, [&](int64_t c, int64_t i) {
       const double s = channel_scale(scales, c, scale);
@@ -63,7 +74,7 @@ Status quantize(KernelContext& context, const Tensor& in, const Tensor* scales,
       y[i] = quantize_value<Q>(x[i], float(1.0 / s), z, qmin, qmax);
     });
   });
-  return Ok{};
+  return bounds;
 }
 
 Status dequantize(KernelContext& context, const Tensor& in, const Tensor* scales,
@@ -90,6 +101,7 @@ Status dequantize(KernelContext& context, const Tensor& in, const Tensor* scales
 
 Status check_channel_params(KernelContext& context, const Tensor& in, int64_t& axis,
                             const Tensor& scales, const Tensor* zero_points) {
+  ETKIT_KERNEL_CHECK(context, in.dim() > 0, "per-channel (de)quantization needs a channel dimension");
   ETKIT_KERNEL_CHECK(context, wrap_dim(axis, in.dim()), "axis out of range");
   ETKIT_KERNEL_CHECK(context, scales.numel() == in.size(int(axis)),
                      "scales has %lld entries for %lld channels", (long long)scales.numel(),

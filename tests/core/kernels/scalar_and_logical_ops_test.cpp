@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "op_runner.h"
 
 namespace etkit::test {
@@ -198,4 +200,46 @@ TEST(PrimOps, ScalarOpsFollowAtenArithmetic) {
 }
 
 }  // namespace
+// Found by fuzzing (tests/fuzz_regressions/execute_generated): integer
+// extremes wrap in two's complement, as ATen's int64 tensors do, instead of
+// being undefined behaviour.
+TEST(PrimOps, IntegerExtremesWrapAsAtenInt64Does) {
+  const int64_t min = std::numeric_limits<int64_t>::min();
+  OpRunner neg("executorch_prim::neg.Scalar");
+  neg.integer(min).integer(0);
+  ASSERT_EQ(neg.run(), "");
+  EXPECT_EQ(neg.arg(1).unchecked_int(), at::neg(at::scalar_tensor(min, at::kLong)).item<int64_t>());
+  OpRunner floordiv("executorch_prim::floordiv.int");
+  floordiv.integer(min).integer(-1).integer(0);
+  ASSERT_EQ(floordiv.run(), "");
+  EXPECT_EQ(floordiv.arg(2).unchecked_int(), min);  // -min wraps to min
+  OpRunner mod("executorch_prim::mod.int");
+  mod.integer(min).integer(-1).integer(0);
+  ASSERT_EQ(mod.run(), "");
+  EXPECT_EQ(mod.arg(2).unchecked_int(), 0);
+}
+
+TEST(Quantized, QuantizeRefusesBoundsOutsideItsDtypeAndMapsNanAsAtenCasts) {
+  OpRunner wide("quantized_decomposed::quantize_per_tensor.out");
+  wide.tensor(at::ones({2})).real(0.5).integer(0).integer(-1000).integer(1000).integer(0);
+  wide.out(at::kChar, {2}).returned();
+  EXPECT_NE(wide.run().find("quant_min -1000 and quant_max 1000 must be ordered and within int8"),
+            std::string::npos);
+  // NaN passes the clamp; the cast gives what ATen's float->int8 cast gives.
+  const at::Tensor nan = at::full({1}, std::numeric_limits<float>::quiet_NaN());
+  OpRunner quantize("quantized_decomposed::quantize_per_tensor.out");
+  quantize.tensor(nan).real(0.5).integer(0).integer(-128).integer(127).integer(0);
+  quantize.out(at::kChar, {1}).returned();
+  ASSERT_EQ(quantize.run(), "");
+  EXPECT_EQ(quantize.result().item<int8_t>(), nan.to(at::kChar).item<int8_t>());
+}
+
+TEST(Quantized, PerChannelNeedsAChannelDimension) {
+  OpRunner runner("quantized_decomposed::dequantize_per_channel.out");
+  runner.tensor(at::ones({}, at::kChar)).tensor(at::ones({1}, at::kDouble)).none().integer(0)
+      .integer(-128).integer(127).integer(0).none();
+  runner.out(at::kFloat, {1}).returned();
+  EXPECT_NE(runner.run().find("needs a channel dimension"), std::string::npos);
+}
+
 }  // namespace etkit::test

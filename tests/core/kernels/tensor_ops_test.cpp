@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "op_runner.h"
 
 namespace etkit::test {
@@ -164,6 +166,14 @@ TEST(CreationOps, FullArangePadRepeatUpsample) {
   int_arange.integer(7).out(at::kLong, {7}).returned();
   ASSERT_EQ(int_arange.run(), "");
   EXPECT_TRUE(tensors_close(int_arange.result(), at::arange(7)));
+  // Lengths beyond any tensor, and infinite bounds, are refused as ATen
+  // refuses them (found by fuzzing: the length was cast to int64 unchecked).
+  for (const double end : {1e300, std::numeric_limits<double>::infinity()}) {
+    OpRunner huge("aten::arange.start_out");
+    huge.real(0.0).real(end).real(1.0).out(at::kFloat, {12}).returned();
+    EXPECT_NE(huge.run(), "") << end;
+    EXPECT_ANY_THROW(at::arange(0.0, end, 1.0)) << end;
+  }
 
   at::Tensor x = at::randn({2, 3, 4});
   OpRunner pad("aten::constant_pad_nd.out");

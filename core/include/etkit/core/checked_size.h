@@ -20,7 +20,8 @@ constexpr uint64_t kMaxTensorBytes = uint64_t{1} << 48;
 class CheckedShape {
  public:
   /// Multiplies in `size`: fails for a negative size, or when the count
-  /// would exceed kMaxTensorBytes elements.
+  /// would exceed kMaxTensorBytes elements, counting only non-zero sizes
+  /// (strides are products of those, whatever the other dimensions).
   Status add(int64_t size);
   uint64_t numel() const { return numel_; }
   /// numel × element_size, failing above kMaxTensorBytes.
@@ -28,6 +29,7 @@ class CheckedShape {
 
  private:
   uint64_t numel_ = 1;
+  uint64_t extent_ = 1;  // product of the non-zero sizes
   size_t dims_ = 0;
 };
 

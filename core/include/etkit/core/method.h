@@ -33,6 +33,15 @@ struct MethodOptions {
   /// Caller-supplied planned memory by memory id (index 0 unused). When
   /// empty, the method allocates its arenas itself.
   std::vector<Span<uint8_t>> arenas;
+  /// Caller-supplied kernel scratch (kKernelScratchBytes or more, 64-byte
+  /// aligned), which methods that never run at once may share; when empty
+  /// the method allocates its own.
+  Span<uint8_t> kernel_scratch;
+  /// Most bytes the method may allocate itself (arenas it plans, kernel
+  /// scratch, float16/bfloat16 staging); 0 for no limit. Bounds what a
+  /// file can make a device, or a fuzzer, allocate: loading fails with
+  /// kOutOfMemory naming the need and the limit instead.
+  size_t memory_limit = 0;
 };
 
 namespace detail {
