@@ -1,10 +1,12 @@
 // _softmax, _log_softmax, native_layer_norm, native_group_norm and
 // _native_batch_norm_legit_no_training.
 
+#include <array>
 #include <cmath>
 #include <type_traits>
 
 #include "elementwise.h"
+#include "etkit/core/checked_size.h"
 #include "fast_math.h"
 
 namespace etkit::kernels {
@@ -31,6 +33,28 @@ Status check_dense(KernelContext& context, std::initializer_list<const Tensor*> 
   }
   return Ok{};
 }
+
+// Every given tensor (nulls skipped: absent optional weights) has the
+// input's dtype: the kernels read and write them all as that type.
+Status check_input_dtype(KernelContext& context, const Tensor& in,
+                         std::initializer_list<const Tensor*> tensors) {
+  for (const Tensor* t : tensors) {
+    ETKIT_KERNEL_CHECK(context, t == nullptr || t->scalar_type() == in.scalar_type(),
+                       "expected %s tensors like the input, got %s", to_string(in.scalar_type()),
+                       to_string(t->scalar_type()));
+  }
+  return Ok{};
+}
+
+// A per-channel parameter: absent, or `count` contiguous entries.
+Status check_per_channel(KernelContext& context, const Tensor* t, int64_t count, const char* what) {
+  ETKIT_KERNEL_CHECK(context, t == nullptr || (t->numel() == count && t->dim() <= 1),
+                     "%s must have %lld entries", what, static_cast<long long>(count));
+  return Ok{};
+}
+
+// Elements between entries of a per-channel parameter (0-dim: one entry).
+int64_t step(const Tensor& t) { return t.dim() == 0 ? 0 : t.stride(0); }
 
 // exp of every element, vectorizable for float.
 template <typename T>
@@ -159,7 +183,10 @@ Status native_layer_norm_out(KernelContext& context, Span<Value*> args) {
   }
   ETKIT_KERNEL_CHECK(context, !weight || weight->numel() == inner, "weight has the wrong size");
   ETKIT_KERNEL_CHECK(context, !bias || bias->numel() == inner, "bias has the wrong size");
+  ETKIT_TRY(check_input_dtype(context, in, {&out, &mean, &rstd, weight, bias}));
   ETKIT_TRY(check_dense(context, {&in, &out}));
+  if (weight) ETKIT_TRY(check_dense(context, {weight}));
+  if (bias) ETKIT_TRY(check_dense(context, {bias}));
   ETKIT_TRY(resize_output(context, out, in.sizes()));
   int64_t stat_sizes[kMaxRank];
   for (int d = 0; d < in.dim(); ++d) stat_sizes[d] = d < axis ? in.size(d) : 1;
@@ -196,9 +223,17 @@ Status native_group_norm_out(KernelContext& context, Span<Value*> args) {
   Tensor& out = tensor_arg(args, 8);
   Tensor& mean = tensor_arg(args, 9);
   Tensor& rstd = tensor_arg(args, 10);
+  ETKIT_KERNEL_CHECK(context, n >= 0 && c >= 0 && hw >= 0, "N, C and HxW must not be negative");
   ETKIT_KERNEL_CHECK(context, groups > 0 && c % groups == 0,
                      "expected number of channels in input to be divisible by num_groups");
-  ETKIT_KERNEL_CHECK(context, in.numel() == n * c * hw, "input size does not match N*C*HxW");
+  ETKIT_KERNEL_CHECK(context,
+                     checked_nbytes(Span<const int64_t>(std::array<int64_t, 3>{n, c, hw}.data(), 3), 1)
+                             .ok() &&
+                         in.numel() == n * c * hw,
+                     "input size does not match N*C*HxW");
+  ETKIT_TRY(check_input_dtype(context, in, {&out, &mean, &rstd, weight, bias}));
+  ETKIT_TRY(check_per_channel(context, weight, c, "weight"));
+  ETKIT_TRY(check_per_channel(context, bias, c, "bias"));
   ETKIT_TRY(check_dense(context, {&in, &out}));
   ETKIT_TRY(resize_output(context, out, in.sizes()));
   const int64_t stat_sizes[2] = {n, groups};
@@ -250,8 +285,11 @@ Status batch_norm_no_training_out(KernelContext& context, Span<Value*> args) {
   Tensor& out = tensor_arg(args, 7);
   ETKIT_KERNEL_CHECK(context, in.dim() >= 2, "input must have at least 2 dims");
   const int64_t channels = in.size(1);
-  ETKIT_KERNEL_CHECK(context, running_mean.numel() == channels && running_var.numel() == channels,
-                     "running statistics must have %lld entries", (long long)channels);
+  ETKIT_TRY(check_per_channel(context, &running_mean, channels, "running_mean"));
+  ETKIT_TRY(check_per_channel(context, &running_var, channels, "running_var"));
+  ETKIT_TRY(check_per_channel(context, weight, channels, "weight"));
+  ETKIT_TRY(check_per_channel(context, bias, channels, "bias"));
+  ETKIT_TRY(check_input_dtype(context, in, {&out, &running_mean, &running_var, weight, bias}));
   ETKIT_TRY(resize_output(context, out, in.sizes()));
   const int64_t zero = 0;
   for (size_t k = 8; k <= 9; ++k) {
@@ -266,11 +304,11 @@ Status batch_norm_no_training_out(KernelContext& context, Span<Value*> args) {
     // Per-channel scale and shift, computed as ATen does in the input type.
     const int64_t channel_stride_in = in.stride(1), channel_stride_out = out.stride(1);
     for (int64_t ch = 0; ch < channels; ++ch) {
-      const T m = running_mean.data_as<const T>()[ch * running_mean.stride(0)];
-      const T v = running_var.data_as<const T>()[ch * running_var.stride(0)];
+      const T m = running_mean.data_as<const T>()[ch * step(running_mean)];
+      const T v = running_var.data_as<const T>()[ch * step(running_var)];
       const T inv = T(1) / std::sqrt(v + T(eps));
-      const T w = weight ? weight->data_as<const T>()[ch * weight->stride(0)] : T(1);
-      const T b = bias ? bias->data_as<const T>()[ch * bias->stride(0)] : T(0);
+      const T w = weight ? weight->data_as<const T>()[ch * step(*weight)] : T(1);
+      const T b = bias ? bias->data_as<const T>()[ch * step(*bias)] : T(0);
       const T alpha = inv * w;
       const T beta = b - m * alpha;
       // Iterate the other dims of this channel.

@@ -115,5 +115,37 @@ TEST(Norms, LayerNormGroupNormBatchNorm) {
   }
 }
 
+// Found by fuzzing: statistics and weights of another dtype than the input
+// were read as the input's type, past their end. ATen refuses them.
+TEST(Norms, ParametersOfAnotherDtypeThanTheInputAreRefusedAsAtenDoes) {
+  const at::Tensor x = at::randn({2, 3, 4}, at::kDouble);
+  const at::Tensor ones = at::ones({3}), zeros = at::zeros({3});
+  EXPECT_ANY_THROW(at::native_batch_norm(x, {}, {}, zeros, ones, false, 0.1, 1e-5));
+  OpRunner batch("aten::_native_batch_norm_legit_no_training.out");
+  batch.tensor(x).none().none().tensor(zeros).tensor(ones).real(0.1).real(1e-5)
+      .out(at::kDouble, x.sizes()).out(at::kDouble, {0}).out(at::kDouble, {0}).outs_as_list();
+  EXPECT_NE(batch.run().find("expected float64 tensors like the input, got float32"), std::string::npos);
+
+  const at::Tensor w4 = at::ones({4});
+  EXPECT_ANY_THROW(at::native_layer_norm(x, {4}, w4, {}, 1e-5));
+  OpRunner layer("aten::native_layer_norm.out");
+  layer.tensor(x).ints({4}).tensor(w4).none().real(1e-5)
+      .out(at::kDouble, x.sizes()).out(at::kDouble, {2, 3, 1}).out(at::kDouble, {2, 3, 1})
+      .outs_as_list();
+  EXPECT_NE(layer.run(), "");
+
+  EXPECT_ANY_THROW(at::native_group_norm(x, ones, {}, 2, 3, 4, 3, 1e-5));
+  OpRunner group("aten::native_group_norm.out");
+  group.tensor(x).tensor(ones).none().integer(2).integer(3).integer(4).integer(3).real(1e-5)
+      .out(at::kDouble, x.sizes()).out(at::kDouble, {2, 3}).out(at::kDouble, {2, 3}).outs_as_list();
+  EXPECT_NE(group.run(), "");
+  // A weight with fewer entries than channels is refused too.
+  OpRunner short_weight("aten::native_group_norm.out");
+  short_weight.tensor(x).tensor(at::ones({2}, at::kDouble)).none().integer(2).integer(3).integer(4)
+      .integer(3).real(1e-5).out(at::kDouble, x.sizes()).out(at::kDouble, {2, 3})
+      .out(at::kDouble, {2, 3}).outs_as_list();
+  EXPECT_NE(short_weight.run().find("weight must have 3 entries"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace etkit::test
