@@ -62,12 +62,20 @@ void write_verify_text(std::ostream& out, const std::string& file, const bundled
   const char* fail = colour ? "\033[1;31mFAIL\033[0m" : "FAIL";
   for (const bundled::CaseReport& c : report.cases) {
     double max_abs = 0, max_rel = 0;
+    // The outputs' dtypes, since what an error figure means depends on
+    // them (a bfloat16 output carries 8 significant bits).
+    std::string dtypes;
     for (const auto& o : c.outputs) {
       max_abs = std::max(max_abs, o.max_abs_error);
       max_rel = std::max(max_rel, o.max_rel_error);
+      const std::string dtype = to_string(o.dtype);
+      if (("/" + dtypes + "/").find("/" + dtype + "/") == std::string::npos) {
+        dtypes += (dtypes.empty() ? "" : "/") + dtype;
+      }
     }
     out << file << ": " << c.method << " case " << c.case_index << ": " << (c.passed ? pass : fail)
-        << " (max abs error " << number(max_abs) << ", max rel error " << number(max_rel) << ")\n";
+        << " (" << (dtypes.empty() ? "no outputs" : dtypes) << ": max abs error " << number(max_abs)
+        << ", max rel error " << number(max_rel) << ")\n";
     for (const auto& o : c.outputs) {
       if (!o.passed) out << "  " << describe_output(o) << "\n";
     }
