@@ -198,6 +198,7 @@ Status adaptive_avg_pool2d_out(KernelContext& context, Span<Value*> args) {
   const int64_t ih = in.size(in.dim() - 2), iw = in.size(in.dim() - 1);
   const int64_t oh = size[0], ow = size[1];
   ETKIT_KERNEL_CHECK(context, oh > 0 && ow > 0, "output size must be positive");
+  ETKIT_KERNEL_CHECK(context, in.scalar_type() == out.scalar_type(), "out dtype must match input");
   ETKIT_TRY(resize_pooled(context, in, oh, ow, out));
   const Layout4 li = layout(in), lo = layout(out);
   const bool known = dispatch_floating(in.scalar_type(), [&](auto tag) {

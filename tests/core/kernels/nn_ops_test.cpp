@@ -147,5 +147,16 @@ TEST(Norms, ParametersOfAnotherDtypeThanTheInputAreRefusedAsAtenDoes) {
   EXPECT_NE(short_weight.run().find("weight must have 3 entries"), std::string::npos);
 }
 
+// Found by fuzzing: adaptive average pooling wrote float32 results into an
+// int8 out, past its end. ATen refuses such an out, as every pooling does now.
+TEST(Pooling, AnOutOfAnotherDtypeIsRefusedAsAtenDoes) {
+  const at::Tensor in = at::randn({1, 2, 4, 4});
+  at::Tensor int8_out = at::empty({1, 2, 2, 2}, at::kChar);
+  EXPECT_ANY_THROW(at::adaptive_avg_pool2d_out(int8_out, in, {2, 2}));
+  OpRunner adaptive("aten::_adaptive_avg_pool2d.out");
+  adaptive.tensor(in).ints({2, 2}).out(at::kChar, {1, 2, 2, 2}).returned();
+  EXPECT_NE(adaptive.run().find("out dtype must match input"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace etkit::test
