@@ -147,7 +147,9 @@ Status Reader::read_values() {
     if (entry->value_type() == fb::ValueUnion::TensorValue) {
       tensor = entry->value_as_TensorValue();
     } else if (entry->value_type() == fb::ValueUnion::QuantizedTensorValue) {
-      tensor = entry->value_as_QuantizedTensorValue()->tensor_value();
+      // A union may name its type and still hold no table.
+      const fb::QuantizedTensorValue* wrapper = entry->value_as_QuantizedTensorValue();
+      tensor = wrapper != nullptr ? wrapper->tensor_value() : nullptr;
       quantized = true;
     }
     if (tensor == nullptr) {
