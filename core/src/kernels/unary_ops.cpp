@@ -187,6 +187,9 @@ Status leaky_relu_out(KernelContext& context, Span<Value*> args) {
 }
 
 Status hardswish_out(KernelContext& context, Span<Value*> args) {
+  ETKIT_KERNEL_CHECK(context, is_floating(tensor_arg(args, 0).scalar_type()),
+                     "not implemented for %s (ATen's hardswish takes floating tensors)",
+                     to_string(tensor_arg(args, 0).scalar_type()));
   return same_type_unary(context, tensor_arg(args, 0), tensor_arg(args, 1), [](auto x) {
     using C = decltype(x);
     const C t = x + C(3);
@@ -195,6 +198,9 @@ Status hardswish_out(KernelContext& context, Span<Value*> args) {
 }
 
 Status hardsigmoid_out(KernelContext& context, Span<Value*> args) {
+  ETKIT_KERNEL_CHECK(context, is_floating(tensor_arg(args, 0).scalar_type()),
+                     "not implemented for %s (ATen's hardsigmoid takes floating tensors)",
+                     to_string(tensor_arg(args, 0).scalar_type()));
   return same_type_unary(context, tensor_arg(args, 0), tensor_arg(args, 1), [](auto x) {
     using C = decltype(x);
     const C t = x + C(3);

@@ -238,4 +238,17 @@ TEST(PrimOps, ScalarArithmeticAndSymSize) {
 }
 
 }  // namespace
+// Found by fuzzing: float -> int64 conversion of values just above int64's
+// range was undefined; it gives what ATen gives on x86 (INT64_MIN), as do NaN
+// and infinities.
+TEST(Copies, FloatToInt64OutsideTheRangeConvertsAsAten) {
+  const at::Tensor in = at::tensor({9.25e18, -9.3e18, 9.2e18, std::numeric_limits<double>::quiet_NaN(),
+                                    std::numeric_limits<double>::infinity()},
+                                   at::kDouble);
+  OpRunner copy("aten::_to_copy.out");
+  copy.tensor(in).boolean(false).none().out(at::kLong, {5}).returned();
+  ASSERT_EQ(copy.run(), "");
+  EXPECT_TRUE(at::equal(copy.result(), in.to(at::kLong)));
+}
+
 }  // namespace etkit::test

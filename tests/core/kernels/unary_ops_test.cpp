@@ -51,8 +51,17 @@ TEST(UnaryOps, MatchAtenOnFloatsAndPromotedIntegers) {
     for (at::ScalarType dtype : {at::kFloat, at::kDouble, at::kInt, at::kLong}) {
       const bool integral = !at::isFloatingType(dtype);
       const std::string name = c.name;
-      if (integral && (name == "hardswish" || name == "hardsigmoid" || name == "silu")) continue;
+      if (integral && name == "silu") continue;
       at::Tensor in = edge_input(rng, dtype);
+      if (integral && (name == "hardswish" || name == "hardsigmoid")) {
+        // ATen has no integer kernel for these; etkit refused to compute one
+        // only after fuzzing found its int32 arithmetic overflowing.
+        EXPECT_ANY_THROW(c.fn(in)) << c.name << " " << dtype;
+        OpRunner runner(std::string("aten::") + c.name + ".out");
+        runner.tensor(in).out(dtype, in.sizes()).returned();
+        EXPECT_NE(runner.run().find("not implemented for"), std::string::npos) << c.name << " " << dtype;
+        continue;
+      }
       at::Tensor expected = c.fn(in);
       OpRunner runner(std::string("aten::") + c.name + ".out");
       runner.tensor(in).out(expected.scalar_type(), expected.sizes()).returned();
