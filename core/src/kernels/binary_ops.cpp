@@ -147,6 +147,7 @@ Status divide(KernelContext& context, const Tensor& a, const Tensor& b, ScalarTy
     common = ScalarType::kFloat;  // true division promotes integers to float
   }
   ETKIT_TRY(check_out_type(context, common, out));
+  ETKIT_KERNEL_CHECK(context, common != ScalarType::kBool, "remainder is not defined for bool (as in ATen)");
   Status status = Ok{};
   bool divided_by_zero = false;
   const bool known = dispatch_compute(common, [&](auto tag) {
@@ -320,6 +321,7 @@ Status pow_tensor_scalar(KernelContext& context, Span<Value*> args) {
 Status remainder_impl(KernelContext& context, const Tensor& a, const Tensor& b,
                       ScalarType common, Tensor& out) {
   ETKIT_TRY(check_out_type(context, common, out));
+  ETKIT_KERNEL_CHECK(context, common != ScalarType::kBool, "remainder is not defined for bool (as in ATen)");
   Status status = Ok{};
   bool divided_by_zero = false;
   dispatch_compute(common, [&](auto tag) {
@@ -330,7 +332,7 @@ Status remainder_impl(KernelContext& context, const Tensor& a, const Tensor& b,
         if (mod != 0 && ((y < 0) != (mod < 0))) mod += y;
         return mod;
       } else if constexpr (std::is_same_v<C, bool>) {
-        return C(false);
+        return C(false);  // not reached: refused above
       } else {
         if (y == 0) {
           divided_by_zero = true;

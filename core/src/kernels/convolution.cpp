@@ -1,6 +1,7 @@
 // convolution.out for 1-D and 2-D, strided, padded, dilated, grouped and
-// transposed, over the shared GEMM. im2col works on tiles of output pixels
-// sized to the kernel scratch, so no call allocates.
+// transposed, over the shared GEMM, in integer and floating-point dtypes.
+// im2col works on tiles of output pixels sized to the kernel scratch, so no
+// call allocates.
 
 #include <algorithm>
 #include <cstring>
@@ -310,10 +311,11 @@ Status convolution_out(KernelContext& context, Span<Value*> args) {
   ETKIT_KERNEL_CHECK(context, weight.dim() == input.dim(), "weight must have the input's rank");
   ETKIT_KERNEL_CHECK(context, groups > 0, "groups must be positive");
   const ScalarType type = input.scalar_type();
-  ETKIT_KERNEL_CHECK(context, (type == ScalarType::kFloat || type == ScalarType::kDouble) &&
+  ETKIT_KERNEL_CHECK(context, dispatch_real(type, [](auto) {}) &&
                                   weight.scalar_type() == type && out.scalar_type() == type &&
                                   (!bias || bias->scalar_type() == type),
-                     "convolution supports float32 and float64 with matching dtypes");
+                     "convolution supports integer and floating-point dtypes, the same for input, "
+                     "weight, bias and out (got %s input)", to_string(type));
   const bool one_d = input.dim() == 3;
   ConvShape s{};
   ETKIT_TRY(conv_shape(context, args, input, weight, bias, transposed, groups, s));
@@ -326,7 +328,8 @@ Status convolution_out(KernelContext& context, Span<Value*> args) {
   strides_4d(weight, ws);
   ETKIT_KERNEL_CHECK(context, context.scratch.size() > gemm_scratch_bytes() + 64,
                      "kernel scratch too small");
-  dispatch_floating(type, [&](auto tag) {
+  // Integer convolutions wrap as ATen's (two's complement).
+  dispatch_real(type, [&](auto tag) {
     using T = decltype(tag);
     fill_bias<T>(s, bias, out.data_as<T>());
     if (transposed) {

@@ -1,10 +1,12 @@
 #pragma once
 // The one matrix multiply behind mm, addmm, bmm, linear and convolution:
 // C = alpha * op(A) * op(B) + beta * C over strided operands, blocked for
-// the caches, with a register-tiled float32 micro-kernel.
+// the caches, with a register-tiled float32 micro-kernel; integer types
+// by a plain loop.
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "etkit/core/span.h"
 
@@ -26,6 +28,28 @@ void gemm(MatrixView<const float> a, MatrixView<const float> b, MatrixView<float
           float alpha, float beta, Span<uint8_t> scratch);
 void gemm(MatrixView<const double> a, MatrixView<const double> b, MatrixView<double> c,
           double alpha, double beta, Span<uint8_t> scratch);
+
+/// Integer types: C = alpha * A * B + beta * C modulo the type's width,
+/// as ATen's integer kernels compute (two's complement wrap-around; the
+/// products are summed in 64 bits, which gives the same residue as
+/// summing in the type). beta == 0 ignores C.
+template <typename T, typename = std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>>>
+void gemm(MatrixView<const T> a, MatrixView<const T> b, MatrixView<T> c, T alpha, T beta,
+          Span<uint8_t> /*scratch*/) {
+  const auto wide = [](T v) { return static_cast<uint64_t>(static_cast<int64_t>(v)); };
+  for (int64_t i = 0; i < c.rows; ++i) {
+    for (int64_t j = 0; j < c.cols; ++j) {
+      uint64_t sum = 0;
+      for (int64_t k = 0; k < a.cols; ++k) {
+        sum += wide(a.data[i * a.row_stride + k * a.col_stride]) * wide(b.data[k * b.row_stride + j * b.col_stride]);
+      }
+      T& dst = c.data[i * c.row_stride + j * c.col_stride];
+      uint64_t result = wide(alpha) * sum;
+      if (beta != T(0)) result += wide(beta) * wide(dst);
+      dst = static_cast<T>(static_cast<int64_t>(result));
+    }
+  }
+}
 
 /// Scratch bytes gemm needs at most.
 size_t gemm_scratch_bytes();

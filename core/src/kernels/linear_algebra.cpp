@@ -1,4 +1,6 @@
-// mm, addmm and bmm over the shared blocked GEMM (float32 and float64).
+// mm, addmm and bmm over the shared GEMM: float32 and float64 blocked,
+// integer types wrapping as ATen's (float16 and bfloat16 reach them as
+// float32 through the runtime's low-precision staging).
 
 #include "elementwise.h"
 #include "gemm.h"
@@ -17,15 +19,15 @@ MatrixView<T> view_2d_out(Tensor& t, int row_dim, int col_dim, int64_t offset = 
           t.stride(col_dim)};
 }
 
-Status check_float_types(KernelContext& context, std::initializer_list<const Tensor*> tensors) {
+Status check_real_types(KernelContext& context, std::initializer_list<const Tensor*> tensors) {
   const ScalarType type = (*tensors.begin())->scalar_type();
   for (const Tensor* t : tensors) {
     ETKIT_KERNEL_CHECK(context, t->scalar_type() == type,
                        "expected all tensors to be %s, got %s", to_string(type),
                        to_string(t->scalar_type()));
   }
-  ETKIT_KERNEL_CHECK(context, type == ScalarType::kFloat || type == ScalarType::kDouble,
-                     "matrix multiply supports float32 and float64, got %s", to_string(type));
+  ETKIT_KERNEL_CHECK(context, dispatch_real(type, [](auto) {}),  // bool is not real
+                     "matrix multiply supports integer and floating-point dtypes, got %s", to_string(type));
   return Ok{};
 }
 
@@ -38,10 +40,10 @@ Status mm_out(KernelContext& context, Span<Value*> args) {
                      "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)",
                      (long long)a.size(0), (long long)a.size(1), (long long)b.size(0),
                      (long long)b.size(1));
-  ETKIT_TRY(check_float_types(context, {&a, &b, &out}));
+  ETKIT_TRY(check_real_types(context, {&a, &b, &out}));
   const int64_t sizes[2] = {a.size(0), b.size(1)};
   ETKIT_TRY(resize_output(context, out, Span<const int64_t>(sizes, 2)));
-  dispatch_floating(a.scalar_type(), [&](auto tag) {
+  dispatch_real(a.scalar_type(), [&](auto tag) {
     using T = decltype(tag);
     gemm(view_2d<T>(a, 0, 1), view_2d<T>(b, 0, 1), view_2d_out<T>(out, 0, 1), T(1), T(0),
          context.scratch);
@@ -62,7 +64,7 @@ Status addmm_out(KernelContext& context, Span<Value*> args) {
                      "mat1 and mat2 shapes cannot be multiplied (%lldx%lld and %lldx%lld)",
                      (long long)a.size(0), (long long)a.size(1), (long long)b.size(0),
                      (long long)b.size(1));
-  ETKIT_TRY(check_float_types(context, {&bias, &a, &b, &out}));
+  ETKIT_TRY(check_real_types(context, {&bias, &a, &b, &out}));
   const int64_t sizes[2] = {a.size(0), b.size(1)};
   ETKIT_TRY(resize_output(context, out, Span<const int64_t>(sizes, 2)));
   int64_t broadcast[kMaxRank];
@@ -72,7 +74,7 @@ Status addmm_out(KernelContext& context, Span<Value*> args) {
                          rank == 2 && broadcast[0] == sizes[0] && broadcast[1] == sizes[1],
                      "self of shape %s cannot broadcast to the product's [%lld, %lld]",
                      bias.dim() == 1 ? "[n]" : "given", (long long)sizes[0], (long long)sizes[1]);
-  dispatch_floating(a.scalar_type(), [&](auto tag) {
+  dispatch_real(a.scalar_type(), [&](auto tag) {
     using T = decltype(tag);
     // Write the broadcast bias, then accumulate the product into it.
     int64_t bs[kMaxRank];
@@ -84,8 +86,9 @@ Status addmm_out(KernelContext& context, Span<Value*> args) {
         po[i * out.stride(0) + j * out.stride(1)] = pb[i * bs[0] + j * bs[1]];
       }
     }
-    gemm(view_2d<T>(a, 0, 1), view_2d<T>(b, 0, 1), view_2d_out<T>(out, 0, 1), T(alpha),
-         T(beta), context.scratch);
+    // Scalars convert as ATen's do (to an integer type: truncated).
+    gemm(view_2d<T>(a, 0, 1), view_2d<T>(b, 0, 1), view_2d_out<T>(out, 0, 1), convert<T>(alpha),
+         convert<T>(beta), context.scratch);
   });
   return Ok{};
 }
@@ -99,10 +102,10 @@ Status bmm_out(KernelContext& context, Span<Value*> args) {
                      "batch shapes [%lld, %lld, %lld] and [%lld, %lld, %lld] do not match",
                      (long long)a.size(0), (long long)a.size(1), (long long)a.size(2),
                      (long long)b.size(0), (long long)b.size(1), (long long)b.size(2));
-  ETKIT_TRY(check_float_types(context, {&a, &b, &out}));
+  ETKIT_TRY(check_real_types(context, {&a, &b, &out}));
   const int64_t sizes[3] = {a.size(0), a.size(1), b.size(2)};
   ETKIT_TRY(resize_output(context, out, Span<const int64_t>(sizes, 3)));
-  dispatch_floating(a.scalar_type(), [&](auto tag) {
+  dispatch_real(a.scalar_type(), [&](auto tag) {
     using T = decltype(tag);
     for (int64_t batch = 0; batch < sizes[0]; ++batch) {
       gemm(view_2d<T>(a, 1, 2, batch * a.stride(0)), view_2d<T>(b, 1, 2, batch * b.stride(0)),

@@ -2,6 +2,7 @@
 // 3-D (C, H, W) or 4-D (N, C, H, W) inputs in any dim order.
 
 #include <cmath>
+#include <type_traits>
 
 #include "elementwise.h"
 
@@ -156,7 +157,16 @@ Status avg_pool2d_out(KernelContext& context, Span<Value*> args) {
   ETKIT_KERNEL_CHECK(context, oh > 0 && ow > 0, "output size is too small");
   ETKIT_TRY(resize_pooled(context, in, oh, ow, out));
   const Layout4 li = layout(in), lo = layout(out);
-  const bool known = dispatch_floating(in.scalar_type(), [&](auto tag) {
+  // float32, float64 and int64, the dtypes ATen's CPU kernel has (int64
+  // divides as C++ does, truncating, as ATen's).
+  const auto dispatch = [&](auto&& f) {
+    if (in.scalar_type() == ScalarType::kLong) {
+      f(int64_t{});
+      return true;
+    }
+    return dispatch_floating(in.scalar_type(), f);
+  };
+  const bool known = dispatch([&](auto tag) {
     using T = decltype(tag);
     const T* x = in.data_as<const T>();
     T* y = out.data_as<T>();
@@ -181,10 +191,16 @@ Status avg_pool2d_out(KernelContext& context, Span<Value*> args) {
             const int64_t factor = divisor ? divisor
                                    : count_include_pad ? pool_size
                                                        : (hend - hstart) * (wend - wstart);
-            dst = sum / T(factor);
+            if constexpr (std::is_integral_v<T>) {
+              // INT64_MIN / -1 traps on x86: negate instead (wrapping).
+              dst = factor == -1 ? T(0) - sum : sum / T(factor);
+            } else {
+              dst = sum / T(factor);
+            }
           }
   });
-  ETKIT_KERNEL_CHECK(context, known, "avg_pool2d supports float32 and float64");
+  ETKIT_KERNEL_CHECK(context, known, "avg_pool2d supports float32, float64 and int64, got %s",
+                     to_string(in.scalar_type()));
   return Ok{};
 }
 

@@ -166,6 +166,8 @@ Status hardtanh_out(KernelContext& context, Span<Value*> args) {
   const double lo = double_arg(args, 1), hi = double_arg(args, 2);
   ETKIT_KERNEL_CHECK(context, tensor_arg(args, 0).scalar_type() != ScalarType::kBool,
                      "not supported for bool tensors");
+  ETKIT_KERNEL_CHECK(context, tensor_arg(args, 0).scalar_type() != ScalarType::kByte || (lo >= 0 && hi >= 0),
+                     "cannot do hardtanh on an unsigned type with negative limits (as ATen refuses)");
   return same_type_unary(context, tensor_arg(args, 0), tensor_arg(args, 3), [lo, hi](auto x) {
     using C = decltype(x);
     const C l = convert<C>(lo), h = convert<C>(hi);
