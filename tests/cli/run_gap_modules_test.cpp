@@ -1,10 +1,13 @@
 // etinspect run, gap and modules against hand-derived truth: the tiny
 // affine program computes y = 3x + 2; a gap against a reference perturbed
 // at one instruction diverges there first; module totals equal hand sums of
-// the same trace's table rows.
+// the same trace's table rows; bfloat16 intermediates against a float32
+// trace agree with the two runs' output files.
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -105,6 +108,49 @@ TEST(GapCommand, FirstDivergenceIsThePerturbedInstruction) {
   EXPECT_EQ(report["first_divergence"]["op"], "aten::relu.out");
   EXPECT_NEAR(report["rows"][4]["max_abs"].get<double>(), 1.0, 1e-6);  // +1 in float32
   EXPECT_EQ(report["rows"][3]["status"], "ok");
+}
+
+// bfloat16 intermediates against a float32 trace of the same model: every
+// op is compared, and the last row's max error equals the one computed
+// from the two runs' output files (a second path: run's .npy writer and
+// the npy reader, not the debug buffer).
+TEST(GapCommand, ComparesBFloat16IntermediatesWithAFloat32Trace) {
+  struct Run {
+    std::string trace, buffer, outputs;
+  };
+  auto traced = [](const std::string& name, const std::string& bundle) {
+    Run run{temp(name + ".etdp"), temp(name + ".bin"), temp(name + "_outputs")};
+    auto result = etinspect({"run", sample(bundle), "--bundled-input", "0", "--etdump", run.trace, "--debug-level",
+                             "intermediates", "--debug-buffer", run.buffer, "--output-dir", run.outputs});
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    return run;
+  };
+  const Run low = traced("bf16", "nano_gpt_bf16/nano_gpt_bf16.bpte");
+  const Run reference = traced("f32", "nano_gpt/nano_gpt.bpte");
+  auto gap = etinspect({"gap", low.trace, "--debug-buffer", low.buffer, "--reference", reference.trace,
+                        "--reference-debug-buffer", reference.buffer, "--etrecord",
+                        sample("nano_gpt_bf16/nano_gpt_bf16.etrecord"), "--atol", "0.05", "--json"});
+  ASSERT_EQ(gap.exit_code, 0) << gap.err << gap.out;
+  const auto report = nlohmann::json::parse(gap.out);
+  EXPECT_EQ(report["missing_references"], 0);
+  EXPECT_EQ(report["compared"], report["rows"].size());
+  ASSERT_GT(report["rows"].size(), 100u);
+  for (const auto& row : report["rows"]) {
+    EXPECT_EQ(row["status"], "ok") << row.dump();
+    EXPECT_GT(row["cosine"].get<double>(), 0.999) << row.dump();  // bfloat16 rounding, not garbage
+  }
+  auto a = inspector::read_npy(low.outputs + "/output_0.npy");
+  auto b = inspector::read_npy(reference.outputs + "/output_0.npy");
+  ASSERT_TRUE(a.ok() && b.ok());
+  auto va = a->view(), vb = b->view();
+  ASSERT_TRUE(va.ok() && vb.ok());
+  ASSERT_EQ(va->numel(), vb->numel());
+  double max_abs = 0;
+  for (int64_t i = 0; i < va->numel(); ++i) {
+    max_abs = std::max(max_abs, std::fabs(element_as_double(*va, i) - element_as_double(*vb, i)));
+  }
+  EXPECT_GT(max_abs, 0);  // the dtypes differ, so must the logits
+  EXPECT_NEAR(report["rows"].back()["max_abs"].get<double>(), max_abs, 1e-7);
 }
 
 TEST(ModulesCommand, TotalsAreHandSumsOfTheTable) {
