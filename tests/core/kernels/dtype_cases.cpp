@@ -329,13 +329,6 @@ void index_and_creation_cases(CaseList& l) {
         {l.r({1, 2, 4, 5})});
 }
 
-at::Tensor in_dtype(const at::Tensor& t, at::ScalarType dtype) {
-  if (t.scalar_type() != at::kFloat) return t;
-  if (dtype == at::kBool) return t.gt(0);
-  if (at::isIntegralType(dtype, /*includeBool=*/false)) return (t * 3).round().to(dtype);
-  return t.to(dtype);
-}
-
 // The op computed in float32 on the inputs' values, floating results
 // rounded to `dtype`: the reference where libtorch has no kernel, and the
 // outs' shapes and dtypes for a call libtorch refuses.
@@ -352,6 +345,25 @@ std::string first_line(const std::exception& e) {
   return message.substr(0, message.find('\n'));
 }
 
+std::string compare(OpRunner& op, const Tensors& expected, double rtol_floor = 0, double atol_floor = 0) {
+  for (size_t k = 0; k < expected.size(); ++k) {
+    const at::Tensor actual = op.result(k);
+    const double tol = tolerance(expected[k].scalar_type());
+    auto close = tensors_close(actual, expected[k], std::max(tol, rtol_floor), std::max(tol, atol_floor));
+    if (!close) return "out " + std::to_string(k) + ": " + close.message();
+  }
+  return "";
+}
+
+}  // namespace
+
+at::Tensor in_dtype(const at::Tensor& t, at::ScalarType dtype) {
+  if (t.scalar_type() != at::kFloat) return t;
+  if (dtype == at::kBool) return t.gt(0);
+  if (at::isIntegralType(dtype, /*includeBool=*/false)) return (t * 3).round().to(dtype);
+  return t.to(dtype);
+}
+
 // Relative and absolute tolerance: one unit in the last place for the
 // 16-bit floats (results may differ from libtorch's by its other
 // accumulation order before the one rounding), accumulation-order noise
@@ -365,18 +377,6 @@ double tolerance(at::ScalarType dtype) {
     default: return 0;
   }
 }
-
-std::string compare(OpRunner& op, const Tensors& expected, double rtol_floor = 0, double atol_floor = 0) {
-  for (size_t k = 0; k < expected.size(); ++k) {
-    const at::Tensor actual = op.result(k);
-    const double tol = tolerance(expected[k].scalar_type());
-    auto close = tensors_close(actual, expected[k], std::max(tol, rtol_floor), std::max(tol, atol_floor));
-    if (!close) return "out " + std::to_string(k) + ": " + close.message();
-  }
-  return "";
-}
-
-}  // namespace
 
 std::vector<DtypeCase> dtype_cases(std::mt19937_64& rng) {
   at::manual_seed(static_cast<uint64_t>(rng()));  // for unit(): at::rand

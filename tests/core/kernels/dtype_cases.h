@@ -41,6 +41,12 @@ struct DtypeCase {
   std::function<void(OpRunner&, const Tensors& expected, at::ScalarType)> outs;
 };
 
+/// A case's input in `dtype` (float32 values only; see the file comment).
+at::Tensor in_dtype(const at::Tensor& t, at::ScalarType dtype);
+
+/// Relative and absolute tolerance for results of `dtype`.
+double tolerance(at::ScalarType dtype);
+
 /// Every case, with random inputs drawn from `rng`.
 std::vector<DtypeCase> dtype_cases(std::mt19937_64& rng);
 

@@ -16,6 +16,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <set>
 
 #include "dtype_cases.h"
@@ -75,6 +76,63 @@ TEST(KernelDtypes, FloatAndDoubleRunWhereLibtorchDoes) {
       EXPECT_NE(result.outcome, DtypeOutcome::kRefusedLibtorchRuns) << c.op << " in " << c10::toString(dtype) << ": " << result.detail;
     }
   }
+}
+
+// Mixed dtypes promote as ATen's type-promotion rules say (float16 with
+// bfloat16 gives float32, a 0-d tensor does not raise a dimensioned one of
+// the same category, ...): every pair of dtypes through binary ops, against
+// libtorch, which also decides which pairs are refused.
+TEST(KernelDtypes, MixedDtypesPromoteAsATen) {
+  std::mt19937_64 rng(test::kernel_test_seed());
+  struct Binary {
+    const char* op;
+    std::function<at::Tensor(const at::Tensor&, const at::Tensor&)> f;
+    bool alpha;
+  };
+  const std::vector<Binary> ops = {
+      {"aten::add.out", [](auto& a, auto& b) { return at::add(a, b); }, true},
+      {"aten::sub.out", [](auto& a, auto& b) { return at::sub(a, b); }, true},  // refused for two bools
+      {"aten::mul.out", [](auto& a, auto& b) { return at::mul(a, b); }, false},
+      {"aten::div.out", [](auto& a, auto& b) { return at::div(a, b); }, false},
+      {"aten::maximum.out", [](auto& a, auto& b) { return at::maximum(a, b); }, false},
+      {"aten::lt.Tensor_out", [](auto& a, auto& b) { return at::lt(a, b); }, false},
+  };
+  const at::Tensor x = test::random_tensor(rng, {4, 1, 5}, at::kFloat);
+  const at::Tensor y = test::random_tensor(rng, {3, 1}, at::kFloat).abs() + 0.5;
+  const at::Tensor scalar = at::full({}, 1.75f);
+  int compared = 0, refused = 0;
+  for (const Binary& b : ops) {
+    for (at::ScalarType da : test::table_dtypes()) {
+      for (at::ScalarType db : test::table_dtypes()) {
+        for (const at::Tensor& other : {y, scalar}) {
+          const at::Tensor a = test::in_dtype(x, da), c = test::in_dtype(other, db);
+          SCOPED_TRACE(std::string(b.op) + " of " + c10::toString(da) + " and " + c10::toString(db) +
+                       (other.dim() == 0 ? " (0-d)" : ""));
+          at::Tensor expected;
+          try {
+            expected = b.f(a, c);
+          } catch (const std::exception&) {
+          }
+          OpRunner op(b.op);
+          op.tensor(a).tensor(c);
+          if (b.alpha) op.integer(1);
+          op.out(expected.defined() ? expected.scalar_type() : da, {4, 3, 5}).returned();
+          const std::string error = op.run();
+          if (!expected.defined()) {
+            EXPECT_NE(error, "") << "libtorch refuses it";
+            ++refused;
+            continue;
+          }
+          ASSERT_EQ(error, "");
+          const double tol = test::tolerance(expected.scalar_type());
+          EXPECT_TRUE(test::tensors_close(op.result(), expected, tol, tol));
+          ++compared;
+        }
+      }
+    }
+  }
+  EXPECT_GT(compared, 1000);
+  EXPECT_GT(refused, 0);  // sub of two bools
 }
 
 TEST(KernelDtypes, EveryRegisteredTensorKernelHasACase) {
