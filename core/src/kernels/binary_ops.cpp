@@ -147,7 +147,6 @@ Status divide(KernelContext& context, const Tensor& a, const Tensor& b, ScalarTy
     common = ScalarType::kFloat;  // true division promotes integers to float
   }
   ETKIT_TRY(check_out_type(context, common, out));
-  ETKIT_KERNEL_CHECK(context, common != ScalarType::kBool, "remainder is not defined for bool (as in ATen)");
   Status status = Ok{};
   bool divided_by_zero = false;
   const bool known = dispatch_compute(common, [&](auto tag) {
