@@ -17,6 +17,7 @@
 #include "etkit/core/method.h"
 #include "etkit/etdump/etdump_gen.h"
 #include "support/program_builder.h"
+#include "etkit/kernels/all_kernels.h"
 
 using etkit::test::ProgramBuilder;
 using namespace etkit;
@@ -144,6 +145,7 @@ void measure(const char* label, const ProgramBuilder& builder, int runs) {
   std::vector<std::vector<float>> inputs;
   for (int m = 0; m < 3; ++m) {
     MethodOptions options;
+    options.kernels = &all_kernels();
     options.tracer = tracers[m];
     auto method = Method::load(*program, "forward", options);
     if (!method.ok()) {

@@ -13,6 +13,7 @@
 #include "etkit/core/file_data.h"
 #include "etkit/core/kernel_registry.h"
 #include "etkit/core/method.h"
+#include "etkit/kernels/all_kernels.h"
 
 namespace etkit::fuzz {
 
@@ -89,6 +90,7 @@ constexpr size_t kMethodMemoryLimit = 64u << 20;
 inline MethodOptions method_options() {
   alignas(64) static uint8_t scratch[kKernelScratchBytes];
   MethodOptions options;
+  options.kernels = &all_kernels();
   options.memory_limit = kMethodMemoryLimit;
   options.kernel_scratch = Span<uint8_t>(scratch, sizeof scratch);
   return options;

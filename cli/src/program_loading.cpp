@@ -2,6 +2,7 @@
 
 #include "etkit/core/file_data.h"
 #include "etkit/core/file_kind.h"
+#include "etkit/kernels/all_kernels.h"
 
 #include <cstdio>
 
@@ -41,6 +42,7 @@ Result<std::unique_ptr<LoadedProgram>> load_program(const std::string& path,
 
 MethodOptions method_options_for(LoadedProgram& loaded, int threads) {
   MethodOptions options;
+  options.kernels = &all_kernels();
 #ifdef ETKIT_HAS_XNNPACK
   if (!loaded.xnnpack) {
     xnnpack::XnnpackOptions xnn_options;

@@ -23,14 +23,4 @@ std::vector<std::string> KernelRegistry::names() const {
   return out;
 }
 
-KernelRegistry& default_kernel_registry() {
-  // Built once, on first use; thread-safe by the C++ static rules.
-  static KernelRegistry* registry = [] {
-    auto* r = new KernelRegistry();
-    register_portable_kernels(*r);
-    return r;
-  }();
-  return *registry;
-}
-
 }  // namespace etkit

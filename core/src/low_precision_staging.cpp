@@ -1,6 +1,6 @@
 #include "low_precision_staging.h"
 
-#include "kernels/copy_util.h"
+#include "etkit/kernels/copy_util.h"
 
 namespace etkit::detail {
 namespace {

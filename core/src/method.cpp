@@ -4,7 +4,7 @@
 #include <cstring>
 
 #include "etkit/core/event_tracer.h"
-#include "kernels/copy_util.h"
+#include "etkit/kernels/copy_util.h"
 #include "bool_bytes.h"
 #include "method_state.h"
 #include "program_generated.h"

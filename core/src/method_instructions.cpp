@@ -13,6 +13,12 @@ namespace etkit::detail {
 namespace fb = executorch_flatbuffer;
 namespace {
 
+// No registry given: no kernels, so every kernel call is reported missing.
+const KernelRegistry& kernels_of(const MethodOptions& options) {
+  static const KernelRegistry empty;
+  return options.kernels != nullptr ? *options.kernels : empty;
+}
+
 using detail::length;
 
 // Whether `value` may be passed where the signature letter is expected.
@@ -25,13 +31,16 @@ bool matches(char letter, const Value& value) {
     case 'i': return tag == ValueTag::kInt;
     case 'n': return tag == ValueTag::kInt || tag == ValueTag::kNone;
     case 'd': return tag == ValueTag::kDouble || tag == ValueTag::kInt;
+    case 'e': return tag == ValueTag::kDouble || tag == ValueTag::kInt || tag == ValueTag::kNone;
     case 's': return value.is_scalar();
     case 'o': return value.is_scalar() || tag == ValueTag::kNone;
     case 'b': return tag == ValueTag::kBool;
+    case 'c': return tag == ValueTag::kBool || tag == ValueTag::kNone;
     case 'S': return tag == ValueTag::kString || tag == ValueTag::kNone;
     case 'I': return tag == ValueTag::kIntList;
     case 'J': return tag == ValueTag::kIntList || tag == ValueTag::kNone;
     case 'D': return tag == ValueTag::kDoubleList;
+    case 'E': return tag == ValueTag::kDoubleList || tag == ValueTag::kNone;
     case 'B': return tag == ValueTag::kBoolList;
     case 'L':
     case 'M': return tag == ValueTag::kTensorList;
@@ -48,13 +57,16 @@ const char* expected_name(char letter) {
     case 'i': return "int";
     case 'n': return "int or None";
     case 'd': return "double";
+    case 'e': return "double or None";
     case 's': return "scalar";
     case 'o': return "scalar or None";
     case 'b': return "bool";
+    case 'c': return "bool or None";
     case 'S': return "string";
     case 'I': return "int list";
     case 'J': return "int list or None";
     case 'D': return "double list";
+    case 'E': return "double list or None";
     case 'B': return "bool list";
     case 'L': case 'M': return "tensor list";
     case 'O': return "optional tensor list";
@@ -164,7 +176,7 @@ Status Builder::load_delegates() {
     context.program = &program;
     context.data_files = Span<const FlatTensor* const>(options.data_files.data(),
                                                        options.data_files.size());
-    context.kernels = options.kernels != nullptr ? options.kernels : &default_kernel_registry();
+    context.kernels = &kernels_of(options);
     context.tracing = options.tracer != nullptr;
     context.method_name = state.name.c_str();
     auto handle = backend->init(context, blob, Span<const CompileSpec>(specs.data(), specs.size()));
@@ -328,9 +340,7 @@ Status Builder::check_data_flow() {
 
 Status load_instructions(const Program& program, const MethodOptions& options,
                          MethodState& state) {
-  const KernelRegistry& kernels =
-      options.kernels ? *options.kernels : default_kernel_registry();
-  Builder builder{program, options, state, kernels, {}, {}};
+  Builder builder{program, options, state, kernels_of(options), {}, {}};
   // Names are referenced by pointer from instructions: reserve first.
   state.names.reserve(2 * length(state.plan->operators()));
   ETKIT_TRY(builder.resolve_operators());

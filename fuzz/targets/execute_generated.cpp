@@ -18,6 +18,7 @@
 #include "etkit/core/scalar_type.h"
 #include "fuzz_input.h"
 #include "support/program_builder.h"
+#include "etkit/kernels/all_kernels.h"
 
 namespace {
 
@@ -33,7 +34,7 @@ constexpr ScalarType kDtypes[] = {ScalarType::kFloat, ScalarType::kDouble, Scala
 
 const std::vector<std::string>& operator_names() {
   static const std::vector<std::string> names = [] {
-    std::vector<std::string> sorted = etkit::default_kernel_registry().names();
+    std::vector<std::string> sorted = etkit::all_kernels().names();
     std::sort(sorted.begin(), sorted.end());  // the same input picks the same op
     return sorted;
   }();
@@ -157,7 +158,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Choices in(data, size);
   const std::vector<std::string>& names = operator_names();
   const std::string& op = names[in.pick(names.size())];
-  const etkit::KernelEntry* entry = etkit::default_kernel_registry().find(op);
+  const etkit::KernelEntry* entry = etkit::all_kernels().find(op);
   const std::string& signature = entry->signature;
 
   ProgramBuilder builder;

@@ -10,6 +10,7 @@
 #include "etkit/bundled/verify.h"
 #include "etkit/core/file_data.h"
 #include "support/corpus.h"
+#include "support/kernels.h"
 
 namespace etkit::bundled {
 namespace {
@@ -46,7 +47,7 @@ void check(const char* file, std::vector<std::vector<int64_t>> input_shapes, Ref
   ASSERT_TRUE(bundle.ok());
   auto loaded = bundle->load_program();
   ASSERT_TRUE(loaded.ok());
-  auto report = verify(*bundle, *loaded, {}, VerifyOptions{});
+  auto report = verify(*bundle, *loaded, test::with_kernels(), VerifyOptions{});
   ASSERT_TRUE(report.ok()) << report.error().message();
   EXPECT_EQ(report->passed, 4u) << file;
 }

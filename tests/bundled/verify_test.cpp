@@ -14,6 +14,7 @@
 #include "etkit/core/file_data.h"
 #include "support/corpus.h"
 #include "support/program_builder.h"
+#include "support/kernels.h"
 
 namespace etkit::bundled {
 namespace {
@@ -32,7 +33,7 @@ Loaded load_bytes(const std::vector<uint8_t>& bytes) {
 }
 
 VerifyReport run(const Loaded& loaded, VerifyOptions options = {}) {
-  return test::checked(verify(loaded.bundle, loaded.program, {}, options), "verify");
+  return test::checked(verify(loaded.bundle, loaded.program, test::with_kernels(), options), "verify");
 }
 
 TEST(Verify, UpstreamBundlePassesAllTenCases) {

@@ -19,6 +19,7 @@
 #include "etkit/core/method.h"
 #include "support/corpus.h"
 #include "support/program_builder.h"
+#include "support/kernels.h"
 
 namespace etkit {
 namespace {
@@ -125,6 +126,59 @@ std::map<std::string, Schema> other_schemas() {
       "aten::_native_batch_norm_legit_no_training.out(Tensor input, Tensor? weight, Tensor? bias, "
       "Tensor running_mean, Tensor running_var, float momentum, float eps, *, Tensor(a!) out0, "
       "Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))",
+      "aten::_cdist_forward.out(Tensor x1, Tensor x2, float p, int? compute_mode, *, Tensor(a!) out) -> Tensor(a!)",
+      "aten::_conj_physical.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",
+      "aten::_native_batch_norm_legit.out(Tensor input, Tensor? weight, Tensor? bias, Tensor(a!) running_mean, "
+      "Tensor(b!) running_var, bool training, float momentum, float eps, *, Tensor(d!) out, Tensor(e!) save_mean, "
+      "Tensor(f!) save_invstd) -> (Tensor(d!), Tensor(e!), Tensor(f!))",
+      "aten::_native_batch_norm_legit.no_stats_out(Tensor input, Tensor? weight, Tensor? bias, bool training, "
+      "float momentum, float eps, *, Tensor(a!) out, Tensor(b!) save_mean, Tensor(c!) save_invstd) -> "
+      "(Tensor(a!), Tensor(b!), Tensor(c!))",
+      "aten::_pdist_forward.out(Tensor self, float p=2, *, Tensor(a!) out) -> Tensor(a!)",
+      "aten::any.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)",
+      "aten::copy.out(Tensor self, Tensor src, bool non_blocking=False, *, Tensor(a!) out) -> Tensor(a!)",
+      "aten::fill.Scalar_out(Tensor self, Scalar value, *, Tensor(a!) out) -> Tensor(a!)",
+      "aten::fill.Tensor_out(Tensor self, Tensor value, *, Tensor(a!) out) -> Tensor(a!)",
+      "aten::flip.out(Tensor self, int[] dims, *, Tensor(a!) out) -> Tensor(a!)",
+      "aten::grid_sampler_2d.out(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, "
+      "bool align_corners, *, Tensor(a!) out) -> Tensor(a!)",
+      "aten::index_put.out(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False, *, "
+      "Tensor(a!) out) -> Tensor(a!)",
+      "aten::isinf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",
+      "aten::isnan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",
+      "aten::lift_fresh_copy.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",
+      "aten::masked_scatter.out(Tensor self, Tensor mask, Tensor source, *, Tensor(a!) out) -> Tensor(a!)",
+      "aten::max.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",
+      "aten::min.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",
+      "aten::mean.dtype_out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)",
+      "aten::native_dropout.out(Tensor input, float p, bool? train, *, Tensor(a!) out0, Tensor(b!) out1) -> "
+      "(Tensor(a!), Tensor(b!))",
+      "aten::pixel_shuffle.out(Tensor self, int upscale_factor, *, Tensor(a!) out) -> Tensor(a!)",
+      "aten::pixel_unshuffle.out(Tensor self, int downscale_factor, *, Tensor(a!) out) -> Tensor(a!)",
+      "aten::prod.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)",
+      "aten::repeat_interleave.Tensor_out(Tensor repeats, *, SymInt? output_size=None, Tensor(a!) out) -> Tensor(a!)",
+      "aten::roll.out(Tensor self, SymInt[1] shifts, int[1] dims=[], *, Tensor(a!) out) -> Tensor(a!)",
+      "aten::rsub.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)",
+      "aten::scalar_tensor.out(Scalar s, *, Tensor(a!) out) -> Tensor(a!)",
+      "aten::select_scatter.out(Tensor self, Tensor src, int dim, SymInt index, *, Tensor(a!) out) -> Tensor(a!)",
+      "aten::slice_scatter.out(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, "
+      "SymInt step=1, *, Tensor(a!) out) -> Tensor(a!)",
+      "aten::upsample_bilinear2d.vec_out(Tensor input, SymInt[]? output_size, bool align_corners, "
+      "float[]? scale_factors, *, Tensor(a!) out) -> Tensor(a!)",
+      // Later ATen takes a Scalar correction (1.13: int).
+      "aten::var.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, "
+      "Tensor(a!) out) -> Tensor(a!)",
+      "aten::var_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, "
+      "bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))",
+      "et_copy::_h2d_copy.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",
+      "et_copy::_d2h_copy.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",
+      "dim_order_ops::_empty_dim_order.out(int[] size, *, int[]? dim_order=None, Tensor(a!) out) -> Tensor(a!)",
+      "aten::_local_scalar_dense(Tensor self) -> Scalar",
+      // Upstream's prim ops (kernels/prim_ops), as their registrations declare them.
+      "executorch_prim::et_view.default(Tensor self, int[] size) -> Tensor",
+      "executorch_prim::et_copy_index.tensor(Tensor(a!) copy_to, Tensor copy_from, int index) -> ()",
+      "executorch_prim::sym_not.Scalar(bool a) -> bool",
+      "executorch_prim::sym_ite.Scalar(bool b, Scalar t, Scalar f) -> Scalar",
       "aten::sym_numel(Tensor self) -> SymInt",
       "aten::sym_size.int(Tensor self, int dim) -> SymInt",
       "aten::squeeze_copy.dims_out(Tensor self, int[] dim, *, Tensor(a!) out) -> Tensor(a!)",
@@ -167,7 +221,13 @@ std::map<std::string, Schema> other_schemas() {
                          "ge.Scalar", "le.Scalar"}) {
     schemas[std::string("executorch_prim::") + op] = Schema{{"Scalar", "Scalar"}};
   }
-  schemas["executorch_prim::neg.Scalar"] = Schema{{"Scalar"}};
+  for (const char* op : {"sym_max.Scalar", "sym_min.Scalar"}) {
+    schemas[std::string("executorch_prim::") + op] = Schema{{"Scalar", "Scalar"}};
+  }
+  for (const char* op : {"neg.Scalar", "ceil.Scalar", "round.Scalar", "trunc.Scalar", "sym_float.Scalar",
+                         "sym_int.Scalar"}) {
+    schemas[std::string("executorch_prim::") + op] = Schema{{"Scalar"}};
+  }
   return schemas;
 }
 
@@ -189,6 +249,9 @@ bool letter_fits(char letter, const std::string& type) {
     return type.back() == '?' ? letter == 'J' : letter == 'I' || letter == 'J';
   }
   if (type == "float") return letter == 'd';
+  if (type == "float?") return letter == 'e';
+  if (type == "float[]?") return letter == 'E';
+  if (type == "bool?") return letter == 'c';
   if (type == "Scalar") return letter == 's';
   if (type == "Scalar?") return letter == 'o';
   if (type == "bool") return letter == 'b';
@@ -202,16 +265,19 @@ TEST(KernelArity, EveryKernelTakesTheSchemaArgumentsAndTheReturnSlot) {
                                 << " (scripts/install-deps --tests installs python3-torch)";
   const std::map<std::string, Schema> other = other_schemas();
   KernelRegistry registry;
-  register_portable_kernels(registry);
+  register_all_kernels(registry);
   ASSERT_GT(registry.size(), 100u);
   for (const std::string& name : registry.names()) {
     SCOPED_TRACE(name);
-    const std::map<std::string, Schema>& schemas = aten.count(name) ? aten : other;
+    // A later schema (other_schemas) overrides PyTorch 1.13's where ATen changed it.
+    const std::map<std::string, Schema>& schemas = other.count(name) ? other : aten;
     const auto it = schemas.find(name);
     ASSERT_NE(it, schemas.end()) << "no schema for " << name;
     const Schema& schema = it->second;
     const std::string& signature = registry.find(name)->signature;
-    ASSERT_EQ(signature.size(), schema.argument_types.size() + 1)
+    // Upstream's et_copy_index takes its three arguments and no return slot.
+    const size_t return_slots = name == "executorch_prim::et_copy_index.tensor" ? 0 : 1;
+    ASSERT_EQ(signature.size(), schema.argument_types.size() + return_slots)
         << "signature " << signature << " for " << schema.argument_types.size() << " schema arguments";
     for (size_t a = 0; a < schema.argument_types.size(); ++a) {
       EXPECT_TRUE(letter_fits(signature[a], schema.argument_types[a]))
@@ -250,7 +316,7 @@ TEST(KernelArity, ProgramMissingTheReturnSlotIsRefusedAtLoad) {
   builder.outputs({a, b});
   auto program = builder.load();
   ASSERT_TRUE(program.ok()) << program.error().message();
-  auto method = Method::load(*program, "forward", MethodOptions{});
+  auto method = Method::load(*program, "forward", test::with_kernels());
   ASSERT_FALSE(method.ok());
   const std::string message = method.error().message();
   EXPECT_NE(message.find("aten::split_with_sizes_copy.out"), std::string::npos) << message;

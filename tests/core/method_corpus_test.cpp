@@ -10,6 +10,7 @@
 #include "etkit/core/program_summary.h"
 #include "kernels/op_runner.h"
 #include "support/corpus.h"
+#include "support/kernels.h"
 
 namespace etkit {
 namespace {
@@ -34,7 +35,7 @@ at::Tensor output_of(const Method& method, size_t index) {
 }
 
 at::Tensor run(const Program& program, const std::vector<at::Tensor>& inputs,
-               const MethodOptions& options = {}) {
+               const MethodOptions& options = test::with_kernels()) {
   auto method = Method::load(program, "forward", options);
   EXPECT_TRUE(method.ok()) << method.error().message();
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -69,7 +70,7 @@ TEST(MethodCorpus, SoftmaxMatchesAten) {
 TEST(MethodCorpus, MaxPoolMatchesAtenAndReturnsOnlyValues) {
   Program program = load("upstream/pte/maxpool2d.pte");
   at::Tensor x = at::randn({1, 64, 112, 112});
-  auto method = Method::load(program, "forward");
+  auto method = Method::load(program, "forward", test::with_kernels());
   ASSERT_TRUE(method.ok()) << method.error().message();
   EXPECT_EQ((*method)->output_count(), 1u);
   ASSERT_TRUE((*method)->set_input(0, view_of(x)).ok());
@@ -80,13 +81,14 @@ TEST(MethodCorpus, MaxPoolMatchesAtenAndReturnsOnlyValues) {
 
 TEST(MethodCorpus, ExternalConstantsNeedTheirPtd) {
   Program program = load("upstream/ptd/add_mul_external.pte");
-  auto without = Method::load(program, "forward");
+  auto without = Method::load(program, "forward", test::with_kernels());
   ASSERT_FALSE(without.ok());
   EXPECT_NE(std::string(without.error().message()).find("external constant 'a' is not in any data file"),
             std::string::npos);
   auto data = FlatTensor::load_file(test::corpus("upstream/ptd/add_mul_external.ptd"));
   ASSERT_TRUE(data.ok());
   MethodOptions options;
+  options.kernels = &all_kernels();
   options.data_files.push_back(&*data);
   // [[1, 2], [3, 4]] -> [[5, 8], [11, 14]] per the corpus README.
   at::Tensor x = at::tensor({1.f, 2.f, 3.f, 4.f}).view({2, 2});
@@ -110,7 +112,7 @@ TEST(MethodCorpus, CustomOpProgramsListEveryMissingKernel) {
                          "cortex_m::quantized_avg_pool2d.out", "cortex_m::quantized_linear.out"}) {
     EXPECT_NE(message.find(op), std::string::npos) << op;
   }
-  auto cadence = Method::load(load("upstream/pte/cadence_conv2d_quantized.pte"), "forward");
+  auto cadence = Method::load(load("upstream/pte/cadence_conv2d_quantized.pte"), "forward", test::with_kernels());
   ASSERT_FALSE(cadence.ok());
   EXPECT_NE(std::string(cadence.error().message()).find("cadence::quantized_conv2d_nchw.per_tensor_out"),
             std::string::npos);
@@ -121,10 +123,10 @@ TEST(MethodCorpus, KeywordSpottingRunsOnTheCortexMKernels) {
   // scores are dequantized int8 values: multiples of the output scale
   // (0.154293…) around the zero point 23, within int8's range.
   Program program = load("upstream/pte/keyword_spotting_cortex_m.pte");
-  auto method = Method::load(program, "forward");
+  auto method = Method::load(program, "forward", test::with_kernels());
   ASSERT_TRUE(method.ok()) << method.error().message();
   at::Tensor features = at::linspace(-200, 200, 490).reshape({1, 1, 49, 10});
-  const at::Tensor scores = run(program, {features}, {});
+  const at::Tensor scores = run(program, {features});
   ASSERT_EQ(scores.sizes(), (at::IntArrayRef{1, 12}));
   const double scale = 0.154293164611;
   for (int64_t i = 0; i < 12; ++i) {
@@ -139,7 +141,7 @@ TEST(MethodCorpus, QnnMethodsNeedTheBackendConstantMethodsRun) {
   Program program = load("upstream/pte/stories260k_qnn_multimethod.pte");
   size_t constant_methods = 0, unavailable = 0;
   for (const char* name : {"kv_forward", "prefill_forward"}) {
-    auto method = Method::load(program, name);
+    auto method = Method::load(program, name, test::with_kernels());
     ASSERT_FALSE(method.ok()) << name;
     EXPECT_EQ(method.error().code(), ErrorCode::kMissingBackend);
     EXPECT_NE(std::string(method.error().message()).find("backend QnnBackend is not available"),
@@ -148,7 +150,7 @@ TEST(MethodCorpus, QnnMethodsNeedTheBackendConstantMethodsRun) {
   }
   for (const MethodSummary& summary : summarize(program).methods) {
     if (summary.instruction_count != 0) continue;
-    auto method = Method::load(program, summary.name);
+    auto method = Method::load(program, summary.name, test::with_kernels());
     ASSERT_TRUE(method.ok()) << summary.name << ": " << method.error().message();
     ASSERT_TRUE((*method)->execute().ok());
     EXPECT_GE((*method)->output_count(), 1u);

@@ -16,6 +16,7 @@
 #include "etkit/core/kernel_registry.h"
 #include "support/corpus.h"
 #include "support/program_builder.h"
+#include "support/kernels.h"
 
 // Counts heap allocations made while `g_counting` is set. The replaced
 // global new/delete pair uses malloc/free consistently; GCC cannot see the
@@ -60,7 +61,7 @@ Tensor f32(std::vector<float>& data, std::vector<int64_t> sizes) {
 TEST(Method, RunsABuiltProgram) {
   auto program = add_program().load();
   ASSERT_TRUE(program.ok()) << program.error().message();
-  auto method = Method::load(*program, "forward");
+  auto method = Method::load(*program, "forward", test::with_kernels());
   ASSERT_TRUE(method.ok()) << method.error().message();
   std::vector<float> x = {1, 2, 3, 4}, y = {10, 20, 30, 40};
   ASSERT_TRUE((*method)->set_input(0, f32(x, {2, 2})).ok());
@@ -73,7 +74,7 @@ TEST(Method, RunsABuiltProgram) {
 
 TEST(Method, MissingMethodListsTheAvailableOnes) {
   auto program = add_program().load();
-  auto method = Method::load(*program, "backward");
+  auto method = Method::load(*program, "backward", test::with_kernels());
   ASSERT_FALSE(method.ok());
   EXPECT_STREQ(method.error().message(), "built.pte: no method 'backward' (methods: forward)");
 }
@@ -84,7 +85,7 @@ TEST(Method, WrongArgumentTypeIsRejectedAtLoad) {
   b.kernel_call("aten::add", "out", {x, y, y, out, out});  // alpha is a tensor
   b.inputs({x, y});
   b.outputs({out});
-  auto method = Method::load(*b.load(), "forward");
+  auto method = Method::load(*b.load(), "forward", test::with_kernels());
   ASSERT_FALSE(method.ok());
   EXPECT_STREQ(method.error().message(),
                "built.pte: method 'forward': chain 0 instruction 0 (aten::add.out): argument 2 "
@@ -97,7 +98,7 @@ TEST(Method, WrongArgumentCountIsRejectedAtLoad) {
   b.kernel_call("aten::relu", "out", {x, out});
   b.inputs({x});
   b.outputs({out});
-  auto method = Method::load(*b.load(), "forward");
+  auto method = Method::load(*b.load(), "forward", test::with_kernels());
   ASSERT_FALSE(method.ok());
   EXPECT_NE(std::string(method.error().message()).find("2 arguments, the kernel takes 3"),
             std::string::npos);
@@ -112,7 +113,7 @@ TEST(Method, ReadingAValueNothingWroteIsRejectedAtLoad) {
   b.kernel_call("aten::add", "out", {x, ghost, alpha, out, out});
   b.inputs({x});
   b.outputs({out});
-  auto method = Method::load(*b.load(), "forward");
+  auto method = Method::load(*b.load(), "forward", test::with_kernels());
   ASSERT_FALSE(method.ok());
   EXPECT_STREQ(method.error().message(),
                "built.pte: method 'forward': chain 0 instruction 0 (aten::add.out): argument 1 "
@@ -127,7 +128,7 @@ TEST(Method, UnknownOperatorsAreAllListed) {
   b.kernel_call("my::second", "", {x, out, out});
   b.inputs({x});
   b.outputs({out});
-  auto method = Method::load(*b.load(), "forward");
+  auto method = Method::load(*b.load(), "forward", test::with_kernels());
   ASSERT_FALSE(method.ok());
   EXPECT_STREQ(method.error().message(),
                "built.pte: method 'forward': no kernel for 2 operators: my::first.out, my::second");
@@ -135,7 +136,7 @@ TEST(Method, UnknownOperatorsAreAllListed) {
 
 TEST(Method, DynamicInputsResizeWithinTheirBound) {
   auto program = add_program(/*dynamic=*/true).load();
-  auto method = Method::load(*program, "forward");
+  auto method = Method::load(*program, "forward", test::with_kernels());
   ASSERT_TRUE(method.ok()) << method.error().message();
   std::vector<float> x(6, 1.5f), y(6, 2.0f);
   ASSERT_TRUE((*method)->set_input(0, f32(x, {2, 3})).ok());
@@ -156,7 +157,7 @@ TEST(Method, DynamicInputsResizeWithinTheirBound) {
 
 TEST(Method, StaticInputsRejectOtherShapesAndDtypes) {
   auto program = add_program().load();
-  auto method = Method::load(*program, "forward");
+  auto method = Method::load(*program, "forward", test::with_kernels());
   std::vector<float> wrong(6, 0.f);
   EXPECT_FALSE((*method)->set_input(0, f32(wrong, {2, 3})).ok());
   std::vector<int32_t> ints(4, 1);
@@ -172,6 +173,7 @@ TEST(Method, UsesCallerSuppliedArenas) {
   auto program = add_program().load();
   alignas(64) static uint8_t arena[48];
   MethodOptions options;
+  options.kernels = &all_kernels();
   options.arenas = {Span<uint8_t>(), Span<uint8_t>(arena, sizeof(arena))};
   auto method = Method::load(*program, "forward", options);
   ASSERT_TRUE(method.ok()) << method.error().message();
@@ -191,6 +193,7 @@ TEST(Method, MemoryLimitBoundsWhatAFileCanMakeItAllocate) {
   auto program = b.load();
   ASSERT_TRUE(program.ok()) << program.error().message();
   MethodOptions options;
+  options.kernels = &all_kernels();
   options.memory_limit = 64u << 20;
   auto refused = Method::load(*program, "forward", options);
   ASSERT_FALSE(refused.ok());
@@ -212,7 +215,7 @@ TEST(Method, PlannedMemoryStartsZeroed) {
   // out = x + y where y is never set: it reads as zeros, every load.
   auto program = add_program().load();
   for (int load = 0; load < 2; ++load) {
-    auto method = Method::load(*program, "forward");
+    auto method = Method::load(*program, "forward", test::with_kernels());
     ASSERT_TRUE(method.ok()) << method.error().message();
     std::vector<float> x = {1, 2, 3, 4};
     ASSERT_TRUE((*method)->set_input(0, f32(x, {2, 2})).ok());
@@ -234,7 +237,7 @@ TEST(Method, BoolBytesOtherThanZeroAndOneAreRefusedAtTheBoundary) {
   b.arena(32);
   auto program = b.load();
   ASSERT_TRUE(program.ok()) << program.error().message();
-  auto method = Method::load(*program, "forward");
+  auto method = Method::load(*program, "forward", test::with_kernels());
   ASSERT_TRUE(method.ok()) << method.error().message();
   std::vector<uint8_t> bytes = {0, 1, 2, 0};
   const int64_t sizes[] = {4};
@@ -255,7 +258,7 @@ TEST(Method, BoolBytesOtherThanZeroAndOneAreRefusedAtTheBoundary) {
   c.arena(16);
   auto with_constant = c.load();
   ASSERT_TRUE(with_constant.ok()) << with_constant.error().message();
-  auto bad_constant = Method::load(*with_constant, "forward");
+  auto bad_constant = Method::load(*with_constant, "forward", test::with_kernels());
   ASSERT_FALSE(bad_constant.ok());
   EXPECT_NE(std::string(bad_constant.error().message()).find("constant bool element 2 holds 7"),
             std::string::npos)
@@ -301,6 +304,7 @@ TEST(Method, TracerSeesEveryStepNamedAsUpstream) {
   auto program = add_program().load();
   RecordingTracer tracer;
   MethodOptions options;
+  options.kernels = &all_kernels();
   options.tracer = &tracer;
   auto method = Method::load(*program, "forward", options);
   ASSERT_TRUE(method.ok());
@@ -325,7 +329,7 @@ TEST(Method, ExecuteAllocatesNothing) {
                            "upstream/pte/module_linear_inline_constants.pte"}) {
     auto program = Program::load_file(test::corpus(file));
     ASSERT_TRUE(program.ok());
-    auto method = Method::load(*program, "forward");
+    auto method = Method::load(*program, "forward", test::with_kernels());
     ASSERT_TRUE(method.ok()) << method.error().message();
     std::vector<std::vector<float>> buffers;
     for (size_t i = 0; i < (*method)->input_count(); ++i) {
@@ -350,7 +354,7 @@ TEST(Method, ExecuteAllocatesNothing) {
 TEST(InputSnapshot, RestoredInputsMakeEveryRunTheSame) {
   auto program = test::two_step_program(0, 32).load();
   ASSERT_TRUE(program.ok()) << program.error().message();
-  auto method = Method::load(*program, "forward");
+  auto method = Method::load(*program, "forward", test::with_kernels());
   ASSERT_TRUE(method.ok()) << method.error().message();
   std::vector<float> ones(4, 1.f);
   ASSERT_TRUE((*method)->set_input(0, f32(ones, {4})).ok());

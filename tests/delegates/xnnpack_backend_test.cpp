@@ -23,6 +23,7 @@
 #include "etkit/etdump/etdump_gen.h"
 #include "etkit/etdump/etdump_reader.h"
 #include "support/corpus.h"
+#include "support/kernels.h"
 
 namespace etkit::xnnpack {
 namespace {
@@ -53,6 +54,7 @@ std::unique_ptr<LoadedMethod> load_method(const std::string& name, EventTracer* 
   loaded->program.emplace(checked(Program::load_file(corpus("upstream-runtime/" + name)), name));
   loaded->registry.add(kXnnpackBackendId, &loaded->backend);
   MethodOptions options;
+  options.kernels = &all_kernels();
   options.backends = &loaded->registry;
   options.tracer = tracer;
   loaded->method = checked(Method::load(*loaded->program, "forward", options), "method");
@@ -232,7 +234,7 @@ at::Tensor run_payload(const std::vector<uint8_t>& payload, at::Tensor input, st
                        bool per_node, DelegateEventRecorder* recorder = nullptr) {
   XnnpackBackend backend;
   BackendInitContext context;
-  context.kernels = &default_kernel_registry();
+  context.kernels = &all_kernels();
   context.tracing = per_node;
   void* handle = checked(backend.init(context, ByteSpan{payload.data(), payload.size()}, {}), "init");
   at::Tensor output = torch::zeros(out_sizes);
@@ -288,7 +290,7 @@ TEST(XnnpackBackend, ArgumentsOfTheWrongSizeAreErrors) {
   const ConvPayload p = conv_payload(true);
   XnnpackBackend backend;
   BackendInitContext context;
-  context.kernels = &default_kernel_registry();
+  context.kernels = &all_kernels();
   void* handle = checked(backend.init(context, ByteSpan{p.bytes.data(), p.bytes.size()}, {}), "init");
   at::Tensor input = torch::zeros({1, 3, 4, 4}), output = torch::zeros({1, 4, 4, 4});
   Tensor in = view_of(input), out = view_of(output);
@@ -308,7 +310,7 @@ TEST(XnnpackBackend, PayloadsThatMisstateAShapeFailAtLoad) {
   const ConvPayload p = conv_payload(true, 5);
   XnnpackBackend backend;
   BackendInitContext context;
-  context.kernels = &default_kernel_registry();
+  context.kernels = &all_kernels();
   auto handle = backend.init(context, ByteSpan{p.bytes.data(), p.bytes.size()}, {});
   ASSERT_FALSE(handle.ok());
   EXPECT_NE(std::string(handle.error().message()).find("node 1 (Conv2d, debug handle 11)"),

@@ -19,6 +19,7 @@
 #include "etkit/core/program.h"
 #include "etkit/etdump/etdump_reader.h"
 #include "support/corpus.h"
+#include "support/kernels.h"
 
 namespace etkit::etdump {
 namespace {
@@ -249,6 +250,7 @@ TEST(ETDumpGen, TraceOfACorpusProgramHasUpstreamsStructure) {
   ASSERT_TRUE(program.ok());
   ETDumpGen gen;
   MethodOptions options;
+  options.kernels = &all_kernels();
   options.tracer = &gen;
   auto method = Method::load(*program, "forward", options);
   ASSERT_TRUE(method.ok());
@@ -300,6 +302,7 @@ TEST(ETDumpGen, IntermediateOutputsEqualTheComputedValues) {
   gen_options.debug_buffer = Span<uint8_t>(buffer.data(), buffer.size());
   ETDumpGen gen(gen_options);
   MethodOptions options;
+  options.kernels = &all_kernels();
   options.tracer = &gen;
   auto method = Method::load(*program, "forward", options);
   std::vector<float> x = {0.5f, -1.0f, 2.0f, 10.0f};
@@ -340,6 +343,7 @@ TEST(ETDumpGen, FiltersByOperatorAndInstructionRange) {
     gen_options.last_instruction = last;
     ETDumpGen gen(gen_options);
     MethodOptions options;
+    options.kernels = &all_kernels();
     options.tracer = &gen;
     auto method = Method::load(*program, "forward", options);
     std::vector<float> x(4, 1.0f);
@@ -412,6 +416,7 @@ TEST(ETDumpGen, EveryRunnableCorpusProgramTracesValidly) {
     gen_options.debug_buffer = Span<uint8_t>(buffer.data(), buffer.size());
     ETDumpGen gen(gen_options);
     MethodOptions options;
+    options.kernels = &all_kernels();
     options.tracer = &gen;
     auto method = Method::load(*program, "forward", options);
     ASSERT_TRUE(method.ok()) << file;

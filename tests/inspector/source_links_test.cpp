@@ -15,6 +15,7 @@
 #include "etkit/etdump/etdump_reader.h"
 #include "support/corpus.h"
 #include "support/program_builder.h"
+#include "support/kernels.h"
 
 namespace etkit::inspector {
 namespace {
@@ -36,6 +37,7 @@ Result<etdump::ETDump> trace_of_toy_model(etdump::DebugLevel debug = etdump::Deb
   gen_options.debug_buffer = debug_buffer;
   etdump::ETDumpGen gen(gen_options);
   MethodOptions options;
+  options.kernels = &all_kernels();
   options.tracer = &gen;
   ETKIT_ASSIGN_OR_RETURN(auto method, Method::load(*program, "forward", options));
   std::vector<float> x(6, 2.0f);

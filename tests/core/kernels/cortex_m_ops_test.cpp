@@ -10,7 +10,7 @@
 #include <limits>
 #include <random>
 
-#include "../../../core/src/kernels/cmsis_arithmetic.h"
+#include "../../../core/kernels/cortex_m/cmsis_arithmetic.h"
 #include "op_runner.h"
 
 namespace etkit {

@@ -1,65 +1,12 @@
 #include "dtype_cases.h"
 
+#include "case_list.h"
+
 #include <cmath>
 #include <optional>
 
 namespace etkit::test {
 namespace {
-
-using Arguments = std::function<void(OpRunner&, const Tensors&, at::ScalarType)>;
-using Reference = std::function<Tensors(const Tensors&, at::ScalarType)>;
-
-class CaseList {
- public:
-  explicit CaseList(std::mt19937_64& rng) : rng_(rng) {}
-
-  at::Tensor r(at::IntArrayRef sizes) { return random_tensor(rng_, sizes, at::kFloat); }
-  /// Away from zero (|x| >= 0.4, so integer versions are non-zero):
-  /// divisors of floor division and remainder, which ATen refuses to
-  /// divide by integer zero.
-  at::Tensor nonzero(at::IntArrayRef sizes) {
-    at::Tensor x = r(sizes);
-    return at::where(x.ge(0), x.abs() + 0.4, -(x.abs() + 0.4));
-  }
-  /// In [0, 1): exponents (integer versions 0..3).
-  at::Tensor unit(at::IntArrayRef sizes) { return at::rand(sizes, at::TensorOptions().dtype(at::kFloat)); }
-
-  DtypeCase& add(std::string op, Arguments arguments, Reference reference, Tensors inputs) {
-    all_.push_back({std::move(op), std::move(arguments), std::move(reference), std::move(inputs)});
-    return all_.back();
-  }
-  void unary(std::string op, std::function<at::Tensor(const at::Tensor&)> f) {
-    add(std::move(op), [](OpRunner& o, const Tensors& t, auto) { o.tensor(t[0]); },
-        [f](const Tensors& t, auto) { return Tensors{f(t[0])}; }, {r({5, 7}) * 2});
-  }
-  void binary(std::string op, std::function<at::Tensor(const at::Tensor&, const at::Tensor&)> f,
-              std::function<void(OpRunner&)> scalars = nullptr, bool nonzero_other = false) {
-    // Broadcast: [4, 1, 5] with [3, 1].
-    at::Tensor other = nonzero_other ? nonzero({3, 1}) : r({3, 1});
-    add(std::move(op),
-        [scalars](OpRunner& o, const Tensors& t, auto) {
-          o.tensor(t[0]).tensor(t[1]);
-          if (scalars) scalars(o);
-        },
-        [f](const Tensors& t, auto) { return Tensors{f(t[0], t[1])}; }, {r({4, 1, 5}), other});
-  }
-  void with_scalar(std::string op, std::function<at::Tensor(const at::Tensor&)> f,
-                   std::function<void(OpRunner&)> scalars) {
-    add(std::move(op),
-        [scalars](OpRunner& o, const Tensors& t, auto) {
-          o.tensor(t[0]);
-          scalars(o);
-        },
-        [f](const Tensors& t, auto) { return Tensors{f(t[0])}; }, {r({4, 6}) * 2});
-  }
-
-  DtypeCase& last() { return all_.back(); }
-  std::vector<DtypeCase> take() { return std::move(all_); }
-
- private:
-  std::mt19937_64& rng_;
-  std::vector<DtypeCase> all_;
-};
 
 void elementwise_cases(CaseList& l) {
   auto one = [](OpRunner& o) { o.integer(1); };
@@ -386,13 +333,21 @@ std::vector<DtypeCase> dtype_cases(std::mt19937_64& rng) {
   reduction_cases(list);
   shape_and_copy_cases(list);
   index_and_creation_cases(list);
+  math_op_cases(list);
+  reduction_op_cases(list);
+  view_and_copy_cases(list);
+  index_and_scatter_cases(list);
+  creation_op_cases(list);
+  nn_op_cases(list);
   return list.take();
 }
 
 const UncoveredKernels& uncovered_kernels() {
   static const UncoveredKernels uncovered{
       {"executorch_prim::", "cortex_m::", "quantized_decomposed::"},
-      {"aten::sym_size.int", "aten::sym_numel"}};
+      {"aten::sym_size.int", "aten::sym_numel", "aten::_local_scalar_dense", "aten::empty.out",
+       "dim_order_ops::_empty_dim_order.out", "aten::rand.out", "aten::randn.out",
+       "aten::view_as_real_copy.out"}};
   return uncovered;
 }
 
@@ -402,6 +357,14 @@ std::string UncoveredKernels::reason(const std::string& op) const {
   if (op.rfind("quantized_decomposed::", 0) == 0) {
     return "float32 <-> integer quantization, tested against the formula (libtorch 1.13 has no such op)";
   }
+  if (op == "aten::_local_scalar_dense") return "tensor to scalar value: tested by hand in every dtype";
+  if (op == "aten::rand.out" || op == "aten::randn.out") {
+    return "random contents: range, moments and reproducibility tested (creation_ops_test)";
+  }
+  if (op == "aten::empty.out" || op == "dim_order_ops::_empty_dim_order.out") {
+    return "no defined contents: shape and dim order tested (creation_ops_test)";
+  }
+  if (op == "aten::view_as_real_copy.out") return "complex inputs only: tested in complex64 and complex128";
   return "reads the shape only: the same for every dtype";
 }
 

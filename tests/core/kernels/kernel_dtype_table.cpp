@@ -119,6 +119,13 @@ int main(int argc, char** argv) {
   }
   const std::string current = readme.substr(begin, end + std::strlen(kEnd) - begin);
   if (std::strcmp(argv[1], "--check") == 0) {
+    // A refusal where libtorch runs, or another answer, fails the check too.
+    for (const char* cell : {"| ✗ |", "| ! |"}) {
+      if (generated.find(cell) != std::string::npos) {
+        std::fprintf(stderr, "%s: the op x dtype table has a %s cell:\n%s\n", path.c_str(), cell, generated.c_str());
+        return 1;
+      }
+    }
     if (current == generated) return 0;
     std::fprintf(stderr,
                  "%s: the op x dtype table is stale (kernels or their dtype cases changed); "

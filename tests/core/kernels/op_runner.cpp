@@ -5,6 +5,7 @@
 #include "../../../core/src/low_precision_staging.h"
 
 #include "../../support/corpus.h"  // test::checked (header-only; the bench builds this file too)
+#include "etkit/kernels/all_kernels.h"
 
 #include <cstdlib>
 #include <sstream>
@@ -120,13 +121,25 @@ OpRunner& OpRunner::outs_as_list() {
   args_.push_back(&values_.back());
   return *this;
 }
+OpRunner& OpRunner::inout(const at::Tensor& initial) {
+  keep_.push_back(initial.clone().contiguous());
+  tensors_.push_back(wrap(keep_.back()));
+  outs_.push_back(&tensors_.back());
+  values_.push_back(Value::from_tensor(&tensors_.back()));
+  args_.push_back(&values_.back());
+  return *this;
+}
+OpRunner& OpRunner::returns_arg(size_t index) {
+  args_.push_back(args_.at(index));
+  return *this;
+}
 OpRunner& OpRunner::returned() {
   args_.push_back(args_.back());
   return *this;
 }
 
 std::string OpRunner::run() {
-  const KernelEntry* entry = default_kernel_registry().find(op_);
+  const KernelEntry* entry = all_kernels().find(op_);
   if (entry == nullptr) return "no kernel registered for " + op_;
   if (entry->signature.size() != args_.size()) {
     return "test passes " + std::to_string(args_.size()) + " args, signature " + entry->signature;

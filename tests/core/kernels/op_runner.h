@@ -47,6 +47,11 @@ class OpRunner {
   OpRunner& outs_as_list();
   /// Repeats the last out as the returned value (upstream passes it twice).
   OpRunner& returned();
+  /// A tensor the kernel updates in place (self of index_put_, copy_):
+  /// starts as a copy of `initial` and is out `k` in order with the outs.
+  OpRunner& inout(const at::Tensor& initial);
+  /// Passes argument `index` again (the returned self of in-place ops).
+  OpRunner& returns_arg(size_t index);
 
   /// Runs the kernel; an error message, or "" on success.
   std::string run();

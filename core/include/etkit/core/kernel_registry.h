@@ -34,6 +34,7 @@ using KernelFunction = Status (*)(KernelContext& context, Span<Value*> args);
 ///   T tensor            t optional tensor (tensor or None)
 ///   W out tensor (written by the kernel)
 ///   i int               n optional int       d double (or int)
+///   e optional double   c optional bool      E optional double list
 ///   s scalar (int, double or bool)           o optional scalar
 ///   b bool              S string (or None)
 ///   I int list          J optional int list  D double list   B bool list
@@ -59,12 +60,8 @@ class KernelRegistry {
   std::unordered_map<std::string, KernelEntry> kernels_;
 };
 
-/// Registers etkit's portable CPU kernels into `registry`.
-void register_portable_kernels(KernelRegistry& registry);
-
-/// The process-wide registry with the portable kernels, built on first use.
-/// Tests that need isolation create their own KernelRegistry instead.
-KernelRegistry& default_kernel_registry();
+// Kernels are registered by op set: etkit/kernels/op_sets.h, and
+// etkit/kernels/all_kernels.h for every set.
 
 }  // namespace etkit
 

@@ -22,7 +22,8 @@ class KernelRegistry;
 class Program;
 
 struct MethodOptions {
-  /// Kernels to resolve operators with; the default registry when null.
+  /// Kernels to resolve operators with (etkit/kernels/all_kernels.h has
+  /// every op set); null for none, so any kernel call is reported missing.
   const KernelRegistry* kernels = nullptr;
   /// Delegate backends; a program with delegates fails to load without one.
   const BackendRegistry* backends = nullptr;

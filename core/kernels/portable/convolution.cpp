@@ -1,0 +1,355 @@
+// convolution.out for 1-D and 2-D, strided, padded, dilated, grouped and
+// transposed, over the shared GEMM, in integer and floating-point dtypes.
+// im2col works on tiles of output pixels sized to the kernel scratch, so no
+// call allocates.
+
+#include <algorithm>
+#include <cstring>
+#include <type_traits>
+
+#include "etkit/kernels/elementwise.h"
+#include "etkit/kernels/fast_math.h"
+#include "etkit/kernels/gemm.h"
+
+namespace etkit::kernels {
+namespace {
+
+struct ConvShape {
+  int64_t n, in_c, in_h, in_w;
+  int64_t out_c, out_h, out_w;
+  int64_t k_h, k_w;
+  int64_t stride_h, stride_w, pad_h, pad_w, dil_h, dil_w;
+  int64_t groups;
+  // Element strides of input and output as (n, c, h, w).
+  int64_t is[4], os[4];
+};
+
+// Reads an int list of length 1 or `want` (broadcasting a single value).
+bool expand_list(const IntList& list, size_t want, int64_t fallback, int64_t* out) {
+  if (list.size == 0) {
+    for (size_t i = 0; i < want; ++i) out[i] = fallback;
+    return true;
+  }
+  if (list.size != 1 && list.size != want) return false;
+  for (size_t i = 0; i < want; ++i) out[i] = list[list.size == 1 ? 0 : i];
+  return true;
+}
+
+// Strides as 4-D (n, c, h, w) for a 3-D or 4-D tensor (1-D conv: h = 1).
+void strides_4d(const Tensor& t, int64_t* s) {
+  if (t.dim() == 3) {
+    // The missing h dim has size 1; give it the stride a dense 4-D layout
+    // would have so layout checks hold.
+    s[0] = t.stride(0); s[1] = t.stride(1); s[2] = t.stride(2) * t.size(2); s[3] = t.stride(2);
+  } else {
+    for (int d = 0; d < 4; ++d) s[d] = t.stride(d);
+  }
+}
+
+template <typename T>
+void fill_bias(const ConvShape& s, const Tensor* bias, T* out) {
+  const T* pb = bias ? bias->data_as<const T>() : nullptr;
+  for (int64_t n = 0; n < s.n; ++n)
+    for (int64_t c = 0; c < s.out_c; ++c) {
+      const T v = pb ? pb[c * bias->stride(0)] : T(0);
+      for (int64_t h = 0; h < s.out_h; ++h)
+        for (int64_t w = 0; w < s.out_w; ++w)
+          out[n * s.os[0] + c * s.os[1] + h * s.os[2] + w * s.os[3]] = v;
+    }
+}
+
+// col[(c, kh, kw)][p] for output rows [row0, row0 + nrows): the input tap
+// under each output pixel, zero in the padding. Row segments are copied
+// whole; only the padded edges are handled per element.
+template <typename T>
+void im2col_rows(const ConvShape& s, const T* in_g, int64_t channels, int64_t row0, int64_t nrows,
+                 T* col) {
+  const int64_t np = nrows * s.out_w;
+  for (int64_t c = 0; c < channels; ++c)
+    for (int64_t kh = 0; kh < s.k_h; ++kh)
+      for (int64_t kw = 0; kw < s.k_w; ++kw) {
+        T* dst = col + ((c * s.k_h + kh) * s.k_w + kw) * np;
+        // Output columns whose input column is inside the image.
+        const int64_t shift = kw * s.dil_w - s.pad_w;
+        int64_t lo = shift >= 0 ? 0 : (-shift + s.stride_w - 1) / s.stride_w;
+        int64_t hi = (s.in_w - 1 - shift) < 0 ? 0 : (s.in_w - 1 - shift) / s.stride_w + 1;
+        lo = std::min(lo, s.out_w);
+        hi = std::max(lo, std::min(hi, s.out_w));
+        for (int64_t r = 0; r < nrows; ++r, dst += s.out_w) {
+          const int64_t ih = (row0 + r) * s.stride_h - s.pad_h + kh * s.dil_h;
+          if (ih < 0 || ih >= s.in_h) {
+            std::fill(dst, dst + s.out_w, T(0));
+            continue;
+          }
+          const T* src = in_g + c * s.is[1] + ih * s.is[2] + shift * s.is[3];
+          std::fill(dst, dst + lo, T(0));
+          const int64_t step = s.stride_w * s.is[3];
+          if (step == 1) {
+            std::memcpy(dst + lo, src + lo, sizeof(T) * size_t(hi - lo));
+          } else {
+            for (int64_t ow = lo; ow < hi; ++ow) dst[ow] = src[ow * step];
+          }
+          std::fill(dst + hi, dst + s.out_w, T(0));
+        }
+      }
+}
+
+// Depthwise (one input channel per group): a direct stencil, since a GEMM
+// with one row and k_h*k_w columns is all overhead.
+// Depthwise: one input plane per output plane. Each output row takes all
+// k_h x k_w taps while it is in L1; the column range [lo, hi) of each tap is
+// where it reads inside the input row (padding columns contribute nothing).
+template <typename T>
+__attribute__((always_inline)) inline void conv_depthwise_body(const ConvShape& s, const T* in,
+                                                               const T* weight, const int64_t* ws,
+                                                               T* out) {
+  const int64_t multiplier = s.out_c / s.groups;
+  const int64_t step = s.stride_w * s.is[3];
+  const int64_t ostep = s.os[3];
+  for (int64_t n = 0; n < s.n; ++n)
+    for (int64_t oc = 0; oc < s.out_c; ++oc) {
+      const int64_t ic = oc / multiplier;
+      const T* plane = in + n * s.is[0] + ic * s.is[1];
+      T* dst_plane = out + n * s.os[0] + oc * s.os[1];
+      for (int64_t oh = 0; oh < s.out_h; ++oh) {
+        T* __restrict dst = dst_plane + oh * s.os[2];
+        for (int64_t kh = 0; kh < s.k_h; ++kh) {
+          const int64_t ih = oh * s.stride_h - s.pad_h + kh * s.dil_h;
+          if (ih < 0 || ih >= s.in_h) continue;
+          for (int64_t kw = 0; kw < s.k_w; ++kw) {
+            const T w = weight[oc * ws[0] + kh * ws[2] + kw * ws[3]];
+            const int64_t shift = kw * s.dil_w - s.pad_w;
+            int64_t lo = shift >= 0 ? 0 : (-shift + s.stride_w - 1) / s.stride_w;
+            int64_t hi = (s.in_w - 1 - shift) < 0 ? 0 : (s.in_w - 1 - shift) / s.stride_w + 1;
+            lo = std::min(lo, s.out_w);
+            hi = std::max(lo, std::min(hi, s.out_w));
+            const T* __restrict src = plane + ih * s.is[2] + shift * s.is[3];
+            if (ostep == 1 && step == 1) {
+              for (int64_t ow = lo; ow < hi; ++ow) dst[ow] += w * src[ow];
+            } else if (ostep == 1 && step == 2) {
+              for (int64_t ow = lo; ow < hi; ++ow) dst[ow] += w * src[2 * ow];
+            } else {
+              for (int64_t ow = lo; ow < hi; ++ow) dst[ow * ostep] += w * src[ow * step];
+            }
+          }
+        }
+      }
+    }
+}
+
+ETKIT_AVX2_FMA void conv_depthwise_f32_avx2(const ConvShape& s, const float* in, const float* weight,
+                                            const int64_t* ws, float* out) {
+  conv_depthwise_body(s, in, weight, ws, out);
+}
+
+template <typename T>
+void conv_depthwise(const ConvShape& s, const T* in, const T* weight, const int64_t* ws, T* out) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (cpu_has_avx2_fma()) {
+      conv_depthwise_f32_avx2(s, in, weight, ws, out);
+      return;
+    }
+  }
+  conv_depthwise_body(s, in, weight, ws, out);
+}
+
+template <typename T>
+void conv_forward(const ConvShape& s, const T* in, const T* weight, const int64_t* ws, T* out,
+                  Span<uint8_t> scratch) {
+  const int64_t ic_g = s.in_c / s.groups, oc_g = s.out_c / s.groups;
+  const int64_t k = ic_g * s.k_h * s.k_w;
+  const int64_t pixels = s.out_h * s.out_w;
+  const size_t gemm_bytes = gemm_scratch_bytes();
+  Span<uint8_t> gemm_scratch(scratch.data(), gemm_bytes);
+  T* col = reinterpret_cast<T*>(scratch.data() + gemm_bytes);
+  const int64_t col_capacity = static_cast<int64_t>((scratch.size() - gemm_bytes) / sizeof(T));
+  // Tiles are whole output rows so im2col copies contiguous row segments.
+  const int64_t rows = std::max<int64_t>(
+      1, std::min(s.out_h, col_capacity / std::max<int64_t>(k * s.out_w, 1)));
+  const int64_t tile = rows * s.out_w;
+  const bool pointwise = s.k_h == 1 && s.k_w == 1 && s.stride_h == 1 && s.stride_w == 1 &&
+                         s.pad_h == 0 && s.pad_w == 0 &&
+                         (s.in_h == 1 || s.is[2] == s.in_w * s.is[3]);
+  for (int64_t n = 0; n < s.n; ++n) {
+    for (int64_t g = 0; g < s.groups; ++g) {
+      // Weight as [oc_g, k] with k = (ic, kh, kw) in that order.
+      MatrixView<const T> w{weight + g * oc_g * ws[0], oc_g, k, ws[0], 0};
+      const T* in_g = in + n * s.is[0] + g * ic_g * s.is[1];
+      T* out_g = out + n * s.os[0] + g * oc_g * s.os[1];
+      if (pointwise) {
+        w.col_stride = ws[1];
+        MatrixView<const T> x{in_g, ic_g, pixels, s.is[1], s.is[3]};
+        MatrixView<T> y{out_g, oc_g, pixels, s.os[1], s.os[3]};
+        gemm(w, x, y, T(1), T(1), gemm_scratch);
+        continue;
+      }
+      // Weight element (o, (c, kh, kw)): contiguous in k only for the
+      // default layout, so pass it through a general row view.
+      for (int64_t p0 = 0; p0 < pixels; p0 += tile) {
+        const int64_t np = std::min(tile, pixels - p0);
+        im2col_rows(s, in_g, ic_g, p0 / s.out_w, np / s.out_w, col);
+        MatrixView<const T> x{col, k, np, np, 1};
+        MatrixView<T> y{out_g + p0 * s.os[3], oc_g, np, s.os[1], s.os[3]};
+        if (ws[1] == s.k_h * s.k_w && ws[2] == s.k_w && ws[3] == 1) {
+          w.col_stride = 1;
+          gemm(w, x, y, T(1), T(1), gemm_scratch);
+        } else {
+          // Non-default weight layout: multiply one (c, kh, kw) column at a
+          // time would be slow; instead copy W into the col tail is not
+          // possible without space, so fall back to a direct loop.
+          for (int64_t o = 0; o < oc_g; ++o)
+            for (int64_t c = 0; c < ic_g; ++c)
+              for (int64_t kh = 0; kh < s.k_h; ++kh)
+                for (int64_t kw = 0; kw < s.k_w; ++kw) {
+                  const T wv = weight[(g * oc_g + o) * ws[0] + c * ws[1] + kh * ws[2] + kw * ws[3]];
+                  const T* row = col + ((c * s.k_h + kh) * s.k_w + kw) * np;
+                  T* dst = out_g + o * s.os[1] + p0 * s.os[3];
+                  for (int64_t p = 0; p < np; ++p) dst[p * s.os[3]] += wv * row[p];
+                }
+        }
+      }
+    }
+  }
+}
+
+// Transposed: every input pixel scatters weight * value into the output.
+// Weight is [in_c, out_c / groups, kh, kw].
+template <typename T>
+void conv_transposed(const ConvShape& s, const T* in, const T* weight, const int64_t* ws, T* out) {
+  const int64_t ic_g = s.in_c / s.groups, oc_g = s.out_c / s.groups;
+  for (int64_t n = 0; n < s.n; ++n)
+    for (int64_t g = 0; g < s.groups; ++g)
+      for (int64_t c = 0; c < ic_g; ++c)
+        for (int64_t ih = 0; ih < s.in_h; ++ih)
+          for (int64_t iw = 0; iw < s.in_w; ++iw) {
+            const T v = in[n * s.is[0] + (g * ic_g + c) * s.is[1] + ih * s.is[2] + iw * s.is[3]];
+            if (v == T(0)) continue;
+            for (int64_t o = 0; o < oc_g; ++o)
+              for (int64_t kh = 0; kh < s.k_h; ++kh) {
+                const int64_t oh = ih * s.stride_h - s.pad_h + kh * s.dil_h;
+                if (oh < 0 || oh >= s.out_h) continue;
+                for (int64_t kw = 0; kw < s.k_w; ++kw) {
+                  const int64_t ow = iw * s.stride_w - s.pad_w + kw * s.dil_w;
+                  if (ow < 0 || ow >= s.out_w) continue;
+                  const T wv = weight[(g * ic_g + c) * ws[0] + o * ws[1] + kh * ws[2] + kw * ws[3]];
+                  out[n * s.os[0] + (g * oc_g + o) * s.os[1] + oh * s.os[2] + ow * s.os[3]] += v * wv;
+                }
+              }
+          }
+}
+
+// The convolution's geometry from its arguments (stride, padding, dilation,
+// output padding lists expanded to the spatial rank), checked.
+Status conv_shape(KernelContext& context, Span<Value*> args, const Tensor& input, const Tensor& weight,
+                  const Tensor* bias, bool transposed, int64_t groups, ConvShape& s) {
+  const bool one_d = input.dim() == 3;
+  const size_t spatial = one_d ? 1 : 2;
+  IntList stride_list, padding_list, dilation_list, output_padding_list;
+  ETKIT_TRY(int_list_arg(context, args, 3, stride_list));
+  ETKIT_TRY(int_list_arg(context, args, 4, padding_list));
+  ETKIT_TRY(int_list_arg(context, args, 5, dilation_list));
+  ETKIT_TRY(int_list_arg(context, args, 7, output_padding_list));
+  int64_t stride[2], padding[2], dilation[2], output_padding[2];
+  ETKIT_KERNEL_CHECK(context,
+                     expand_list(stride_list, spatial, 1, stride) &&
+                         expand_list(padding_list, spatial, 0, padding) &&
+                         expand_list(dilation_list, spatial, 1, dilation) &&
+                         expand_list(output_padding_list, spatial, 0, output_padding),
+                     "stride, padding, dilation and output_padding need %zu values", spatial);
+  s.n = input.size(0);
+  s.in_c = input.size(1);
+  s.in_h = one_d ? 1 : input.size(2);
+  s.in_w = input.size(one_d ? 2 : 3);
+  s.k_h = one_d ? 1 : weight.size(2);
+  s.k_w = weight.size(one_d ? 2 : 3);
+  s.stride_h = one_d ? 1 : stride[0];
+  s.stride_w = stride[spatial - 1];
+  s.pad_h = one_d ? 0 : padding[0];
+  s.pad_w = padding[spatial - 1];
+  s.dil_h = one_d ? 1 : dilation[0];
+  s.dil_w = dilation[spatial - 1];
+  s.groups = groups;
+  ETKIT_KERNEL_CHECK(context, s.stride_h > 0 && s.stride_w > 0 && s.dil_h > 0 && s.dil_w > 0,
+                     "stride and dilation must be positive");
+  ETKIT_KERNEL_CHECK(context, s.pad_h >= 0 && s.pad_w >= 0, "padding must be non-negative");
+  ETKIT_KERNEL_CHECK(context, s.in_c % groups == 0, "input channels %lld not divisible by groups %lld",
+                     (long long)s.in_c, (long long)groups);
+  if (transposed) {
+    ETKIT_KERNEL_CHECK(context, weight.size(0) == s.in_c,
+                       "transposed weight has %lld input channels, input has %lld",
+                       (long long)weight.size(0), (long long)s.in_c);
+    s.out_c = weight.size(1) * groups;
+    const int64_t op_h = one_d ? 0 : output_padding[0], op_w = output_padding[spatial - 1];
+    s.out_h = (s.in_h - 1) * s.stride_h - 2 * s.pad_h + s.dil_h * (s.k_h - 1) + op_h + 1;
+    s.out_w = (s.in_w - 1) * s.stride_w - 2 * s.pad_w + s.dil_w * (s.k_w - 1) + op_w + 1;
+  } else {
+    s.out_c = weight.size(0);
+    ETKIT_KERNEL_CHECK(context, weight.size(1) * groups == s.in_c,
+                       "weight expects %lld input channels (x%lld groups), input has %lld",
+                       (long long)weight.size(1), (long long)groups, (long long)s.in_c);
+    ETKIT_KERNEL_CHECK(context, s.out_c % groups == 0, "out channels not divisible by groups");
+    s.out_h = (s.in_h + 2 * s.pad_h - s.dil_h * (s.k_h - 1) - 1) / s.stride_h + 1;
+    s.out_w = (s.in_w + 2 * s.pad_w - s.dil_w * (s.k_w - 1) - 1) / s.stride_w + 1;
+  }
+  ETKIT_KERNEL_CHECK(context, s.out_h > 0 && s.out_w > 0,
+                     "input is too small for the kernel (output would be %lldx%lld)",
+                     (long long)s.out_h, (long long)s.out_w);
+  ETKIT_KERNEL_CHECK(context, !bias || (bias->dim() == 1 && bias->size(0) == s.out_c),
+                     "bias must have %lld elements", (long long)s.out_c);
+  return Ok{};
+}
+
+Status convolution_out(KernelContext& context, Span<Value*> args) {
+  const Tensor& input = tensor_arg(args, 0);
+  const Tensor& weight = tensor_arg(args, 1);
+  const Tensor* bias = optional_tensor_arg(args, 2);
+  const bool transposed = bool_arg(args, 6);
+  const int64_t groups = int_arg(args, 8);
+  Tensor& out = tensor_arg(args, 9);
+  ETKIT_KERNEL_CHECK(context, input.dim() == 3 || input.dim() == 4,
+                     "expected 3-D or 4-D input (1-D or 2-D convolution), got %d-D", input.dim());
+  ETKIT_KERNEL_CHECK(context, weight.dim() == input.dim(), "weight must have the input's rank");
+  ETKIT_KERNEL_CHECK(context, groups > 0, "groups must be positive");
+  const ScalarType type = input.scalar_type();
+  ETKIT_KERNEL_CHECK(context, visit_real(type, [](auto) {}) &&
+                                  weight.scalar_type() == type && out.scalar_type() == type &&
+                                  (!bias || bias->scalar_type() == type),
+                     "convolution supports integer and floating-point dtypes, the same for input, "
+                     "weight, bias and out (got %s input)", to_string(type));
+  const bool one_d = input.dim() == 3;
+  ConvShape s{};
+  ETKIT_TRY(conv_shape(context, args, input, weight, bias, transposed, groups, s));
+  int64_t out_sizes[4] = {s.n, s.out_c, s.out_h, s.out_w};
+  if (one_d) out_sizes[2] = s.out_w;
+  ETKIT_TRY(resize_output(context, out, Span<const int64_t>(out_sizes, one_d ? 3 : 4)));
+  strides_4d(input, s.is);
+  strides_4d(out, s.os);
+  int64_t ws[4];
+  strides_4d(weight, ws);
+  ETKIT_KERNEL_CHECK(context, context.scratch.size() > gemm_scratch_bytes() + 64,
+                     "kernel scratch too small");
+  // Integer convolutions wrap as ATen's (two's complement).
+  ETKIT_TRY(dispatch_real(context, type, [&](auto tag) {
+    using T = decltype(tag);
+    fill_bias<T>(s, bias, out.data_as<T>());
+    if (transposed) {
+      conv_transposed<T>(s, input.data_as<const T>(), weight.data_as<const T>(), ws,
+                         out.data_as<T>());
+    } else if (s.groups > 1 && s.in_c == s.groups) {
+      conv_depthwise<T>(s, input.data_as<const T>(), weight.data_as<const T>(), ws,
+                        out.data_as<T>());
+    } else {
+      conv_forward<T>(s, input.data_as<const T>(), weight.data_as<const T>(), ws,
+                      out.data_as<T>(), context.scratch);
+    }
+  }));
+  return Ok{};
+}
+
+}  // namespace
+
+void register_convolution(KernelRegistry& r) {
+  ETKIT_REGISTER_KERNEL(r, "aten::convolution.out", "TTtIIIbIiWW", convolution_out);
+}
+
+}  // namespace etkit::kernels

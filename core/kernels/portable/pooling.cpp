@@ -1,0 +1,247 @@
+// max_pool2d_with_indices, avg_pool2d and _adaptive_avg_pool2d over
+// 3-D (C, H, W) or 4-D (N, C, H, W) inputs in any dim order.
+
+#include <cmath>
+#include <type_traits>
+
+#include "etkit/kernels/elementwise.h"
+
+namespace etkit::kernels {
+namespace {
+
+struct PoolGeometry {
+  int64_t kh, kw, sh, sw, ph, pw, dh = 1, dw = 1;
+  bool ceil_mode = false;
+};
+
+// ATen's pooling_output_shape.
+int64_t pooled_size(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t dilation,
+                    bool ceil_mode) {
+  const int64_t numerator = in + 2 * pad - dilation * (k - 1) - 1 + (ceil_mode ? stride - 1 : 0);
+  int64_t out = (numerator >= 0 ? numerator / stride : -((-numerator + stride - 1) / stride)) + 1;
+  if (ceil_mode && (out - 1) * stride >= in + pad) --out;
+  return out;
+}
+
+Status read_geometry(KernelContext& context, Span<Value*> args, size_t first, bool has_dilation,
+                     PoolGeometry& g) {
+  IntList kernel, stride, padding, dilation;
+  ETKIT_TRY(int_list_arg(context, args, first, kernel));
+  ETKIT_TRY(int_list_arg(context, args, first + 1, stride));
+  ETKIT_TRY(int_list_arg(context, args, first + 2, padding));
+  if (has_dilation) ETKIT_TRY(int_list_arg(context, args, first + 3, dilation));
+  ETKIT_KERNEL_CHECK(context, kernel.size == 1 || kernel.size == 2,
+                     "kernel_size must either be a single int, or a tuple of two ints");
+  g.kh = kernel[0];
+  g.kw = kernel.size == 2 ? kernel[1] : kernel[0];
+  g.sh = stride.size == 0 ? g.kh : stride[0];
+  g.sw = stride.size == 0 ? g.kw : (stride.size == 2 ? stride[1] : stride[0]);
+  g.ph = padding.size == 0 ? 0 : padding[0];
+  g.pw = padding.size == 0 ? 0 : (padding.size == 2 ? padding[1] : padding[0]);
+  if (has_dilation && dilation.size > 0) {
+    g.dh = dilation[0];
+    g.dw = dilation.size == 2 ? dilation[1] : dilation[0];
+  }
+  ETKIT_KERNEL_CHECK(context, g.kh > 0 && g.kw > 0 && g.sh > 0 && g.sw > 0 && g.dh > 0 && g.dw > 0,
+                     "kernel size, stride and dilation must be greater than zero");
+  ETKIT_KERNEL_CHECK(context, g.ph >= 0 && g.pw >= 0 && g.ph <= g.kh / 2 && g.pw <= g.kw / 2,
+                     "pad should be at most half of the effective kernel size");
+  return Ok{};
+}
+
+// (n, c, h, w) sizes and strides of a 3-D or 4-D tensor (n = 1 for 3-D).
+struct Layout4 {
+  int64_t size[4], stride[4];
+};
+Layout4 layout(const Tensor& t) {
+  Layout4 l{};
+  const int lead = 4 - t.dim();
+  for (int d = 0; d < 4; ++d) {
+    l.size[d] = d < lead ? 1 : t.size(d - lead);
+    l.stride[d] = d < lead ? 0 : t.stride(d - lead);
+  }
+  return l;
+}
+
+// Sum of the window [h0, h1) x [w0, w1) of plane (n, c).
+template <typename T>
+T window_sum(const T* x, const Layout4& l, int64_t n, int64_t c, int64_t h0, int64_t h1, int64_t w0,
+             int64_t w1) {
+  T sum = 0;
+  for (int64_t h = h0; h < h1; ++h)
+    for (int64_t w = w0; w < w1; ++w) sum += x[n * l.stride[0] + c * l.stride[1] + h * l.stride[2] + w * l.stride[3]];
+  return sum;
+}
+
+Status resize_pooled(KernelContext& context, const Tensor& in, int64_t oh, int64_t ow, Tensor& out) {
+  int64_t sizes[4];
+  for (int d = 0; d < in.dim(); ++d) sizes[d] = in.size(d);
+  sizes[in.dim() - 2] = oh;
+  sizes[in.dim() - 1] = ow;
+  return resize_output(context, out, Span<const int64_t>(sizes, size_t(in.dim())));
+}
+
+Status max_pool2d_with_indices_out(KernelContext& context, Span<Value*> args) {
+  const Tensor& in = tensor_arg(args, 0);
+  Tensor& out = tensor_arg(args, 6);
+  Tensor& indices = tensor_arg(args, 7);
+  ETKIT_KERNEL_CHECK(context, in.dim() == 3 || in.dim() == 4, "expected 3-D or 4-D input");
+  ETKIT_KERNEL_CHECK(context, indices.scalar_type() == ScalarType::kLong,
+                     "indices must be int64");
+  ETKIT_KERNEL_CHECK(context, in.scalar_type() == out.scalar_type(), "out dtype must match input");
+  PoolGeometry g;
+  ETKIT_TRY(read_geometry(context, args, 1, true, g));
+  g.ceil_mode = bool_arg(args, 5);
+  const int64_t ih = in.size(in.dim() - 2), iw = in.size(in.dim() - 1);
+  const int64_t oh = pooled_size(ih, g.kh, g.ph, g.sh, g.dh, g.ceil_mode);
+  const int64_t ow = pooled_size(iw, g.kw, g.pw, g.sw, g.dw, g.ceil_mode);
+  ETKIT_KERNEL_CHECK(context, oh > 0 && ow > 0, "output size is too small (%lldx%lld)",
+                     (long long)oh, (long long)ow);
+  ETKIT_TRY(resize_pooled(context, in, oh, ow, out));
+  ETKIT_TRY(resize_pooled(context, in, oh, ow, indices));
+  const Layout4 li = layout(in), lo = layout(out), lx = layout(indices);
+  ETKIT_TRY(dispatch_real(context, in.scalar_type(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* x = in.data_as<const T>();
+    T* y = out.data_as<T>();
+    int64_t* idx = indices.data_as<int64_t>();
+    for (int64_t n = 0; n < li.size[0]; ++n)
+      for (int64_t c = 0; c < li.size[1]; ++c) {
+        const T* plane = x + n * li.stride[0] + c * li.stride[1];
+        for (int64_t y0 = 0; y0 < oh; ++y0)
+          for (int64_t x0 = 0; x0 < ow; ++x0) {
+            int64_t hstart = y0 * g.sh - g.ph, wstart = x0 * g.sw - g.pw;
+            const int64_t hend = std::min(hstart + (g.kh - 1) * g.dh + 1, ih);
+            const int64_t wend = std::min(wstart + (g.kw - 1) * g.dw + 1, iw);
+            while (hstart < 0) hstart += g.dh;
+            while (wstart < 0) wstart += g.dw;
+            int64_t best_index = hstart * iw + wstart;
+            T best = std::numeric_limits<T>::lowest();
+            if constexpr (std::is_floating_point_v<T>) best = -INFINITY;
+            for (int64_t h = hstart; h < hend; h += g.dh)
+              for (int64_t w = wstart; w < wend; w += g.dw) {
+                const T v = plane[h * li.stride[2] + w * li.stride[3]];
+                bool take = v > best;
+                if constexpr (std::is_floating_point_v<T>) take = take || std::isnan(v);
+                if (take) {
+                  best = v;
+                  best_index = h * iw + w;
+                }
+              }
+            y[n * lo.stride[0] + c * lo.stride[1] + y0 * lo.stride[2] + x0 * lo.stride[3]] = best;
+            idx[n * lx.stride[0] + c * lx.stride[1] + y0 * lx.stride[2] + x0 * lx.stride[3]] =
+                best_index;
+          }
+      }
+  }));
+  return Ok{};
+}
+
+// avg_pool2d.out(self, kernel_size, stride, padding, ceil_mode,
+// count_include_pad, divisor_override?, out).
+Status avg_pool2d_out(KernelContext& context, Span<Value*> args) {
+  const Tensor& in = tensor_arg(args, 0);
+  const bool count_include_pad = bool_arg(args, 5);
+  const int64_t divisor = args[6]->is_none() ? 0 : int_arg(args, 6);
+  Tensor& out = tensor_arg(args, 7);
+  ETKIT_KERNEL_CHECK(context, in.dim() == 3 || in.dim() == 4, "expected 3-D or 4-D input");
+  ETKIT_KERNEL_CHECK(context, in.scalar_type() == out.scalar_type(), "out dtype must match input");
+  ETKIT_KERNEL_CHECK(context, args[6]->is_none() || divisor != 0, "divisor must be not zero");
+  PoolGeometry g;
+  ETKIT_TRY(read_geometry(context, args, 1, false, g));
+  g.ceil_mode = bool_arg(args, 4);
+  const int64_t ih = in.size(in.dim() - 2), iw = in.size(in.dim() - 1);
+  const int64_t oh = pooled_size(ih, g.kh, g.ph, g.sh, 1, g.ceil_mode);
+  const int64_t ow = pooled_size(iw, g.kw, g.pw, g.sw, 1, g.ceil_mode);
+  ETKIT_KERNEL_CHECK(context, oh > 0 && ow > 0, "output size is too small");
+  ETKIT_TRY(resize_pooled(context, in, oh, ow, out));
+  const Layout4 li = layout(in), lo = layout(out);
+  // float32, float64 and int64, the dtypes ATen's CPU kernel has (int64
+  // divides as C++ does, truncating, as ATen's).
+  const auto dispatch = [&](auto&& f) {
+    if (in.scalar_type() == ScalarType::kLong) {
+      f(int64_t{});
+      return true;
+    }
+    return visit_floating(in.scalar_type(), f);
+  };
+  const bool known = dispatch([&](auto tag) {
+    using T = decltype(tag);
+    const T* x = in.data_as<const T>();
+    T* y = out.data_as<T>();
+    for (int64_t n = 0; n < li.size[0]; ++n)
+      for (int64_t c = 0; c < li.size[1]; ++c)
+        for (int64_t y0 = 0; y0 < oh; ++y0)
+          for (int64_t x0 = 0; x0 < ow; ++x0) {
+            int64_t hstart = y0 * g.sh - g.ph, wstart = x0 * g.sw - g.pw;
+            int64_t hend = std::min(hstart + g.kh, ih + g.ph);
+            int64_t wend = std::min(wstart + g.kw, iw + g.pw);
+            const int64_t pool_size = (hend - hstart) * (wend - wstart);
+            hstart = std::max<int64_t>(hstart, 0);
+            wstart = std::max<int64_t>(wstart, 0);
+            hend = std::min(hend, ih);
+            wend = std::min(wend, iw);
+            T& dst = y[n * lo.stride[0] + c * lo.stride[1] + y0 * lo.stride[2] + x0 * lo.stride[3]];
+            if (hstart >= hend || wstart >= wend) {
+              dst = T(0);
+              continue;
+            }
+            const T sum = window_sum(x, li, n, c, hstart, hend, wstart, wend);
+            const int64_t factor = divisor ? divisor
+                                   : count_include_pad ? pool_size
+                                                       : (hend - hstart) * (wend - wstart);
+            if constexpr (std::is_integral_v<T>) {
+              // INT64_MIN / -1 traps on x86: negate instead (wrapping).
+              dst = factor == -1 ? T(0) - sum : sum / T(factor);
+            } else {
+              dst = sum / T(factor);
+            }
+          }
+  });
+  ETKIT_KERNEL_CHECK(context, known, "avg_pool2d supports float32, float64 and int64, got %s",
+                     to_string(in.scalar_type()));
+  return Ok{};
+}
+
+Status adaptive_avg_pool2d_out(KernelContext& context, Span<Value*> args) {
+  const Tensor& in = tensor_arg(args, 0);
+  IntList size;
+  ETKIT_TRY(int_list_arg(context, args, 1, size));
+  Tensor& out = tensor_arg(args, 2);
+  ETKIT_KERNEL_CHECK(context, (in.dim() == 3 || in.dim() == 4) && size.size == 2,
+                     "expected 3-D or 4-D input and a 2-element output_size");
+  const int64_t ih = in.size(in.dim() - 2), iw = in.size(in.dim() - 1);
+  const int64_t oh = size[0], ow = size[1];
+  ETKIT_KERNEL_CHECK(context, oh > 0 && ow > 0, "output size must be positive");
+  ETKIT_KERNEL_CHECK(context, in.scalar_type() == out.scalar_type(), "out dtype must match input");
+  ETKIT_TRY(resize_pooled(context, in, oh, ow, out));
+  const Layout4 li = layout(in), lo = layout(out);
+  ETKIT_TRY(dispatch_floating(context, in.scalar_type(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* x = in.data_as<const T>();
+    T* y = out.data_as<T>();
+    for (int64_t n = 0; n < li.size[0]; ++n)
+      for (int64_t c = 0; c < li.size[1]; ++c)
+        for (int64_t y0 = 0; y0 < oh; ++y0) {
+          const int64_t h0 = (y0 * ih) / oh, h1 = ((y0 + 1) * ih + oh - 1) / oh;
+          for (int64_t x0 = 0; x0 < ow; ++x0) {
+            const int64_t w0 = (x0 * iw) / ow, w1 = ((x0 + 1) * iw + ow - 1) / ow;
+            const T sum = window_sum(x, li, n, c, h0, h1, w0, w1);
+            y[n * lo.stride[0] + c * lo.stride[1] + y0 * lo.stride[2] + x0 * lo.stride[3]] =
+                sum / T((h1 - h0) * (w1 - w0));
+          }
+        }
+  }));
+  return Ok{};
+}
+
+}  // namespace
+
+void register_pooling(KernelRegistry& r) {
+  ETKIT_REGISTER_KERNEL(r, "aten::max_pool2d_with_indices.out", "TIIIIbWWM",
+                        max_pool2d_with_indices_out);
+  ETKIT_REGISTER_KERNEL(r, "aten::avg_pool2d.out", "TIIIbbnWW", avg_pool2d_out);
+  ETKIT_REGISTER_KERNEL(r, "aten::_adaptive_avg_pool2d.out", "TIWW", adaptive_avg_pool2d_out);
+}
+
+}  // namespace etkit::kernels

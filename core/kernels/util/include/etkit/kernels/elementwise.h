@@ -1,0 +1,155 @@
+#pragma once
+// Elementwise unary and binary maps with broadcasting and dtype conversion.
+// Same-dtype, same-layout operands take a flat loop the compiler
+// vectorizes; mixed dtypes go through per-type load/store functions.
+
+#include "etkit/kernels/kernel_util.h"
+
+namespace etkit::kernels {
+
+template <typename T>
+constexpr ScalarType scalar_type_of() {
+  if constexpr (std::is_same_v<T, bool>) return ScalarType::kBool;
+  else if constexpr (std::is_same_v<T, uint8_t>) return ScalarType::kByte;
+  else if constexpr (std::is_same_v<T, int8_t>) return ScalarType::kChar;
+  else if constexpr (std::is_same_v<T, int16_t>) return ScalarType::kShort;
+  else if constexpr (std::is_same_v<T, int32_t>) return ScalarType::kInt;
+  else if constexpr (std::is_same_v<T, int64_t>) return ScalarType::kLong;
+  else if constexpr (std::is_same_v<T, float>) return ScalarType::kFloat;
+  else if constexpr (std::is_same_v<T, double>) return ScalarType::kDouble;
+  else if constexpr (std::is_same_v<T, Half>) return ScalarType::kHalf;
+  else return ScalarType::kBFloat16;
+}
+
+template <typename C>
+using Loader = C (*)(const void*, int64_t);
+template <typename R>
+using Storer = void (*)(void*, int64_t, R);
+
+template <typename C, typename T>
+C load_as(const void* base, int64_t i) {
+  return convert<C>(static_cast<const T*>(base)[i]);
+}
+template <typename R, typename T>
+void store_from(void* base, int64_t i, R value) {
+  static_cast<T*>(base)[i] = convert<T>(value);
+}
+
+template <typename C>
+Loader<C> loader_for(ScalarType type) {
+  Loader<C> result = nullptr;
+  (void)visit_all(type, [&](auto tag) { result = &load_as<C, decltype(tag)>; });  // null when unlisted
+  return result;
+}
+template <typename R>
+Storer<R> storer_for(ScalarType type) {
+  Storer<R> result = nullptr;
+  (void)visit_all(type, [&](auto tag) { result = &store_from<R, decltype(tag)>; });  // null when unlisted
+  return result;
+}
+
+/// out = op(a, b) over the broadcast of a and b, computing in C.
+template <typename C, typename Op>
+Status binary_map(KernelContext& context, const Tensor& a, const Tensor& b, Tensor& out, Op op) {
+  using R = decltype(op(C{}, C{}));
+  int64_t sizes[kMaxRank];
+  int rank = 0;
+  ETKIT_KERNEL_CHECK(context, broadcast_shape(a.sizes(), b.sizes(), sizes, rank),
+                     "shapes of the two inputs cannot be broadcast together");
+  ETKIT_TRY(resize_output(context, out, Span<const int64_t>(sizes, static_cast<size_t>(rank))));
+  const bool typed = a.scalar_type() == scalar_type_of<C>() &&
+                     b.scalar_type() == scalar_type_of<C>() &&
+                     out.scalar_type() == scalar_type_of<R>();
+  if (typed && same_dense_layout(a, out) && same_dense_layout(b, out)) {
+    const C* pa = a.data_as<const C>();
+    const C* pb = b.data_as<const C>();
+    R* po = out.data_as<R>();
+    const int64_t n = out.numel();
+    for (int64_t i = 0; i < n; ++i) po[i] = op(pa[i], pb[i]);
+    return Ok{};
+  }
+  int64_t sa[kMaxRank], sb[kMaxRank];
+  broadcast_strides(a, rank, sizes, sa);
+  broadcast_strides(b, rank, sizes, sb);
+  const int64_t* strides[3] = {sa, sb, out.strides().data()};
+  if (typed && a.numel() > 0 && b.numel() > 0) {
+    const C* pa = a.data_as<const C>();
+    const C* pb = b.data_as<const C>();
+    R* po = out.data_as<R>();
+    for_each_index<3>(rank, sizes, strides,
+                      [&](const int64_t* o) { po[o[2]] = op(pa[o[0]], pb[o[1]]); });
+    return Ok{};
+  }
+  Loader<C> la = loader_for<C>(a.scalar_type());
+  Loader<C> lb = loader_for<C>(b.scalar_type());
+  Storer<R> so = storer_for<R>(out.scalar_type());
+  ETKIT_KERNEL_CHECK(context, la && lb && so, "unsupported dtype (%s, %s -> %s)",
+                     to_string(a.scalar_type()), to_string(b.scalar_type()),
+                     to_string(out.scalar_type()));
+  const void* pa = a.data();
+  const void* pb = b.data();
+  void* po = out.data();
+  for_each_index<3>(rank, sizes, strides,
+                    [&](const int64_t* o) { so(po, o[2], op(la(pa, o[0]), lb(pb, o[1]))); });
+  return Ok{};
+}
+
+/// out = op(in), computing in C. `out` takes in's shape.
+template <typename C, typename Op>
+Status unary_map(KernelContext& context, const Tensor& in, Tensor& out, Op op) {
+  using R = decltype(op(C{}));
+  ETKIT_TRY(resize_output(context, out, in.sizes()));
+  const bool typed =
+      in.scalar_type() == scalar_type_of<C>() && out.scalar_type() == scalar_type_of<R>();
+  if (typed && same_dense_layout(in, out)) {
+    const C* pi = in.data_as<const C>();
+    R* po = out.data_as<R>();
+    const int64_t n = out.numel();
+    for (int64_t i = 0; i < n; ++i) po[i] = op(pi[i]);
+    return Ok{};
+  }
+  const int64_t* strides[2] = {in.strides().data(), out.strides().data()};
+  Loader<C> li = loader_for<C>(in.scalar_type());
+  Storer<R> so = storer_for<R>(out.scalar_type());
+  ETKIT_KERNEL_CHECK(context, li && so, "unsupported dtype (%s -> %s)",
+                     to_string(in.scalar_type()), to_string(out.scalar_type()));
+  const void* pi = in.data();
+  void* po = out.data();
+  for_each_index<2>(in.dim(), in.sizes().data(), strides,
+                    [&](const int64_t* o) { so(po, o[1], op(li(pi, o[0]))); });
+  return Ok{};
+}
+
+/// Wrapping integer arithmetic (ATen wraps on overflow; C++ signed
+/// overflow is undefined, so go through unsigned).
+template <typename T>
+T wrap_add(T a, T b) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+  } else {
+    return a + b;
+  }
+}
+template <typename T>
+T wrap_sub(T a, T b) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(a) - static_cast<U>(b));
+  } else {
+    return a - b;
+  }
+}
+template <typename T>
+T wrap_mul(T a, T b) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    using U = std::make_unsigned_t<T>;
+    // Promote to at least unsigned int to avoid int promotion overflow.
+    using W = std::conditional_t<(sizeof(U) < sizeof(unsigned)), unsigned, U>;
+    return static_cast<T>(static_cast<W>(static_cast<U>(a)) * static_cast<W>(static_cast<U>(b)));
+  } else {
+    return a * b;
+  }
+}
+
+}  // namespace etkit::kernels

@@ -1,0 +1,11 @@
+#pragma once
+// The op sets this runner was built with (ETKIT_DEVICE_OP_SETS).
+
+#include "etkit/core/kernel_registry.h"
+
+namespace etkit::device {
+
+/// The runner's kernels: every op set it links, registered once.
+const KernelRegistry& device_kernels();
+
+}  // namespace etkit::device
