@@ -8,9 +8,13 @@
 #include <string>
 #include <vector>
 
+#include "etkit/etdump/etdump_reader.h"
+#include "etkit/kernels/all_kernels.h"
+#include "etkit/kernels/upstream_op_sets.h"
 #include "commands.h"
 #include "etkit/core/file_kind.h"
 #include "diagnostics.h"
+#include "reversed_events.h"
 #include "etkit/inspector/file_description.h"
 #include "printer.h"
 
@@ -57,6 +61,17 @@ void print_method(Printer& out, const MethodSummary& method) {
   print_values(out, "inputs", method.inputs);
   print_values(out, "outputs", method.outputs);
   out.string_list("operators", method.operators);
+  // Operators no etkit op set has a kernel for, with where upstream gets
+  // each from, so a user knows which library the program needs.
+  out.begin_list("missing_kernels");
+  for (const std::string& op : method.operators) {
+    if (all_kernels().find(op) != nullptr) continue;
+    out.begin_object("");
+    out.field("operator", op);
+    out.field("provided_by", upstream_provider(op));
+    out.end_object();
+  }
+  out.end_list();
   out.begin_list("delegates");
   for (const auto& delegate : method.delegates) {
     out.begin_object("");
@@ -151,7 +166,7 @@ void print_etdump(Printer& out, const inspector::ETDumpSummary& etdump) {
     if (block.has_times) {
       out.field("first_start", block.first_start);
       out.field("last_end", block.last_end);
-      out.field("span", block.last_end - block.first_start);
+      out.field("span", etkit::etdump::elapsed_ticks(block.first_start, block.last_end));
     }
     out.end_object();
   }
@@ -275,6 +290,17 @@ void print_failed_file_facts(Printer& out, const std::string& path) {
   out.field("size", size);
 }
 
+// Events that end before they start are timed with upstream's 32-bit
+// wraparound rule everywhere; say which, since the times may be bogus.
+void warn_reversed_summary(Diagnostics& diagnostics, const std::string& path,
+                          const inspector::ETDumpSummary& etdump) {
+  for (size_t b = 0; b < etdump.blocks.size(); ++b) {
+    const auto& block = etdump.blocks[b];
+    if (block.reversed_events == 0) continue;
+    diagnostics.warning(reversed_events_warning(path, b, block.name, block.reversed_events, block.first_reversed));
+  }
+}
+
 int run_info(const std::vector<std::string>& paths, bool json) {
   Diagnostics diagnostics;
   std::unique_ptr<Printer> out =
@@ -297,6 +323,7 @@ int run_info(const std::vector<std::string>& paths, bool json) {
     out->field("path", path);
     print_description(*out, *description);
     out->end_object();
+    if (description->etdump) warn_reversed_summary(diagnostics, path, *description->etdump);
   }
   out->end_list();
   out->finish();

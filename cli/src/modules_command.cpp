@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "diagnostics.h"
+#include "reversed_events.h"
 #include "option_checks.h"
 #include "printer.h"
 #include "record_loading.h"
@@ -86,6 +87,7 @@ int run_modules(const ModulesOptions& options) {
   if (!units.ok()) return diagnostics.fail(units.error());
   auto trace = etdump::ETDump::load_file(options.etdump);
   if (!trace.ok()) return diagnostics.fail(trace.error());
+  warn_reversed_events(diagnostics, options.etdump, *trace);
   auto blocks = inspector::event_blocks(*trace, *units);
   if (!blocks.ok()) return diagnostics.fail(blocks.error());
   auto record = load_etrecord(options.etrecord, options.method, diagnostics);

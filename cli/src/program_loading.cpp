@@ -6,6 +6,8 @@
 
 #include <cstdio>
 
+#include <unistd.h>
+
 #ifdef ETKIT_HAS_XNNPACK
 #include "etkit/delegates/xnnpack/xnnpack_backend.h"
 #endif
@@ -43,6 +45,9 @@ Result<std::unique_ptr<LoadedProgram>> load_program(const std::string& path,
 MethodOptions method_options_for(LoadedProgram& loaded, int threads) {
   MethodOptions options;
   options.kernels = &all_kernels();
+  // Planned arenas beyond the machine's memory are a corrupted file.
+  const long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGESIZE);
+  if (pages > 0 && page_size > 0) options.available_memory = size_t(pages) * size_t(page_size);
 #ifdef ETKIT_HAS_XNNPACK
   if (!loaded.xnnpack) {
     xnnpack::XnnpackOptions xnn_options;

@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "diagnostics.h"
+#include "reversed_events.h"
 #include "option_checks.h"
 #include "record_loading.h"
 #include "etkit/core/file_data.h"
@@ -108,6 +109,7 @@ int run_table(const TableOptions& options) {
   if (!units.ok()) return diagnostics.fail(units.error());
   auto trace = etdump::ETDump::load_file(options.etdump);
   if (!trace.ok()) return diagnostics.fail(trace.error());
+  warn_reversed_events(diagnostics, options.etdump, *trace);
   auto grouped = inspector::GroupedEvents::build(*trace, *units);
   if (!grouped.ok()) return diagnostics.fail(grouped.error());
   const BlockFacts facts = block_facts(*trace);

@@ -12,6 +12,7 @@
 #include "commands.h"
 #include "etkit/core/atomic_file.h"
 #include "diagnostics.h"
+#include "reversed_events.h"
 #include "record_loading.h"
 #include "etkit/core/program_summary.h"
 #include "etkit/etdump/etdump_reader.h"
@@ -45,6 +46,7 @@ int run_trace(const TraceOptions& options) {
   chrome.method = options.method;
   auto trace = etdump::ETDump::load_file(options.etdump);
   if (!trace.ok()) return diagnostics.fail(trace.error());
+  warn_reversed_events(diagnostics, options.etdump, *trace);
   std::optional<MethodSummary> method;
   if (!options.program.empty()) {
     auto loaded = load_program(options.program, {});

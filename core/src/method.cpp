@@ -112,6 +112,11 @@ Result<std::unique_ptr<Method>> Method::load(const Program& program, const std::
   }
   {
     ScopedEvent init_event(options.tracer, "Method::init", -1, 0);
+    // Missing kernels are reported before any planned memory is allocated.
+    Status kernels = detail::check_kernels(*plan, options, name);
+    if (!kernels.ok()) {
+      return kernels.error().with_context("%s", program.name().c_str());
+    }
     Status values = detail::load_values(program, options, state);
     if (!values.ok()) {
       return values.error().with_context("%s", program.name().c_str());

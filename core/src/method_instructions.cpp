@@ -86,8 +86,7 @@ struct Builder {
   const MethodOptions& options;
   MethodState& state;
   const KernelRegistry& kernels;
-  std::vector<std::string> missing;
-  std::vector<const KernelEntry*> entries;  // per operator, null if missing
+  std::vector<const KernelEntry*> entries;  // per operator (every one has a kernel)
 
   Status resolve_operators();
   Status check_kernel_args(const PreparedInstruction& instruction, const KernelEntry& entry);
@@ -97,29 +96,17 @@ struct Builder {
 };
 
 Status Builder::resolve_operators() {
+  ETKIT_TRY(check_kernels(*state.plan, options, state.name));
   const auto* operators = state.plan->operators();
   for (size_t i = 0; i < length(operators); ++i) {
     const auto* op = operators->Get(i);
     const std::string name =
         operator_name(op->name()->str(), op->overload() ? op->overload()->str() : "");
-    const KernelEntry* entry = kernels.find(name);
-    entries.push_back(entry);
-    if (entry == nullptr) {
-      missing.push_back(name);
-    }
+    entries.push_back(kernels.find(name));
     state.names.push_back(name);
     state.names.push_back(event_name(name));
   }
-  if (missing.empty()) {
-    return Ok{};
-  }
-  std::string list;
-  for (const auto& name : missing) {
-    list += (list.empty() ? "" : ", ") + name;
-  }
-  return Error::make(ErrorCode::kMissingKernel,
-                     "method '%s': no kernel for %zu operator%s: %s", state.name.c_str(),
-                     missing.size(), missing.size() == 1 ? "" : "s", list.c_str());
+  return Ok{};
 }
 
 Status Builder::check_kernel_args(const PreparedInstruction& instruction,
@@ -338,9 +325,27 @@ Status Builder::check_data_flow() {
 
 }  // namespace
 
+Status check_kernels(const fb::ExecutionPlan& plan, const MethodOptions& options,
+                     const std::string& method) {
+  const KernelRegistry& kernels = kernels_of(options);
+  std::string list;
+  size_t missing = 0;
+  for (size_t i = 0; i < length(plan.operators()); ++i) {
+    const auto* op = plan.operators()->Get(i);
+    const std::string name =
+        operator_name(op->name()->str(), op->overload() ? op->overload()->str() : "");
+    if (kernels.find(name) != nullptr) continue;
+    list += (list.empty() ? "" : ", ") + name;
+    ++missing;
+  }
+  if (missing == 0) return Ok{};
+  return Error::make(ErrorCode::kMissingKernel, "method '%s': no kernel for %zu operator%s: %s",
+                     method.c_str(), missing, missing == 1 ? "" : "s", list.c_str());
+}
+
 Status load_instructions(const Program& program, const MethodOptions& options,
                          MethodState& state) {
-  Builder builder{program, options, state, kernels_of(options), {}, {}};
+  Builder builder{program, options, state, kernels_of(options), {}};
   // Names are referenced by pointer from instructions: reserve first.
   state.names.reserve(2 * length(state.plan->operators()));
   ETKIT_TRY(builder.resolve_operators());

@@ -77,6 +77,10 @@ Status load_values(const Program& program, const MethodOptions& options, MethodS
 /// Allocates `size` bytes (64-byte aligned) owned by the state.
 Result<Span<uint8_t>> allocate_owned(MethodState& state, size_t size);
 /// Resolves kernels and delegates and checks arguments and data flow.
+/// Every operator of `plan` has a kernel in the options' registry; else the
+/// error lists each missing one. Checked before anything is allocated.
+Status check_kernels(const executorch_flatbuffer::ExecutionPlan& plan, const MethodOptions& options,
+                     const std::string& method);
 Status load_instructions(const Program& program, const MethodOptions& options,
                          MethodState& state);
 

@@ -21,6 +21,28 @@ Status prepare_arenas(const fb::ExecutionPlan& plan, const MethodOptions& option
                       MethodState& state) {
   const size_t count = length(plan.non_const_buffer_sizes());
   state.arenas.assign(count, Span<uint8_t>());
+  // Check every size the method would allocate before allocating any: a
+  // corrupted size is bad input, not an out-of-memory condition.
+  uint64_t total = 0;
+  for (size_t id = 1; id < count; ++id) {
+    if (id < options.arenas.size() && options.arenas[id].data() != nullptr) continue;
+    const uint64_t size = plan.non_const_buffer_sizes()->Get(id);
+    // No machine addresses 2^48 bytes (256 TiB).
+    if (size >= (uint64_t(1) << 48)) {
+      return Error::make(ErrorCode::kMalformed,
+                         "method '%s': memory arena %zu asks for %llu bytes, more than any machine "
+                         "has (a corrupted plan)",
+                         state.name.c_str(), id, (unsigned long long)size);
+    }
+    total += size;
+    if (options.available_memory != 0 && total > options.available_memory) {
+      return Error::make(ErrorCode::kInvalidArgument,
+                         "method '%s': memory arena %zu asks for %llu bytes, which with the arenas "
+                         "before it (%llu bytes in all) is more than this machine's %zu bytes of memory",
+                         state.name.c_str(), id, (unsigned long long)size, (unsigned long long)total,
+                         options.available_memory);
+    }
+  }
   for (size_t id = 1; id < count; ++id) {
     const auto size = static_cast<size_t>(plan.non_const_buffer_sizes()->Get(id));
     if (id < options.arenas.size() && options.arenas[id].data() != nullptr) {
@@ -172,7 +194,12 @@ Status make_list(const fb::EValue& value, MethodState& state, size_t index) {
                                    : value.val_as_TensorList()->items();
       const size_t start = state.tensor_lists.size();
       for (size_t i = 0; i < length(items); ++i) {
-        Value& item = state.values[static_cast<size_t>(items->Get(i))];
+        const int32_t at = items->Get(i);
+        if (optional && at == -1) {  // None, as upstream's emitter writes it
+          state.tensor_lists.push_back(nullptr);
+          continue;
+        }
+        Value& item = state.values[static_cast<size_t>(at)];
         state.tensor_lists.push_back(item.is_tensor() ? &item.unchecked_tensor() : nullptr);
       }
       state.values[index] = Value::from_tensor_list(

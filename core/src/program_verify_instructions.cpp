@@ -89,8 +89,14 @@ Status MethodChecker::check_instruction(size_t chain, size_t at, size_t count,
 }
 
 Status MethodChecker::check_delegates() const {
+  // Upstream's runtime refuses a plan without the field ("Missing delegates
+  // field"); an empty list is fine. Refused here too, so our gate never
+  // passes a program upstream cannot load.
   if (plan.delegates() == nullptr) {
-    return Ok{};
+    return Error::make(ErrorCode::kMalformed,
+                       "method '%s': the execution plan has no delegates field (upstream's runtime "
+                       "refuses it; an empty list is what exporters write)",
+                       name);
   }
   for (size_t i = 0; i < plan.delegates()->size(); ++i) {
     const auto* delegate = plan.delegates()->Get(i);

@@ -232,12 +232,19 @@ uint64_t ETDump::first_start() const {
   return first;
 }
 
+uint64_t elapsed_ticks(uint64_t start, uint64_t end) {
+  constexpr uint64_t kMax32 = 0xffffffffull;
+  if (start > end && start <= kMax32) return kMax32 - start + end;
+  return start > end ? 0 : end - start;
+}
+
 RunBlockStats RunBlock::stats() const {
   RunBlockStats stats;
   for (size_t i = 0; i < event_count(); ++i) {
     const fb::Event* event = data_->events()->Get(static_cast<uint32_t>(i));
     if (const auto* p = event->profile_event()) {
       ++stats.profile_events;
+      if (p->end_time() < p->start_time() && stats.reversed_events++ == 0) stats.first_reversed = i;
       if (!stats.has_times || p->start_time() < stats.first_start) {
         stats.first_start = p->start_time();
       }

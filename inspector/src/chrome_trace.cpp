@@ -93,7 +93,7 @@ std::string chrome_trace_json(const etdump::ETDump& trace, const ChromeTraceOpti
       if (delegated) args["delegate_debug_identifier"] = name;
       for (const auto& [k, v] : cached->second.items()) args[k] = v;
       const uint64_t start = p.start_time >= origin ? p.start_time - origin : 0;
-      const uint64_t duration = p.end_time >= p.start_time ? p.end_time - p.start_time : 0;
+      const uint64_t duration = etdump::elapsed_ticks(p.start_time, p.end_time);
       events.push_back({{"ph", "X"},
                         {"pid", 1},
                         {"tid", tid},

@@ -90,11 +90,7 @@ struct InstructionRecord {
 };
 
 // Upstream's elapsed time, including its 32-bit wraparound rule.
-double elapsed(uint64_t start, uint64_t end) {
-  const uint64_t max32 = 0xffffffffull;
-  if (start > end && start <= max32 && end <= max32) return double(max32 - start + end);
-  return start > end ? 0.0 : double(end - start);
-}
+double elapsed(uint64_t start, uint64_t end) { return double(etdump::elapsed_ticks(start, end)); }
 
 // NumPy's linear percentile on already sorted values.
 double sorted_percentile(const std::vector<double>& sorted, double q) {

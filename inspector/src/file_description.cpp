@@ -64,6 +64,12 @@ Result<ETDumpSummary> describe_etdump(FilePtr file) {
     out.has_times = stats.has_times;
     out.first_start = stats.first_start;
     out.last_end = stats.last_end;
+    out.reversed_events = stats.reversed_events;
+    if (stats.reversed_events > 0) {
+      const etdump::EventView event = block.event(stats.first_reversed);
+      out.first_reversed = "event " + std::to_string(stats.first_reversed) + " '" +
+                           std::string(event.profile.name) + "'";
+    }
     summary.blocks.push_back(std::move(out));
   }
   return summary;

@@ -57,6 +57,9 @@ def affine_program():
         "operators": [{"name": "aten::mul", "overload": "out"},
                       {"name": "aten::add", "overload": "out"}],
         "non_const_buffer_sizes": [0, 48],
+        # Upstream's runtime refuses a plan without this field ("Missing
+        # delegates field"): write it empty.
+        "delegates": [],
     }
     document = {
         "version": 0,

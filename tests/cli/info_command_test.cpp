@@ -62,6 +62,24 @@ TEST(InfoCommand, JsonIsOneObjectPerFileWithStableKeys) {
   }
 }
 
+TEST(InfoCommand, MissingKernelsNameTheLibraryThatProvidesThem) {
+  // The Cadence program needs cadence:: ops no etkit op set has; the add
+  // program needs nothing etkit lacks.
+  auto result = info({"--json", test::corpus("upstream/pte/cadence_conv2d_quantized.pte"),
+                      test::corpus("upstream/pte/add.pte")});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto json = nlohmann::json::parse(result.out);
+  const auto& missing = json[0]["methods"][0]["missing_kernels"];
+  ASSERT_FALSE(missing.empty());
+  for (const auto& entry : missing) {
+    EXPECT_EQ(entry["operator"].get<std::string>().rfind("cadence::", 0), 0u) << entry;
+    EXPECT_EQ(entry["provided_by"], "the Cadence backend's ops (backends/cadence)");
+  }
+  EXPECT_TRUE(json[1]["methods"][0]["missing_kernels"].empty());
+  auto text = info({test::corpus("upstream/pte/cadence_conv2d_quantized.pte")});
+  EXPECT_NE(text.out.find("provided_by: the Cadence backend's ops"), std::string::npos) << text.out;
+}
+
 TEST(InfoCommand, TensorShapesInJson) {
   auto result = info({"--json", test::corpus("upstream-runtime/xnn_mlp.pte")});
   ASSERT_EQ(result.exit_code, 0);

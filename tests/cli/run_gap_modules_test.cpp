@@ -57,6 +57,20 @@ TEST(RunCommand, ComputesTheAffineProgramFromNpyInputs) {
   EXPECT_EQ(element_as_double(*view, 2), -7.0);
 }
 
+// A corrupted plan asking for more memory than the machine has is bad
+// input (exit 2 naming the arena and size), found before any allocation.
+TEST(RunCommand, PlannedArenasBeyondTheMachinesMemoryAreBadInput) {
+  for (int64_t bytes : {int64_t(1) << 44, int64_t(1) << 54}) {
+    test::ProgramBuilder b = test::two_step_program(0, 64);
+    b.arena(bytes);
+    const std::string path = test::write_temp("huge_arena.pte", b.build());
+    auto result = etinspect({"run", path, "--fill", "zeros"});
+    EXPECT_EQ(result.exit_code, 2) << result.err;
+    EXPECT_NE(result.err.find("memory arena 1 asks for " + std::to_string(bytes) + " bytes"), std::string::npos)
+        << result.err;
+  }
+}
+
 TEST(RunCommand, WrongInputsAreUsageErrors) {
   const std::string wrong = temp("wrong.npy");
   write_floats(wrong, {1, 2, 3}, {3});

@@ -122,6 +122,43 @@ TEST(TableCommand, ManyBlocksPrintAsOneWorkerPrintsThem) {
   }
 }
 
+// A kernel event whose clock reads end before start (a 32-bit timer that
+// rolled over): table and info time it with upstream's wraparound rule and
+// both warn naming it.
+TEST(TableCommand, EventsEndingBeforeTheyStartAreTimedOneWayAndNamed) {
+  struct Clock {
+    uint64_t readings[4] = {1000, 1100, 1050, 1200};
+    size_t next = 0;
+  } clock;
+  etdump::ETDumpGenOptions options;
+  options.event_capacity = 16;
+  options.clock = {[](void* c) {
+                     auto* k = static_cast<Clock*>(c);
+                     return k->next < 4 ? k->readings[k->next++] : 2000 + k->next++;
+                   },
+                   &clock, 1.0};
+  etdump::ETDumpGen gen(options);
+  gen.create_event_block("Execute");
+  auto call = gen.start_profiling("OPERATOR_CALL", 0, 0);
+  auto kernel = gen.start_profiling("native_call_relu.out", 0, 0);
+  gen.end_profiling(kernel);
+  gen.end_profiling(call);
+  auto bytes = gen.serialize();
+  ASSERT_TRUE(bytes.ok());
+  const std::string trace = test::write_temp("reversed.etdp", *bytes);
+  const std::string warning = "run block 0 ('Execute'): 1 event(s) end before they start, the first event 0 "
+                              "'native_call_relu.out'; they are timed with upstream's 32-bit wraparound rule";
+  auto table = etinspect({"table", trace, "--format", "csv"});
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.err.find(warning), std::string::npos) << table.err;
+  // (2^32 - 1) - 1100 + 1050 ns, in ms.
+  EXPECT_NE(table.out.find("4294.967245"), std::string::npos) << table.out;
+  auto info = etinspect({"info", "--json", trace});
+  ASSERT_EQ(info.exit_code, 0) << info.err;
+  EXPECT_NE(info.err.find(warning), std::string::npos) << info.err;
+  EXPECT_EQ(nlohmann::json::parse(info.out)[0]["run_blocks"][0]["span"], 200);
+}
+
 TEST(TraceCommand, ChromeTracesNestOnEveryTrack) {
   for (const char* file : {"upstream/etdump/tutorial_cnn.etdp", "upstream-runtime/xnn_mlp.etdp",
                            "upstream-runtime/xnn_dbg.etdp"}) {

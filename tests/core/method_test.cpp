@@ -72,6 +72,38 @@ TEST(Method, RunsABuiltProgram) {
             (std::vector<float>{11, 22, 33, 44}));
 }
 
+// x[:, idx] as upstream's emitter writes it: index.Tensor with a Tensor?[]
+// whose None is the value index -1 (or an index to a None value).
+TEST(Method, NoneInAnOptionalTensorListMayBeMinusOne) {
+  for (bool minus_one : {true, false}) {
+    ProgramBuilder b;
+    const int32_t x = b.tensor({3, 4}, 0);
+    const int32_t idx = b.tensor({2}, 48, false, ScalarType::kLong);
+    const int32_t none = minus_one ? -1 : b.none();
+    const int32_t list = b.optional_tensor_list({none, idx});
+    const int32_t out = b.tensor({3, 2}, 64);
+    b.kernel_call("aten::index", "Tensor_out", {x, list, out, out});
+    b.inputs({x, idx});
+    b.outputs({out});
+    b.arena(96);
+    auto program = b.load();
+    ASSERT_TRUE(program.ok()) << program.error().message();
+    auto method = Method::load(*program, "forward", test::with_kernels());
+    ASSERT_TRUE(method.ok()) << method.error().message();
+    std::vector<float> xs = {0, 1, 2, 3, 10, 11, 12, 13, 20, 21, 22, 23};
+    std::vector<int64_t> is = {3, 1};
+    const int64_t idx_size = 2;
+    ASSERT_TRUE((*method)->set_input(0, f32(xs, {3, 4})).ok());
+    ASSERT_TRUE((*method)->set_input(1, *Tensor::make(ScalarType::kLong, Span<const int64_t>(&idx_size, 1), {},
+                                                      is.data(), is.size() * sizeof(int64_t)))
+                    .ok());
+    ASSERT_TRUE((*method)->execute().ok());
+    const Tensor& y = (*method)->output(0).unchecked_tensor();
+    EXPECT_EQ(std::vector<float>(y.data_as<float>(), y.data_as<float>() + 6),
+              (std::vector<float>{3, 1, 13, 11, 23, 21}));
+  }
+}
+
 TEST(Method, MissingMethodListsTheAvailableOnes) {
   auto program = add_program().load();
   auto method = Method::load(*program, "backward", test::with_kernels());
@@ -132,6 +164,38 @@ TEST(Method, UnknownOperatorsAreAllListed) {
   ASSERT_FALSE(method.ok());
   EXPECT_STREQ(method.error().message(),
                "built.pte: method 'forward': no kernel for 2 operators: my::first.out, my::second");
+}
+
+// Missing kernels are found before any memory is allocated: with a memory
+// limit the planned arena would exceed, the error is still the kernels'.
+TEST(Method, MissingKernelsAreReportedBeforeAnyAllocation) {
+  ProgramBuilder b = add_program();
+  b.arena(int64_t(1) << 40);
+  auto program = b.load();
+  ASSERT_TRUE(program.ok()) << program.error().message();
+  KernelRegistry empty;
+  MethodOptions options;
+  options.kernels = &empty;
+  options.memory_limit = 1024;
+  auto method = Method::load(*program, "forward", options);
+  ASSERT_FALSE(method.ok());
+  EXPECT_EQ(method.error().code(), ErrorCode::kMissingKernel) << method.error().message();
+}
+
+TEST(Method, ArenasBeyondTheMachineAreRefusedNamingTheArena) {
+  ProgramBuilder b = add_program();
+  b.arena(2 << 20);
+  auto program = b.load();
+  ASSERT_TRUE(program.ok());
+  MethodOptions options = test::with_kernels();
+  options.available_memory = 1 << 20;
+  auto method = Method::load(*program, "forward", options);
+  ASSERT_FALSE(method.ok());
+  EXPECT_EQ(method.error().code(), ErrorCode::kInvalidArgument);
+  EXPECT_NE(std::string(method.error().message()).find("memory arena 1 asks for 2097152 bytes"), std::string::npos)
+      << method.error().message();
+  options.available_memory = 4 << 20;
+  EXPECT_TRUE(Method::load(*program, "forward", options).ok());
 }
 
 TEST(Method, DynamicInputsResizeWithinTheirBound) {

@@ -28,6 +28,7 @@ struct Spec {
   std::vector<uint8_t> dim_order = {0, 1};
   int32_t negative_size = 0;  // when non-zero, replaces the first size
   bool constant_past_segment = false;
+  bool no_delegates_field = false;
 };
 
 std::vector<uint8_t> build(const Spec& spec) {
@@ -72,7 +73,8 @@ std::vector<uint8_t> build(const Spec& spec) {
       b.CreateVector(std::vector<int32_t>{0}),
       b.CreateVector(std::vector<int32_t>{spec.output_value}),
       b.CreateVector(std::vector<flatbuffers::Offset<fb::Chain>>{chain}),
-      b.CreateVector(std::vector<flatbuffers::Offset<fb::Operator>>{op}), 0,
+      b.CreateVector(std::vector<flatbuffers::Offset<fb::Operator>>{op}),
+      spec.no_delegates_field ? 0 : b.CreateVector(std::vector<flatbuffers::Offset<fb::BackendDelegate>>{}),
       b.CreateVector(std::vector<int64_t>{0, spec.arena_size}));
   flatbuffers::Offset<fb::SubsegmentOffsets> constants = 0;
   flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::DataSegment>>> segments = 0;
@@ -123,6 +125,14 @@ std::string message_of(const Spec& spec) {
 TEST(ProgramVerify, TheBaselineProgramLoads) {
   auto program = load(Spec{});
   ASSERT_TRUE(program.ok()) << program.error().message();
+}
+
+TEST(ProgramVerify, AMissingDelegatesFieldIsRefusedAsUpstreamRefusesIt) {
+  Spec spec;
+  spec.no_delegates_field = true;
+  EXPECT_EQ(message_of(spec),
+            "built.pte: method 'forward': the execution plan has no delegates field (upstream's "
+            "runtime refuses it; an empty list is what exporters write)");
 }
 
 TEST(ProgramVerify, ValueIndexOutOfRange) {

@@ -35,6 +35,11 @@ int32_t ProgramBuilder::tensor_list(std::vector<int32_t> items) {
   return int32_t(values_.size() - 1);
 }
 
+int32_t ProgramBuilder::optional_tensor_list(std::vector<int32_t> items) {
+  values_.push_back({ValueSpec::kOptionalTensorList, {}, -1, false, 0, std::move(items)});
+  return int32_t(values_.size() - 1);
+}
+
 int32_t ProgramBuilder::int_list(const std::vector<int64_t>& items) {
   std::vector<int32_t> boxed;
   for (int64_t item : items) boxed.push_back(integer(item));
@@ -118,6 +123,11 @@ std::vector<uint8_t> ProgramBuilder::build() const {
         values.push_back(fb::CreateEValue(b, fb::KernelTypes::TensorList,
                                           fb::CreateTensorList(b, b.CreateVector(v.items)).Union()));
         break;
+      case ValueSpec::kOptionalTensorList:
+        values.push_back(fb::CreateEValue(
+            b, fb::KernelTypes::OptionalTensorList,
+            fb::CreateOptionalTensorList(b, b.CreateVector(v.items)).Union()));
+        break;
     }
   }
   std::vector<flatbuffers::Offset<fb::Instruction>> instructions;
@@ -135,7 +145,8 @@ std::vector<uint8_t> ProgramBuilder::build() const {
   auto plan = fb::CreateExecutionPlan(
       b, b.CreateString("forward"), 0, b.CreateVector(values), b.CreateVector(inputs_),
       b.CreateVector(outputs_), b.CreateVector(std::vector<flatbuffers::Offset<fb::Chain>>{chain}),
-      b.CreateVector(operators), 0, b.CreateVector(std::vector<int64_t>{0, arena_}));
+      b.CreateVector(operators), b.CreateVector(std::vector<flatbuffers::Offset<fb::BackendDelegate>>{}),
+      b.CreateVector(std::vector<int64_t>{0, arena_}));
   std::vector<flatbuffers::Offset<fb::Buffer>> buffers;
   for (const auto& bytes : constants_) {
     b.ForceVectorAlignment(bytes.size(), 1, 16);

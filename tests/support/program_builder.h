@@ -24,6 +24,8 @@ class ProgramBuilder {
   int32_t integer(int64_t value);
   int32_t none();
   int32_t tensor_list(std::vector<int32_t> items);
+  /// A Tensor?[] list; an item -1 is None, as upstream's emitter writes it.
+  int32_t optional_tensor_list(std::vector<int32_t> items);
   /// An IntList (its items become Int values, boxed as upstream does).
   int32_t int_list(const std::vector<int64_t>& items);
   int32_t real(double value);
@@ -41,7 +43,7 @@ class ProgramBuilder {
 
  private:
   struct ValueSpec {
-    enum Kind { kTensor, kInt, kNone, kTensorList, kIntList, kDouble, kBool, kString } kind;
+    enum Kind { kTensor, kInt, kNone, kTensorList, kOptionalTensorList, kIntList, kDouble, kBool, kString } kind;
     std::vector<int32_t> sizes;
     int64_t offset = -1;
     bool dynamic = false;

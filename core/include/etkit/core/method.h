@@ -43,6 +43,10 @@ struct MethodOptions {
   /// file can make a device, or a fuzzer, allocate: loading fails with
   /// kOutOfMemory naming the need and the limit instead.
   size_t memory_limit = 0;
+  /// The memory this machine has, in bytes (0: unknown). Planned arenas
+  /// that need more are bad input (a corrupted size), refused naming the
+  /// arena before anything is allocated, rather than an allocation failure.
+  size_t available_memory = 0;
 };
 
 namespace detail {

@@ -79,6 +79,12 @@ struct EventView {
   DebugEventView debug;
 };
 
+/// Ticks from `start` to `end` as upstream's Inspector counts them: an end
+/// before its start, both within 32 bits, wrapped around 2^32 - 1 (a 32-bit
+/// timer that rolled over); any other end before its start counts 0. The
+/// one rule every etkit tool times events with.
+uint64_t elapsed_ticks(uint64_t start, uint64_t end);
+
 /// Per-block counts used by summaries.
 struct RunBlockStats {
   size_t profile_events = 0;
@@ -87,6 +93,8 @@ struct RunBlockStats {
   bool has_times = false;
   uint64_t first_start = 0;  ///< Smallest profile start time.
   uint64_t last_end = 0;     ///< Largest profile end time.
+  size_t reversed_events = 0;  ///< Profile events that end before they start.
+  size_t first_reversed = 0;   ///< Index of the first of them.
 };
 
 /// A view of a logged tensor's data in the debug buffer. Fails (naming

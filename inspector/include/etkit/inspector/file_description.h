@@ -41,6 +41,8 @@ struct RunBlockSummary {
   bool has_times = false;
   uint64_t first_start = 0;
   uint64_t last_end = 0;
+  size_t reversed_events = 0;  ///< profile events that end before they start
+  std::string first_reversed;  ///< "event <index> '<name>'" of the first of them
 };
 
 struct ETDumpSummary {
