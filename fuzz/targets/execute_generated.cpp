@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -54,6 +56,8 @@ class ArgumentMaker {
       case 'i': return builder_.integer(in_.integer());
       case 'n': return in_.pick(4) == 0 ? builder_.none() : builder_.integer(in_.integer());
       case 'd': return in_.coin() ? builder_.real(in_.real()) : builder_.integer(in_.integer());
+      case 'e': return in_.pick(4) == 0 ? builder_.none() : make('d');
+      case 'c': return in_.pick(4) == 0 ? builder_.none() : builder_.boolean(in_.coin());
       case 's': case 'o': return scalar(kind == 'o');
       case 'b': return builder_.boolean(in_.coin());
       case 'S': return in_.coin() ? builder_.none() : builder_.string(in_.coin() ? "tanh" : "none");
@@ -61,7 +65,7 @@ class ArgumentMaker {
       case 'J': return in_.pick(4) == 0 ? builder_.none() : int_list();
       case 'L': return tensor_list(true);
       case 'M': return tensor_list(false);
-      case 'O': return in_.pick(4) == 0 ? builder_.none() : tensor_list(true);
+      case 'O': return in_.pick(4) == 0 ? builder_.none() : optional_tensor_list();
       default: return any();
     }
   }
@@ -111,6 +115,15 @@ class ArgumentMaker {
     for (int64_t& item : items) item = in_.integer();
     return builder_.int_list(items);
   }
+  // A Tensor?[]: None items as upstream writes them (-1) or as None values.
+  int32_t optional_tensor_list() {
+    std::vector<int32_t> items(in_.pick(4));
+    for (int32_t& item : items) {
+      const size_t kind = in_.pick(4);
+      item = kind == 0 ? -1 : kind == 1 ? builder_.none() : tensor(true);
+    }
+    return builder_.optional_tensor_list(items);
+  }
   int32_t tensor_list(bool read) {
     std::vector<int32_t> items(in_.pick(4));
     for (int32_t& item : items) item = tensor(read);
@@ -152,12 +165,50 @@ void set_inputs(etkit::Method& method, Choices& in) {
   }
 }
 
+// Per-op counts for the campaign's report (ETKIT_FUZZ_OP_COUNTS=file): how
+// often each kernel was picked, loaded into a method, and executed without
+// an error. Written when the fuzzer exits.
+struct OpCounts {
+  std::vector<uint64_t> picked, loaded, executed;
+  std::string path;
+  OpCounts() {
+    const char* env = std::getenv("ETKIT_FUZZ_OP_COUNTS");
+    if (env == nullptr) return;
+    path = env;
+    const size_t n = operator_names().size();
+    picked.assign(n, 0);
+    loaded.assign(n, 0);
+    executed.assign(n, 0);
+    std::atexit([] { instance().write(); });
+  }
+  static OpCounts& instance() {
+    static OpCounts counts;
+    return counts;
+  }
+  void write() const {
+    FILE* out = std::fopen(path.c_str(), "w");
+    if (out == nullptr) return;
+    std::fprintf(out, "op\tpicked\tloaded\texecuted\n");
+    for (size_t i = 0; i < picked.size(); ++i) {
+      std::fprintf(out, "%s\t%llu\t%llu\t%llu\n", operator_names()[i].c_str(), (unsigned long long)picked[i],
+                   (unsigned long long)loaded[i], (unsigned long long)executed[i]);
+    }
+    std::fclose(out);
+  }
+  void count(std::vector<uint64_t>& what, size_t op) {
+    if (!path.empty()) ++what[op];
+  }
+};
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Choices in(data, size);
   const std::vector<std::string>& names = operator_names();
-  const std::string& op = names[in.pick(names.size())];
+  const size_t op_index = in.pick(names.size());
+  const std::string& op = names[op_index];
+  OpCounts& counts = OpCounts::instance();
+  counts.count(counts.picked, op_index);
   const etkit::KernelEntry* entry = etkit::all_kernels().find(op);
   const std::string& signature = entry->signature;
 
@@ -197,8 +248,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!method.ok()) {
     return 0;
   }
+  counts.count(counts.loaded, op_index);
   set_inputs(**method, in);
   auto status = (*method)->execute();
-  (void)status;
+  if (status.ok()) counts.count(counts.executed, op_index);
   return 0;
 }

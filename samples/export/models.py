@@ -149,6 +149,38 @@ class NanoGPT(nn.Module):
         return self.lm_head(self.ln_f(x))
 
 
+class SegmentationHead(nn.Module):
+    """A DeepLabV3-style segmentation net at small size: a strided conv
+    backbone, an atrous (dilated) conv and a 1x1 classifier at 1/4 of the
+    input, bilinear upsampling to 1/2, a sub-pixel refinement branch
+    (reflection padding, conv, pixel_shuffle) added there, bilinear
+    upsampling to the input size; and, per pixel, the score of a given
+    label (torch.gather), as a loss or a confidence map reads it."""
+
+    def __init__(self, classes=6):
+        super().__init__()
+        self.backbone = nn.Sequential(
+            nn.Conv2d(3, 16, 3, stride=2, padding=1), nn.BatchNorm2d(16), nn.ReLU(),
+            nn.Conv2d(16, 32, 3, stride=2, padding=1), nn.BatchNorm2d(32), nn.ReLU())
+        self.atrous = nn.Conv2d(32, 32, 3, padding=2, dilation=2)
+        self.classifier = nn.Conv2d(32, classes, 1)
+        self.refine = nn.Conv2d(32, classes * 4, 3)
+
+    def forward(self, image, labels):
+        features = self.backbone(image)
+        logits = self.classifier(F.relu(self.atrous(features)))
+        coarse = F.interpolate(logits, scale_factor=2.0, mode="bilinear", align_corners=False)
+        detail = F.pixel_shuffle(self.refine(F.pad(features, (1, 1, 1, 1), mode="reflect")), 2)
+        scores = F.interpolate(coarse + detail, size=image.shape[-2:], mode="bilinear",
+                               align_corners=False)
+        return scores, torch.gather(scores, 1, labels)
+
+
+def _image_and_labels(g):
+    return (torch.randn(1, 3, 64, 64, generator=g),
+            torch.randint(0, 6, (1, 1, 64, 64), generator=g))
+
+
 class Sample:
     """A model and how to make its inputs."""
 
@@ -190,6 +222,9 @@ def samples(full_size=False):
         Sample("resnet18", lambda: resnet18(width=0.25, num_classes=100),
                _images((1, 3, 128, 128)),
                "width 0.25, 100 classes, 128x128 input (size budget)"),
+        Sample("deeplab_head", SegmentationHead, _image_and_labels,
+               "DeepLabV3-style head: atrous conv, bilinear upsampling, pixel_shuffle, "
+               "reflection padding, gather; 64x64 input"),
         Sample("nano_gpt", NanoGPT, _tokens),
         Sample("nano_gpt_bf16", lambda: NanoGPT().to(torch.bfloat16), _tokens,
                "the nanoGPT sample in bfloat16 (weights rounded from the float32 sample's)"),

@@ -7,7 +7,8 @@ Each rule lists the kernel's non-out arguments as (source, kind): source is
 the functional op's argument name, or a callable of the bound arguments and
 the eager results for values the lowering derives itself. Kinds match etkit's kernel signature
 letters: T tensor, t optional tensor, I int list, J optional int list,
-i int, n optional int, d double, s scalar, b bool, S string/None.
+i int, n optional int, d double, s scalar, b bool, S string/None, E optional
+double list.
 """
 import operator
 
@@ -111,6 +112,12 @@ RULES = {
                                   [("self", "T"), ("mask", "T"), ("value", "s")]),
     aten.where.self: Rule("aten::where.self_out",
                           [("condition", "T"), ("self", "T"), ("other", "T")]),
+    aten.upsample_bilinear2d.vec: Rule("aten::upsample_bilinear2d.vec_out", [
+        ("input", "T"), ("output_size", "J"), ("align_corners", "b"), ("scale_factors", "E")]),
+    aten.reflection_pad2d.default: Rule("aten::reflection_pad2d.out", [("self", "T"), ("padding", "I")]),
+    aten.pixel_shuffle.default: Rule("aten::pixel_shuffle.out", [("self", "T"), ("upscale_factor", "i")]),
+    aten.gather.default: Rule("aten::gather.out", [
+        ("self", "T"), ("dim", "i"), ("index", "T"), ("sparse_grad", "b")]),
     aten.arange.start: Rule("aten::arange.start_out",
                             [("start", "s"), ("end", "s"), (_const(1), "s")]),
 }

@@ -143,6 +143,10 @@ class _Emitter:
             if value is None:
                 return self.scalar(None, kind)
             return self.int_list(value if isinstance(value, (list, tuple)) else [value])
+        if kind in "DE":
+            if value is None:
+                return self.scalar(None, kind)
+            return self._add("DoubleList", {"items": [float(v) for v in value]})
         if isinstance(value, torch.fx.Node):
             raise ExportError("symbolic scalar %s is not supported" % value.name)
         return self.scalar(value, kind)
