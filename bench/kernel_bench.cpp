@@ -123,5 +123,64 @@ int main(int argc, char** argv) {
     report("layer_norm", std::to_string(shape[0]) + "x" + std::to_string(shape[1]), runner,
            [&] { (void)at::native_layer_norm(x, {shape[1]}, w, b, 1e-5); });
   }
+  // Ops added with upstream's full portable list, where models spend time:
+  // decoders' upsampling, padding and pixel shuffles, sampling, and the
+  // cumsum, gather and topk of audio, detection and language models.
+  for (auto [c, h, w, oh, ow] : std::vector<std::array<int64_t, 5>>{{21, 64, 64, 256, 256}, {64, 56, 56, 112, 112}}) {
+    at::Tensor x = at::randn({1, c, h, w}), out = at::empty({1, c, oh, ow});
+    OpRunner runner("aten::upsample_bilinear2d.vec_out");
+    runner.tensor(x).ints({oh, ow}).boolean(false).none().out(at::kFloat, {1, c, oh, ow}).returned();
+    report("upsample_bl", std::to_string(c) + "x" + std::to_string(h) + "x" + std::to_string(w) + " to " +
+           std::to_string(oh) + "x" + std::to_string(ow), runner,
+           [&] { at::upsample_bilinear2d_out(out, x, {oh, ow}, false); });
+  }
+  {
+    at::Tensor x = at::randn({1, 3, 256, 256});
+    OpRunner runner("aten::_upsample_bilinear2d_aa.out");
+    runner.tensor(x).ints({100, 100}).boolean(false).none().none().out(at::kFloat, {1, 3, 100, 100}).returned();
+    report("upsample_aa", "3x256x256 to 100x100", runner,
+           [&] { (void)at::_upsample_bilinear2d_aa(x, {100, 100}, false); });
+  }
+  {
+    at::Tensor x = at::randn({1, 64, 128, 128});
+    OpRunner runner("aten::reflection_pad2d.out");
+    runner.tensor(x).ints({1, 1, 1, 1}).out(at::kFloat, {1, 64, 130, 130}).returned();
+    report("reflect_pad", "64x128x128 pad 1", runner, [&] { (void)at::reflection_pad2d(x, {1, 1, 1, 1}); });
+    OpRunner shuffle("aten::pixel_shuffle.out");
+    shuffle.tensor(x).integer(2).out(at::kFloat, {1, 16, 256, 256}).returned();
+    report("pixel_shuf", "64x128x128 r 2", shuffle, [&] { (void)at::pixel_shuffle(x, 2).contiguous(); });
+  }
+  {
+    at::Tensor x = at::randn({1, 16, 64, 64}), grid = at::rand({1, 64, 64, 2}) * 2 - 1;
+    OpRunner runner("aten::grid_sampler_2d.out");
+    runner.tensor(x).tensor(grid).integer(0).integer(0).boolean(false).out(at::kFloat, {1, 16, 64, 64}).returned();
+    report("grid_sample", "16x64x64 bilinear", runner, [&] { (void)at::grid_sampler_2d(x, grid, 0, 0, false); });
+  }
+  for (auto [rows, cols, dim] : std::vector<std::array<int64_t, 3>>{{64, 4096, 1}, {4096, 64, 0}}) {
+    at::Tensor x = at::randn({rows, cols}), out = at::empty({rows, cols});
+    OpRunner runner("aten::cumsum.out");
+    runner.tensor(x).integer(dim).none().out(at::kFloat, {rows, cols}).returned();
+    report("cumsum", std::to_string(rows) + "x" + std::to_string(cols) + " dim " + std::to_string(dim), runner,
+           [&] { at::cumsum_out(out, x, dim); });
+  }
+  {
+    at::Tensor x = at::randn({64, 1000}), index = at::randint(0, 1000, {64, 100}), out = at::empty({64, 100});
+    OpRunner runner("aten::gather.out");
+    runner.tensor(x).integer(1).tensor(index).boolean(false).out(at::kFloat, {64, 100}).returned();
+    report("gather", "64x1000 dim 1, 100 per row", runner, [&] { at::gather_out(out, x, 1, index); });
+    at::Tensor scores = at::randn({1, 21, 256, 256}), labels = at::randint(0, 21, {1, 1, 256, 256});
+    at::Tensor picked = at::empty({1, 1, 256, 256});
+    OpRunner per_pixel("aten::gather.out");
+    per_pixel.tensor(scores).integer(1).tensor(labels).boolean(false).out(at::kFloat, {1, 1, 256, 256}).returned();
+    report("gather", "21x256x256 dim 1 per pixel", per_pixel, [&] { at::gather_out(picked, scores, 1, labels); });
+  }
+  for (auto [rows, cols, k] : std::vector<std::array<int64_t, 3>>{{64, 1000, 5}, {1, 32000, 40}}) {
+    at::Tensor x = at::randn({rows, cols}), values = at::empty({rows, k}), indices = at::empty({rows, k}, at::kLong);
+    OpRunner runner("aten::topk.values");
+    runner.tensor(x).integer(k).integer(-1).boolean(true).boolean(true).out(at::kFloat, {rows, k})
+        .out(at::kLong, {rows, k}).outs_as_list();
+    report("topk", std::to_string(rows) + "x" + std::to_string(cols) + " k " + std::to_string(k), runner,
+           [&] { at::topk_out(values, indices, x, k, -1, true, true); });
+  }
   return 0;
 }

@@ -153,7 +153,7 @@ Status topk_values(KernelContext& context, Span<Value*> args) {
                      to_string(values.scalar_type()));
   ETKIT_KERNEL_CHECK(context, indices.scalar_type() == ScalarType::kLong,
                      "expected indices of dtype int64, got %s", to_string(indices.scalar_type()));
-  ETKIT_KERNEL_CHECK(context, size_t(n) * sizeof(int64_t) <= context.scratch.size(),
+  ETKIT_KERNEL_CHECK(context, size_t(n) * 16 <= context.scratch.size(),
                      "a lane of %lld elements exceeds the kernel scratch", (long long)n);
   int64_t sizes[kMaxRank];
   for (int i = 0; i < in.dim(); ++i) sizes[i] = i == d ? k : in.size(i);
@@ -164,25 +164,30 @@ Status topk_values(KernelContext& context, Span<Value*> args) {
                      "values and indices must share one layout");
   if (k == 0) return Ok{};
   const int64_t out_step = lane_stride(values, d);
-  int64_t* order = reinterpret_cast<int64_t*>(context.scratch.data());
   return dispatch_real_bool(context, in.scalar_type(), [&](auto tag) {
     using T = decltype(tag);
+    // (value, index) pairs in the scratch, partially sorted (a strict
+    // order: value, then index): for the small k of detectors and samplers
+    // most elements cost one comparison against the heap's top.
+    struct Entry {
+      T value;
+      int64_t index;
+    };
+    Entry* entries = reinterpret_cast<Entry*>(context.scratch.data());
+    const auto before = [largest](const Entry& a, const Entry& b) {
+      if (largest ? greater(a.value, b.value) : greater(b.value, a.value)) return true;
+      if (largest ? greater(b.value, a.value) : greater(a.value, b.value)) return false;
+      return a.index < b.index;
+    };
     const T* x = in.data_as<const T>();
     T* v = values.data_as<T>();
     int64_t* ix = indices.data_as<int64_t>();
     for_each_lane(in, d, values, [&](int64_t i0, int64_t o0) {
-      const T* lane = x + i0;
-      for (int64_t i = 0; i < n; ++i) order[i] = i;
-      const auto before = [&](int64_t a, int64_t b) {
-        const T va = lane[a * step], vb = lane[b * step];
-        if (largest ? greater(va, vb) : greater(vb, va)) return true;
-        if (largest ? greater(vb, va) : greater(va, vb)) return false;
-        return a < b;
-      };
-      std::partial_sort(order, order + k, order + n, before);
+      for (int64_t i = 0; i < n; ++i) entries[i] = {x[i0 + i * step], i};
+      std::partial_sort(entries, entries + k, entries + n, before);
       for (int64_t i = 0; i < k; ++i) {
-        v[o0 + i * out_step] = lane[order[i] * step];
-        ix[o0 + i * out_step] = order[i];
+        v[o0 + i * out_step] = entries[i].value;
+        ix[o0 + i * out_step] = entries[i].index;
       }
     });
   });

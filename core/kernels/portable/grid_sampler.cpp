@@ -55,43 +55,80 @@ struct Plane {
   int64_t h, w, sh, sw;
 };
 
+// The input positions and weights one grid point reads (up to 4x4 for
+// bicubic); a position outside the plane reads zero, so it is dropped.
+// Bicubic keeps all 16 positions (-1: outside) and its 1-D weights, to sum
+// rows then columns in ATen's order.
 template <typename T>
-T read(const T* plane, const Plane& p, int64_t y, int64_t x) {
-  return (y >= 0 && y < p.h && x >= 0 && x < p.w) ? plane[y * p.sh + x * p.sw] : T(0);
-}
+struct Taps {
+  int count = 0;
+  int64_t offset[16];
+  T weight[16];
+  bool bicubic = false;
+  T cx[4], cy[4];
+  void add(const Plane& p, int64_t y, int64_t x, T w) {
+    const bool inside = y >= 0 && y < p.h && x >= 0 && x < p.w;
+    if (!inside && !bicubic) return;
+    offset[count] = inside ? y * p.sh + x * p.sw : -1;
+    weight[count++] = w;
+  }
+  T apply(const T* channel) const {
+    T sum = 0;
+    if (!bicubic) {
+      for (int k = 0; k < count; ++k) sum += weight[k] * channel[offset[k]];
+      return sum;
+    }
+    for (int j = 0; j < 4; ++j) {
+      T row = 0;
+      for (int i = 0; i < 4; ++i) {
+        const int64_t at = offset[j * 4 + i];
+        row += cx[i] * (at < 0 ? T(0) : channel[at]);
+      }
+      sum += cy[j] * row;
+    }
+    return sum;
+  }
+};
 
 template <typename T>
-T sample(const T* plane, const Plane& p, T gx, T gy, int mode, int padding, bool align_corners) {
+Taps<T> point_taps(const Plane& p, T gx, T gy, int mode, int padding, bool align_corners) {
+  Taps<T> taps;
   T x = unnormalize(gx, p.w, align_corners), y = unnormalize(gy, p.h, align_corners);
   if (mode == kBicubic) {
     const T x0 = std::floor(x), y0 = std::floor(y);
     const T tx = x - x0, ty = y - y0;
     const T a = T(-0.75);
+    taps.bicubic = true;
     const T cx[4] = {cubic2(tx + T(1), a), cubic1(tx, a), cubic1(T(1) - tx, a), cubic2(T(2) - tx, a)};
     const T cy[4] = {cubic2(ty + T(1), a), cubic1(ty, a), cubic1(T(1) - ty, a), cubic2(T(2) - ty, a)};
-    T result = 0;
+    for (int k = 0; k < 4; ++k) {
+      taps.cx[k] = cx[k];
+      taps.cy[k] = cy[k];
+    }
     for (int j = 0; j < 4; ++j) {
-      T row = 0;
       for (int i = 0; i < 4; ++i) {
         // Each tap is padded on its own, as ATen's get_value_bounded.
         const T px = pad_coordinate(x0 - T(1) + T(i), p.w, padding, align_corners);
         const T py = pad_coordinate(y0 - T(1) + T(j), p.h, padding, align_corners);
-        row += cx[i] * read(plane, p, int64_t(py), int64_t(px));
+        taps.add(p, int64_t(py), int64_t(px), T(0));
       }
-      result += cy[j] * row;
     }
-    return result;
+    return taps;
   }
   x = pad_coordinate(x, p.w, padding, align_corners);
   y = pad_coordinate(y, p.h, padding, align_corners);
   if (mode == kNearest) {
-    return read(plane, p, int64_t(std::nearbyint(y)), int64_t(std::nearbyint(x)));
+    taps.add(p, int64_t(std::nearbyint(y)), int64_t(std::nearbyint(x)), T(1));
+    return taps;
   }
   const T x0 = std::floor(x), y0 = std::floor(y);
   const T x1 = x0 + T(1), y1 = y0 + T(1);
   const int64_t ix = int64_t(x0), iy = int64_t(y0);
-  return read(plane, p, iy, ix) * (x1 - x) * (y1 - y) + read(plane, p, iy, ix + 1) * (x - x0) * (y1 - y) +
-         read(plane, p, iy + 1, ix) * (x1 - x) * (y - y0) + read(plane, p, iy + 1, ix + 1) * (x - x0) * (y - y0);
+  taps.add(p, iy, ix, (x1 - x) * (y1 - y));
+  taps.add(p, iy, ix + 1, (x - x0) * (y1 - y));
+  taps.add(p, iy + 1, ix, (x1 - x) * (y - y0));
+  taps.add(p, iy + 1, ix + 1, (x - x0) * (y - y0));
+  return taps;
 }
 
 Status grid_sampler_2d_out(KernelContext& context, Span<Value*> args) {
@@ -120,11 +157,13 @@ Status grid_sampler_2d_out(KernelContext& context, Span<Value*> args) {
       for (int64_t h = 0; h < sizes[2]; ++h) {
         for (int64_t w = 0; w < sizes[3]; ++w) {
           const T* point = g + n * grid.stride(0) + h * grid.stride(1) + w * grid.stride(2);
-          const T gx = point[0], gy = point[grid.stride(3)];
+          const Taps<T> taps = point_taps(plane, point[0], point[grid.stride(3)], int(mode), int(padding),
+                                          align_corners);
+          // The taps once per point, then every channel reads them.
+          const T* src = in.data_as<const T>() + n * in.stride(0);
+          T* dst = y + n * out.stride(0) + h * out.stride(2) + w * out.stride(3);
           for (int64_t c = 0; c < sizes[1]; ++c) {
-            const T* src = in.data_as<const T>() + n * in.stride(0) + c * in.stride(1);
-            y[n * out.stride(0) + c * out.stride(1) + h * out.stride(2) + w * out.stride(3)] =
-                sample(src, plane, gx, gy, int(mode), int(padding), align_corners);
+            dst[c * out.stride(1)] = taps.apply(src + c * in.stride(1));
           }
         }
       }

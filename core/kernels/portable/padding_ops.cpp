@@ -2,6 +2,7 @@
 // dims padded by mirroring (without repeating the edge) or by repeating
 // the edge. The padding list runs from the last dim backwards, as ATen's.
 
+#include <algorithm>
 #include <cstring>
 
 #include "view_util.h"
@@ -22,6 +23,39 @@ int64_t source_index(int64_t j, int64_t n) {
   } else {
     return j < 0 ? 0 : (j >= n ? n - 1 : j);
   }
+}
+
+// Writes every row of the last dim: the padded dims' source index once per
+// row, then the row's edges element by element and its middle as one copy
+// when both rows are contiguous.
+template <PadMode mode, typename Word>
+void pad_rows(const Tensor& in, const int64_t* before, int k, Tensor& out) {
+  const Word* src = static_cast<const Word*>(in.data());
+  Word* dst = static_cast<Word*>(out.data());
+  const int last = in.dim() - 1;
+  const int64_t row = out.size(last), n = in.size(last), left = before[last];
+  const int64_t is = in.stride(last), os = out.stride(last);
+  // The unpadded middle of the row: out x in [left, left + n) reads x - left.
+  const int64_t lo = std::max<int64_t>(left, 0), hi = std::min<int64_t>(left + n, row);
+  int64_t index[kMaxRank] = {};
+  do {
+    int64_t in_base = 0, out_base = 0;
+    for (int d = 0; d < last; ++d) {
+      const int64_t j = d < in.dim() - k ? index[d] : source_index<mode>(index[d] - before[d], in.size(d));
+      in_base += j * in.stride(d);
+      out_base += index[d] * out.stride(d);
+    }
+    const Word* r = src + in_base;
+    Word* w = dst + out_base;
+    for (int64_t x = 0; x < lo; ++x) w[x * os] = r[source_index<mode>(x - left, n) * is];
+    if (is == 1 && os == 1 && hi > lo) {
+      std::memcpy(w + lo, r + (lo - left), size_t(hi - lo) * sizeof(Word));
+    } else {
+      for (int64_t x = lo; x < hi; ++x) w[x * os] = r[(x - left) * is];
+    }
+    for (int64_t x = std::max(hi, lo); x < row; ++x) w[x * os] = r[source_index<mode>(x - left, n) * is];
+    index[last] = row - 1;  // the row is done: advance the dims before it
+  } while (next_index(index, out.sizes().data(), in.dim()));
 }
 
 template <PadMode mode, int k>
@@ -57,27 +91,13 @@ Status pad_out(KernelContext& context, Span<Value*> args) {
   }
   ETKIT_TRY(resize_output(context, out, Span<const int64_t>(sizes, size_t(in.dim()))));
   if (out.numel() == 0) return Ok{};
-  const int64_t size = int64_t(out.element_size());
-  const auto* src = static_cast<const uint8_t*>(in.data());
-  auto* dst = static_cast<uint8_t*>(out.data());
-  const int last = in.dim() - 1;
-  // Per row of the last dim: the unpadded dims' offset once, then the row.
-  int64_t index[kMaxRank] = {};
-  const int64_t row = sizes[last];
-  do {
-    int64_t in_base = 0, out_base = 0;
-    for (int d = 0; d < last; ++d) {
-      const int64_t j = d < in.dim() - k ? index[d] : source_index<mode>(index[d] - before[d], in.size(d));
-      in_base += j * in.stride(d);
-      out_base += index[d] * out.stride(d);
-    }
-    for (int64_t x = 0; x < row; ++x) {
-      const int64_t j = source_index<mode>(x - before[last], in.size(last));
-      std::memcpy(dst + (out_base + x * out.stride(last)) * size, src + (in_base + j * in.stride(last)) * size,
-                  size_t(size));
-    }
-    index[last] = row - 1;  // the row is done: advance the dims before it
-  } while (next_index(index, sizes, in.dim()));
+  switch (out.element_size()) {
+    case 1: pad_rows<mode, uint8_t>(in, before, k, out); break;
+    case 2: pad_rows<mode, uint16_t>(in, before, k, out); break;
+    case 4: pad_rows<mode, uint32_t>(in, before, k, out); break;
+    case 8: pad_rows<mode, uint64_t>(in, before, k, out); break;
+    default: ETKIT_KERNEL_CHECK(context, false, "unsupported dtype %s", to_string(in.scalar_type()));
+  }
   return Ok{};
 }
 

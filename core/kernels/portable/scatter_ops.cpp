@@ -56,6 +56,28 @@ Status checked_position(KernelContext& context, const Tensor& self, int dim, int
   return Ok{};
 }
 
+// Copies element words: gather moves elements without looking at them.
+template <typename Word>
+bool gather_words(const Tensor& self, int dim, const Tensor& index, Tensor& out, int64_t& bad) {
+  const int64_t* ix = index.data_as<const int64_t>();
+  const Word* x = static_cast<const Word*>(self.data());
+  Word* y = static_cast<Word*>(out.data());
+  const int64_t length = self.dim() == 0 ? 1 : self.size(dim);
+  const int64_t step = self.dim() == 0 ? 0 : self.stride(dim);
+  bool ok = true;
+  walk_index(index, self, dim, out, [&](int64_t i, int64_t base, int64_t o) {
+    int64_t at = ix[i];
+    if (at < 0) at += length;
+    if (at < 0 || at >= length) {
+      if (ok) bad = ix[i];
+      ok = false;
+      return;
+    }
+    y[o] = x[base + at * step];
+  });
+  return ok;
+}
+
 // gather.out(self, dim, index, sparse_grad, out): out[p] = self[p with
 // p[dim] = index[p]].
 Status gather_out(KernelContext& context, Span<Value*> args) {
@@ -66,18 +88,19 @@ Status gather_out(KernelContext& context, Span<Value*> args) {
   ETKIT_TRY(check_same_dtype(context, self, out));
   ETKIT_TRY(check_index(context, self, dim, index, nullptr));
   ETKIT_TRY(resize_output(context, out, index.sizes()));
-  const int64_t* ix = index.data_as<const int64_t>();
-  const auto* src = static_cast<const uint8_t*>(self.data());
-  auto* dst = static_cast<uint8_t*>(out.data());
-  const int64_t size = int64_t(self.element_size());
-  Status status = Ok{};
-  walk_index(index, self, int(dim), out, [&](int64_t i, int64_t base, int64_t o) {
-    if (!status.ok()) return;
-    int64_t offset = 0;
-    status = checked_position(context, self, int(dim), ix[i], offset);
-    if (status.ok()) std::memcpy(dst + o * size, src + (base + offset) * size, size_t(size));
-  });
-  return status;
+  int64_t bad = 0;
+  bool ok = true;
+  switch (self.element_size()) {
+    case 1: ok = gather_words<uint8_t>(self, int(dim), index, out, bad); break;
+    case 2: ok = gather_words<uint16_t>(self, int(dim), index, out, bad); break;
+    case 4: ok = gather_words<uint32_t>(self, int(dim), index, out, bad); break;
+    case 8: ok = gather_words<uint64_t>(self, int(dim), index, out, bad); break;
+    default: ETKIT_KERNEL_CHECK(context, false, "unsupported dtype %s", to_string(self.scalar_type()));
+  }
+  const int64_t length = self.dim() == 0 ? 1 : self.size(int(dim));
+  ETKIT_KERNEL_CHECK(context, ok, "index %lld is out of bounds for dimension %lld with size %lld",
+                     (long long)bad, (long long)dim, (long long)length);
+  return Ok{};
 }
 
 // target += value: bool as or, integers wrapping, half types through float.

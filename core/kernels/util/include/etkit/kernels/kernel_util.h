@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <type_traits>
 
 #include "etkit/core/kernel_registry.h"
@@ -159,15 +160,15 @@ Status call_with_tag(F& f, Tag tag) {
 Error unsupported_dtype(const KernelContext& context, ScalarType type);
 }  // namespace detail
 
-#define ETKIT_DEFINE_DISPATCH(kind)                                                      \
-  template <typename F>                                                                  \
-  [[nodiscard]] Status dispatch_##kind(const KernelContext& context, ScalarType type,    \
-                                       F&& f) {                                          \
-    Status status = Ok{};                                                                \
-    if (!visit_##kind(type, [&](auto tag) { status = detail::call_with_tag(f, tag); })) { \
-      return detail::unsupported_dtype(context, type);                                   \
-    }                                                                                    \
-    return status;                                                                       \
+#define ETKIT_DEFINE_DISPATCH(kind)                                                       \
+  template <typename F>                                                                   \
+  [[nodiscard]] Status dispatch_##kind(const KernelContext& context, ScalarType type,     \
+                                       F&& f) {                                           \
+    std::optional<Status> status; /* constructed in place: no assignment */               \
+    if (!visit_##kind(type, [&](auto tag) { status.emplace(detail::call_with_tag(f, tag)); })) { \
+      return detail::unsupported_dtype(context, type);                                    \
+    }                                                                                     \
+    return std::move(*status);                                                            \
   }
 ETKIT_DEFINE_DISPATCH(real)
 ETKIT_DEFINE_DISPATCH(real_bool)
