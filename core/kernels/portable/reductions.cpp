@@ -147,20 +147,25 @@ Status arg_extreme(KernelContext& context, Span<Value*> args) {
 }
 
 
-// Reads the dims of an any/prod/var overload: an int list (None or empty =
-// all), a single int, or none at all.
+// The reduced dims and keepdim of an any/prod overload: an int list (None
+// or empty = all) or a single int at argument 1 and keepdim at 2, or, for
+// the all-elements forms, neither.
 enum class DimArg { kList, kOne, kAll };
-Status read_dims(KernelContext& context, Span<Value*> args, size_t i, DimArg kind, IntList& dims,
-                 bool& all) {
-  dims.size = 0;
-  all = kind == DimArg::kAll;
+struct ReducedDims {
+  IntList dims;
+  bool all = true;
+  bool keepdim = false;
+};
+Status read_dims(KernelContext& context, Span<Value*> args, DimArg kind, ReducedDims& r) {
+  if (kind == DimArg::kAll) return Ok{};
   if (kind == DimArg::kList) {
-    ETKIT_TRY(int_list_arg(context, args, i, dims));
-    all = dims.size == 0;
-  } else if (kind == DimArg::kOne) {
-    dims.size = 1;
-    dims.items[0] = int_arg(args, i);
+    ETKIT_TRY(int_list_arg(context, args, 1, r.dims));
+  } else {
+    r.dims.size = 1;
+    r.dims.items[0] = int_arg(args, 1);
   }
+  r.all = r.dims.size == 0;
+  r.keepdim = bool_arg(args, 2);
   return Ok{};
 }
 
@@ -170,16 +175,14 @@ Status read_dims(KernelContext& context, Span<Value*> args, size_t i, DimArg kin
 template <DimArg kind>
 Status any_out(KernelContext& context, Span<Value*> args) {
   const Tensor& in = tensor_arg(args, 0);
-  IntList dims;
-  bool all = false;
-  ETKIT_TRY(read_dims(context, args, 1, kind, dims, all));
-  const bool keepdim = kind == DimArg::kAll ? false : bool_arg(args, 2);
+  ReducedDims reduced;
+  ETKIT_TRY(read_dims(context, args, kind, reduced));
   Tensor& out = tensor_arg(args, kind == DimArg::kAll ? 1 : 3);
   ETKIT_KERNEL_CHECK(context,
                      out.scalar_type() == ScalarType::kBool || out.scalar_type() == ScalarType::kByte,
                      "any expects a bool or uint8 out, got %s", to_string(out.scalar_type()));
   Reduction r;
-  ETKIT_TRY(plan_reduction(context, in, dims, all, keepdim, r));
+  ETKIT_TRY(plan_reduction(context, in, reduced.dims, reduced.all, reduced.keepdim, r));
   ETKIT_TRY(resize_output(context, out, Span<const int64_t>(r.out_sizes, size_t(r.out_rank))));
   return dispatch_all(context, in.scalar_type(), [&](auto tag) {
     using T = decltype(tag);
@@ -229,10 +232,8 @@ Status extreme_all(KernelContext& context, Span<Value*> args) {
 template <DimArg kind>
 Status prod_out(KernelContext& context, Span<Value*> args) {
   const Tensor& in = tensor_arg(args, 0);
-  IntList dims;
-  bool all = false;
-  ETKIT_TRY(read_dims(context, args, 1, kind, dims, all));
-  const bool keepdim = kind == DimArg::kAll ? false : bool_arg(args, 2);
+  ReducedDims reduced;
+  ETKIT_TRY(read_dims(context, args, kind, reduced));
   const size_t dtype_index = kind == DimArg::kAll ? 1 : 3;
   Tensor& out = tensor_arg(args, dtype_index + 1);
   if (!args[dtype_index]->is_none()) {
@@ -240,7 +241,7 @@ Status prod_out(KernelContext& context, Span<Value*> args) {
                        "dtype argument and out dtype must match");
   }
   Reduction r;
-  ETKIT_TRY(plan_reduction(context, in, dims, all, keepdim, r));
+  ETKIT_TRY(plan_reduction(context, in, reduced.dims, reduced.all, reduced.keepdim, r));
   ETKIT_TRY(resize_output(context, out, Span<const int64_t>(r.out_sizes, size_t(r.out_rank))));
   return dispatch_real_bool(context, in.scalar_type(), [&](auto in_tag) {
     using I = decltype(in_tag);

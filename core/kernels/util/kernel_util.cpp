@@ -107,8 +107,10 @@ bool broadcast_shape(Span<const int64_t> a, Span<const int64_t> b, int64_t* out,
 }
 
 Status resize_output(KernelContext& context, Tensor& out, Span<const int64_t> sizes) {
+  // (An empty size list may have no data pointer: memcmp must not see it.)
   if (out.dim() == static_cast<int>(sizes.size()) &&
-      std::memcmp(out.sizes().data(), sizes.data(), sizes.size() * sizeof(int64_t)) == 0) {
+      (sizes.size() == 0 ||
+       std::memcmp(out.sizes().data(), sizes.data(), sizes.size() * sizeof(int64_t)) == 0)) {
     return Ok{};
   }
   if (out.dim() != static_cast<int>(sizes.size())) {
