@@ -181,9 +181,10 @@ struct OpCounts {
     executed.assign(n, 0);
     std::atexit([] { instance().write(); });
   }
+  // Never destroyed: the exit handler reads it after static destructors ran.
   static OpCounts& instance() {
-    static OpCounts counts;
-    return counts;
+    static OpCounts* counts = new OpCounts();
+    return *counts;
   }
   void write() const {
     FILE* out = std::fopen(path.c_str(), "w");

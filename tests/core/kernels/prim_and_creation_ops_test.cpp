@@ -150,6 +150,23 @@ TEST(CreationOps, RandAndRandnDrawTheirDistributionsReproducibly) {
   EXPECT_NE(ints.run().find("expects a floating out"), std::string::npos);
 }
 
+// Data-dependent sizes: a result larger than the out's planned capacity is
+// an error naming the op, never a write past the out.
+TEST(DataDependentOps, AResultPastTheOutsCapacityFailsNamingTheOp) {
+  const at::Tensor x = at::arange(12, at::kFloat).reshape({3, 4});
+  OpRunner select("aten::masked_select.out");
+  select.tensor(x).tensor(x.gt(2)).out(at::kFloat, {4}).returned();  // 9 selected, room for 4
+  const std::string error = select.run();
+  EXPECT_NE(error.find("aten::masked_select.out"), std::string::npos) << error;
+  OpRunner nonzero("aten::nonzero.out");
+  nonzero.tensor(x).out(at::kLong, {5, 2}).returned();  // 11 non-zero, room for 5
+  EXPECT_NE(nonzero.run().find("aten::nonzero.out"), std::string::npos);
+  OpRunner fits("aten::nonzero.out");
+  fits.tensor(x).out(at::kLong, {12, 2}).returned();
+  ASSERT_EQ(fits.run(), "");
+  EXPECT_TRUE(at::equal(fits.result(), at::nonzero(x)));
+}
+
 TEST(ComplexOps, ViewAsRealAndConjPhysicalInComplex64And128) {
   for (at::ScalarType dtype : {at::kComplexFloat, at::kComplexDouble}) {
     const at::Tensor z = at::randn({3, 4}, at::TensorOptions().dtype(dtype));
