@@ -104,6 +104,32 @@ TEST(Method, NoneInAnOptionalTensorListMayBeMinusOne) {
   }
 }
 
+// x[:, mask] as upstream's emitter writes it: a bool mask after a None.
+TEST(Method, BoolMaskAfterANoneSelectsColumns) {
+  ProgramBuilder b;
+  const int32_t x = b.tensor({3, 4}, 0);
+  const int32_t mask = b.tensor({4}, 48, false, ScalarType::kBool);
+  const int32_t list = b.optional_tensor_list({-1, mask});
+  const int32_t out = b.tensor({3, 4}, 64);
+  b.kernel_call("aten::index", "Tensor_out", {x, list, out, out});
+  b.inputs({x, mask});
+  b.outputs({out});
+  b.arena(112);
+  auto program = b.load();
+  ASSERT_TRUE(program.ok()) << program.error().message();
+  auto method = Method::load(*program, "forward", test::with_kernels());
+  ASSERT_TRUE(method.ok()) << method.error().message();
+  std::vector<float> xs = {0, 1, 2, 3, 10, 11, 12, 13, 20, 21, 22, 23};
+  uint8_t ms[4] = {1, 0, 0, 1};
+  const int64_t four = 4;
+  ASSERT_TRUE((*method)->set_input(0, f32(xs, {3, 4})).ok());
+  ASSERT_TRUE((*method)->set_input(1, *Tensor::make(ScalarType::kBool, Span<const int64_t>(&four, 1), {}, ms, 4)).ok());
+  ASSERT_TRUE((*method)->execute().ok());
+  const Tensor& y = (*method)->output(0).unchecked_tensor();
+  ASSERT_EQ(y.size(1), 2);
+  EXPECT_EQ(std::vector<float>(y.data_as<float>(), y.data_as<float>() + 6), (std::vector<float>{0, 3, 10, 13, 20, 23}));
+}
+
 TEST(Method, MissingMethodListsTheAvailableOnes) {
   auto program = add_program().load();
   auto method = Method::load(*program, "backward", test::with_kernels());

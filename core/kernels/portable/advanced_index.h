@@ -1,56 +1,78 @@
 #pragma once
-// Advanced indexing (x[i, j] with index tensors), shared by index.Tensor
-// and index_put: int32/int64 index tensors on adjacent dims (None skips a
-// dim) broadcast together; the result has self's dims before the first
-// indexed one, the broadcast index dims, then self's dims after the last.
+// Advanced indexing (x[i, j], x[mask]), shared by index.Tensor and
+// index_put. Index tensors are int32/int64 (one dim of self each) or
+// bool/uint8 masks (as many dims of self as they have, standing for the
+// positions where they are true, in row-major order); None skips a dim.
+// The indexed dims must be adjacent; the indices broadcast together. The
+// result has self's dims before the first indexed one, the broadcast index
+// dims, then self's dims after the last. A mask's true positions are listed
+// once, in the kernel scratch.
 
 #include <cstring>
 
+#include "etkit/core/tensor_access.h"
 #include "etkit/kernels/kernel_util.h"
 
 namespace etkit::kernels {
 
-struct AdvancedIndex {
-  Span<Tensor* const> indices;
+class AdvancedIndex {
+ public:
   int first = -1, last = -1;  // the indexed dims of self
   int index_start = 0;        // where the index dims begin in the result
   int brank = 0;              // rank of the broadcast index shape
   int rank = 0;               // rank of the result
   int64_t sizes[kMaxRank] = {};
 
+  /// Plans indexing `self` (or any tensor of its shape and strides: the
+  /// offsets follow them) with `list`.
   Status prepare(KernelContext& context, const Tensor& self, Span<Tensor* const> list) {
-    indices = list;
-    ETKIT_KERNEL_CHECK(context, list.size() <= size_t(self.dim()),
-                       "too many indices for tensor of dimension %d (got %zu)", self.dim(), list.size());
-    int64_t bsizes[kMaxRank];
+    ETKIT_KERNEL_CHECK(context, list.size() <= size_t(kMaxRank), "too many indices (%zu)", list.size());
+    int dim = 0;  // the next dim of self the list addresses
+    int64_t bsizes[kMaxRank] = {};
+    size_t scratch_used = 0;
     for (size_t i = 0; i < list.size(); ++i) {
-      if (list[i] == nullptr) continue;
+      Entry& e = entries_[count_++];
+      e.tensor = list[i];
+      e.dim = dim;
+      if (list[i] == nullptr) {
+        ++dim;
+        continue;
+      }
       const Tensor& idx = *list[i];
+      const ScalarType type = idx.scalar_type();
       ETKIT_KERNEL_CHECK(context,
-                         idx.scalar_type() == ScalarType::kLong || idx.scalar_type() == ScalarType::kInt,
-                         "index tensors must be int32 or int64, got %s (bool masks are not supported)",
-                         to_string(idx.scalar_type()));
+                         type == ScalarType::kLong || type == ScalarType::kInt || type == ScalarType::kBool ||
+                             type == ScalarType::kByte,
+                         "tensors used as indices must be long, int, byte or bool tensors, got %s", to_string(type));
       ETKIT_KERNEL_CHECK(context, idx.is_default_dim_order(), "index tensors must be contiguous");
+      e.mask = type == ScalarType::kBool || type == ScalarType::kByte;
+      const int consumed = e.mask ? idx.dim() : 1;
+      ETKIT_KERNEL_CHECK(context, dim + consumed <= self.dim(),
+                         "too many indices for tensor of dimension %d", self.dim());
+      if (e.mask) ETKIT_TRY(list_true_positions(context, self, idx, dim, e, scratch_used));
+      // The shape this entry contributes to the broadcast: a mask's count.
+      const int64_t* shape = e.mask ? &e.count : idx.sizes().data();
+      const int shape_rank = e.mask ? 1 : idx.dim();
       if (first < 0) {
-        first = int(i);
-        brank = idx.dim();
-        for (int d = 0; d < brank; ++d) bsizes[d] = idx.size(d);
+        first = dim;
+        brank = shape_rank;
+        for (int d = 0; d < brank; ++d) bsizes[d] = shape[d];
       } else {
-        ETKIT_KERNEL_CHECK(context, last == int(i) - 1, "non-adjacent index tensors are unsupported");
+        ETKIT_KERNEL_CHECK(context, last == dim - 1, "non-adjacent index tensors are unsupported");
         int64_t merged[kMaxRank];
         int merged_rank = 0;
         ETKIT_KERNEL_CHECK(context,
-                           broadcast_shape(Span<const int64_t>(bsizes, size_t(brank)), idx.sizes(),
-                                           merged, merged_rank),
+                           broadcast_shape(Span<const int64_t>(bsizes, size_t(brank)),
+                                           Span<const int64_t>(shape, size_t(shape_rank)), merged, merged_rank),
                            "shape mismatch: indexing tensors could not be broadcast together");
         std::memcpy(bsizes, merged, sizeof(int64_t) * size_t(merged_rank));
         brank = merged_rank;
       }
-      last = int(i);
+      dim += consumed;
+      last = dim - 1;
     }
     ETKIT_KERNEL_CHECK(context, first >= 0, "at least one index tensor is required");
-    ETKIT_KERNEL_CHECK(context, first + brank + (self.dim() - last - 1) <= kMaxRank,
-                       "result rank too large");
+    ETKIT_KERNEL_CHECK(context, first + brank + (self.dim() - last - 1) <= kMaxRank, "result rank too large");
     for (int d = 0; d < first; ++d) sizes[rank++] = self.size(d);
     index_start = rank;
     for (int d = 0; d < brank; ++d) sizes[rank++] = bsizes[d];
@@ -60,15 +82,21 @@ struct AdvancedIndex {
 
   /// The element offset in `self` of result position `counter`; an index
   /// out of bounds is an error naming it.
-  Status source_offset(KernelContext& context, const Tensor& self, const int64_t* counter,
-                       int64_t& offset) const {
+  Status source_offset(KernelContext& context, const Tensor& self, const int64_t* counter, int64_t& offset) const {
     offset = 0;
     for (int d = 0; d < first; ++d) offset += counter[d] * self.stride(d);
     for (int d = last + 1; d < self.dim(); ++d) {
       offset += counter[index_start + brank + (d - last - 1)] * self.stride(d);
     }
-    for (int i = first; i <= last; ++i) {
-      const Tensor& idx = *indices[size_t(i)];
+    for (size_t i = 0; i < count_; ++i) {
+      const Entry& e = entries_[i];
+      if (e.tensor == nullptr) continue;
+      if (e.mask) {
+        const int64_t c = counter[index_start + brank - 1];
+        offset += e.positions[e.count == 1 ? 0 : c];
+        continue;
+      }
+      const Tensor& idx = *e.tensor;
       int64_t flat = 0, stride = 1;
       for (int d = idx.dim() - 1; d >= 0; --d) {
         const int64_t c = counter[index_start + brank - idx.dim() + d];
@@ -77,14 +105,59 @@ struct AdvancedIndex {
       }
       const int64_t at = idx.scalar_type() == ScalarType::kLong ? idx.data_as<const int64_t>()[flat]
                                                                  : idx.data_as<const int32_t>()[flat];
-      const int64_t length = self.size(i);
+      const int64_t length = self.size(e.dim);
       ETKIT_KERNEL_CHECK(context, at >= -length && at < length,
-                         "index %lld is out of bounds for dimension %d with size %lld", (long long)at, i,
+                         "index %lld is out of bounds for dimension %d with size %lld", (long long)at, e.dim,
                          (long long)length);
-      offset += (at < 0 ? at + length : at) * self.stride(i);
+      offset += (at < 0 ? at + length : at) * self.stride(e.dim);
     }
     return Ok{};
   }
+
+ private:
+  struct Entry {
+    const Tensor* tensor = nullptr;  // null: None
+    int dim = 0;                     // the first dim of self it indexes
+    bool mask = false;
+    int64_t count = 0;               // a mask's true positions
+    const int64_t* positions = nullptr;  // their offsets in self (scratch)
+  };
+
+  // Lists the offsets in self of a mask's true positions (the mask covers
+  // self's dims [dim, dim + mask.dim())), in the kernel scratch.
+  static Status list_true_positions(KernelContext& context, const Tensor& self, const Tensor& mask, int dim,
+                                    Entry& e, size_t& scratch_used) {
+    for (int d = 0; d < mask.dim(); ++d) {
+      ETKIT_KERNEL_CHECK(context, mask.size(d) == self.size(dim + d),
+                         "The shape of the mask %s at index %d does not match the shape of the indexed tensor %s "
+                         "at index %d",
+                         format_sizes(mask.sizes()).c_str(), d, format_sizes(self.sizes()).c_str(), dim + d);
+    }
+    const uint8_t* m = mask.data_as<const uint8_t>();
+    int64_t trues = 0;
+    for (int64_t k = 0; k < mask.numel(); ++k) trues += m[k] != 0;
+    const size_t bytes = size_t(trues) * sizeof(int64_t);
+    ETKIT_KERNEL_CHECK(context, scratch_used + bytes <= context.scratch.size(),
+                       "a mask with %lld true positions exceeds the kernel scratch", (long long)trues);
+    auto* positions = reinterpret_cast<int64_t*>(context.scratch.data() + scratch_used);
+    scratch_used += bytes;
+    int64_t index[kMaxRank] = {};
+    int64_t n = 0;
+    for (int64_t k = 0; k < mask.numel(); ++k) {
+      if (m[k] != 0) {
+        int64_t offset = 0;
+        for (int d = 0; d < mask.dim(); ++d) offset += index[d] * self.stride(dim + d);
+        positions[n++] = offset;
+      }
+      next_index(index, mask.sizes().data(), mask.dim());
+    }
+    e.count = trues;
+    e.positions = positions;
+    return Ok{};
+  }
+
+  Entry entries_[kMaxRank];
+  size_t count_ = 0;
 };
 
 }  // namespace etkit::kernels

@@ -105,6 +105,14 @@ void index_and_scatter_cases(CaseList& l) {
         [](OpRunner& o, const Tensors& t, auto) { o.tensor(t[0]).tensors({t[1]}).tensor(t[2]).boolean(true); },
         [](const Tensors& t, auto) { return Tensors{at::index_put(t[0], {t[1]}, t[2], true)}; },
         {l.r({4, 5}), at::tensor({1, 3, 1}, at::kLong), l.r({1, 5})});
+  // Boolean masks: x[mask] and x[mask] = v.
+  l.add("aten::index.Tensor_out", [](OpRunner& o, const Tensors& t, auto) { o.tensor(t[0]).tensors({t[1]}); },
+        [](const Tensors& t, auto) { return Tensors{at::index(t[0], {t[1]})}; }, {l.r({4, 5, 3}), l.r({4, 5}).gt(0.2)})
+      .outs = [](OpRunner& o, const Tensors& e, auto) { o.out(e[0].scalar_type(), {20, 3}).returned(); };
+  l.add("aten::index_put.out",
+        [](OpRunner& o, const Tensors& t, auto) { o.tensor(t[0]).tensors({t[1]}).tensor(t[2]).boolean(false); },
+        [](const Tensors& t, auto) { return Tensors{at::index_put(t[0], {t[1]}, t[2], false)}; },
+        {l.r({4, 5}), l.r({4, 5}).gt(0), l.r({1})});
   l.add("aten::index_put_",
         [](OpRunner& o, const Tensors& t, auto) { o.inout(t[0]).tensors({t[1], t[2]}).tensor(t[3]).boolean(false); },
         [](const Tensors& t, auto) { return Tensors{t[0].clone().index_put_({t[1], t[2]}, t[3], false)}; },
