@@ -7,6 +7,7 @@ namespace etkit {
 void KernelRegistry::add(const std::string& name, KernelFunction function,
                          std::string signature) {
   kernels_[name] = KernelEntry{function, std::move(signature)};
+  ++additions_;
 }
 
 const KernelEntry* KernelRegistry::find(const std::string& name) const {

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "dtype_cases.h"
+#include "etkit/kernels/op_sets.h"
 #include "etkit/kernels/upstream_op_sets.h"
 #include "support/kernels.h"
 
@@ -34,6 +35,20 @@ std::string test_sources() {
     all += text.str();
   }
   return all;
+}
+
+// Each op set registers every name once, and no two sets share a name (a
+// later registration would silently replace an earlier one).
+TEST(OpSets, NoNameIsRegisteredTwice) {
+  size_t total = 0;
+  for (void (*register_set)(KernelRegistry&) :
+       {register_portable_kernels, register_prim_kernels, register_quantized_kernels, register_cortex_m_kernels}) {
+    KernelRegistry registry;
+    register_set(registry);
+    EXPECT_EQ(registry.additions(), registry.size());
+    total += registry.size();
+  }
+  EXPECT_EQ(total, all_kernels().size());
 }
 
 TEST(OpLists, UpstreamListsAreComplete) {

@@ -54,10 +54,13 @@ class KernelRegistry {
   void add(const std::string& name, KernelFunction function, std::string signature);
   const KernelEntry* find(const std::string& name) const;
   size_t size() const { return kernels_.size(); }
+  /// Calls of add() so far: more than size() when a name was registered twice.
+  size_t additions() const { return additions_; }
   std::vector<std::string> names() const;
 
  private:
   std::unordered_map<std::string, KernelEntry> kernels_;
+  size_t additions_ = 0;
 };
 
 // Kernels are registered by op set: etkit/kernels/op_sets.h, and
