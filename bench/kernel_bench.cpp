@@ -48,12 +48,8 @@ void report(const std::string& op, const std::string& shape, etkit::test::OpRunn
   std::printf("%-12s %-34s %10.4f %10.4f %7.2f\n", op.c_str(), shape.c_str(), ours, theirs, ours / theirs);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
-  at::set_num_threads(1);
-  std::printf("%-12s %-34s %10s %10s %7s\n", "op", "shape", "etkit ms", "torch ms", "ratio");
+// mm, addmm (linear layers) and bmm.
+void bench_matrix_products(bool quick) {
   using etkit::test::OpRunner;
 
   for (auto [m, k, n] : std::vector<std::array<int64_t, 3>>{{256, 256, 256}, {512, 512, 512}, {128, 768, 3072}, {1, 1280, 1000}}) {
@@ -81,6 +77,11 @@ int main(int argc, char** argv) {
     report("bmm", std::to_string(batch) + "x" + std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n),
            runner, [&] { at::bmm_out(out, a, b); });
   }
+}
+
+// Convolutions of ResNet and MobileNetV2, softmax and layer norm.
+void bench_convolutions_and_norms(bool quick) {
+  using etkit::test::OpRunner;
   struct Conv {
     const char* name;
     std::vector<int64_t> input, weight;
@@ -123,6 +124,11 @@ int main(int argc, char** argv) {
     report("layer_norm", std::to_string(shape[0]) + "x" + std::to_string(shape[1]), runner,
            [&] { (void)at::native_layer_norm(x, {shape[1]}, w, b, 1e-5); });
   }
+}
+
+
+void bench_portable_ops() {
+  using etkit::test::OpRunner;
   // Ops added with upstream's full portable list, where models spend time:
   // decoders' upsampling, padding and pixel shuffles, sampling, and the
   // cumsum, gather and topk of audio, detection and language models.
@@ -182,5 +188,16 @@ int main(int argc, char** argv) {
     report("topk", std::to_string(rows) + "x" + std::to_string(cols) + " k " + std::to_string(k), runner,
            [&] { at::topk_out(values, indices, x, k, -1, true, true); });
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  at::set_num_threads(1);
+  std::printf("%-12s %-34s %10s %10s %7s\n", "op", "shape", "etkit ms", "torch ms", "ratio");
+  bench_matrix_products(quick);
+  bench_convolutions_and_norms(quick);
+  bench_portable_ops();
   return 0;
 }
