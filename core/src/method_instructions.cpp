@@ -95,8 +95,8 @@ struct Builder {
   Status check_data_flow();
 };
 
+// Method::load has checked that every operator has a kernel (check_kernels).
 Status Builder::resolve_operators() {
-  ETKIT_TRY(check_kernels(*state.plan, options, state.name));
   const auto* operators = state.plan->operators();
   for (size_t i = 0; i < length(operators); ++i) {
     const auto* op = operators->Get(i);
