@@ -38,7 +38,12 @@ set(ETKIT_KERNELS_PORTABLE_SOURCES
 set(ETKIT_KERNELS_PRIM_SOURCES
   ${ETKIT_KERNELS_DIR}/prim/prim_ops.cpp)
 set(ETKIT_KERNELS_QUANTIZED_SOURCES
-  ${ETKIT_KERNELS_DIR}/quantized/quantized_ops.cpp)
+  ${ETKIT_KERNELS_DIR}/quantized/quantize_ops.cpp
+  ${ETKIT_KERNELS_DIR}/quantized/choose_qparams_ops.cpp
+  ${ETKIT_KERNELS_DIR}/quantized/embedding_ops.cpp
+  ${ETKIT_KERNELS_DIR}/quantized/mixed_matmul_ops.cpp
+  ${ETKIT_KERNELS_DIR}/quantized/add_op.cpp
+  ${ETKIT_KERNELS_DIR}/quantized/register_quantized.cpp)
 set(ETKIT_KERNELS_CORTEX_M_SOURCES
   ${ETKIT_KERNELS_DIR}/cortex_m/cortex_m_ops.cpp)
 set(ETKIT_OP_SETS PORTABLE PRIM QUANTIZED CORTEX_M)

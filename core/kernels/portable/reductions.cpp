@@ -16,7 +16,7 @@ template <bool mean>
 Status sum_or_mean_impl(KernelContext& context, const Tensor& in, const IntList& dims,
                         bool keepdim, const Value& dtype, Tensor& out) {
   if (!dtype.is_none()) {
-    ETKIT_KERNEL_CHECK(context, dtype.unchecked_int() == int64_t(out.scalar_type()),
+    ETKIT_KERNEL_CHECK(context, dtype_arg_matches(ScalarType(dtype.unchecked_int()), out.scalar_type()),
                        "dtype argument and out dtype must match");
   }
   if (mean) {

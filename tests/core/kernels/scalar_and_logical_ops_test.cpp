@@ -221,14 +221,14 @@ TEST(PrimOps, IntegerExtremesWrapAsAtenInt64Does) {
 
 TEST(Quantized, QuantizeRefusesBoundsOutsideItsDtypeAndMapsNanAsAtenCasts) {
   OpRunner wide("quantized_decomposed::quantize_per_tensor.out");
-  wide.tensor(at::ones({2})).real(0.5).integer(0).integer(-1000).integer(1000).integer(0);
+  wide.tensor(at::ones({2})).real(0.5).integer(0).integer(-1000).integer(1000).integer(int64_t(at::kChar));
   wide.out(at::kChar, {2}).returned();
   EXPECT_NE(wide.run().find("quant_min -1000 and quant_max 1000 must be ordered and within int8"),
             std::string::npos);
   // NaN passes the clamp; the cast gives what ATen's float->int8 cast gives.
   const at::Tensor nan = at::full({1}, std::numeric_limits<float>::quiet_NaN());
   OpRunner quantize("quantized_decomposed::quantize_per_tensor.out");
-  quantize.tensor(nan).real(0.5).integer(0).integer(-128).integer(127).integer(0);
+  quantize.tensor(nan).real(0.5).integer(0).integer(-128).integer(127).integer(int64_t(at::kChar));
   quantize.out(at::kChar, {1}).returned();
   ASSERT_EQ(quantize.run(), "");
   EXPECT_EQ(quantize.result().item<int8_t>(), nan.to(at::kChar).item<int8_t>());
@@ -237,7 +237,7 @@ TEST(Quantized, QuantizeRefusesBoundsOutsideItsDtypeAndMapsNanAsAtenCasts) {
 TEST(Quantized, PerChannelNeedsAChannelDimension) {
   OpRunner runner("quantized_decomposed::dequantize_per_channel.out");
   runner.tensor(at::ones({}, at::kChar)).tensor(at::ones({1}, at::kDouble)).none().integer(0)
-      .integer(-128).integer(127).integer(0).none();
+      .integer(-128).integer(127).integer(int64_t(at::kChar)).none();
   runner.out(at::kFloat, {1}).returned();
   EXPECT_NE(runner.run().find("needs a channel dimension"), std::string::npos);
 }

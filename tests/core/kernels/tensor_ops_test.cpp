@@ -191,36 +191,6 @@ TEST(CreationOps, FullArangePadRepeatUpsample) {
   EXPECT_TRUE(tensors_close(up.result(), at::upsample_nearest2d(image, {7, 9}, c10::nullopt, c10::nullopt)));
 }
 
-TEST(QuantizedOps, PerTensorAndPerChannelRoundTrip) {
-  // quantized_decomposed ops are Python-defined upstream; their definition
-  // is round(x / scale) + zero_point clamped, then cast. Compare with the
-  // same formula in ATen ops.
-  at::Tensor x = at::randn({4, 6}) * 3;
-  const double scale = 0.05;
-  const int64_t zp = 3;
-  at::Tensor expected_q = at::clamp(at::round(x * (1.0 / scale)) + zp, -128, 127).to(at::kChar);
-  OpRunner q("quantized_decomposed::quantize_per_tensor.out");
-  q.tensor(x).real(scale).integer(zp).integer(-128).integer(127).integer(int64_t(at::kChar))
-      .out(at::kChar, x.sizes()).returned();
-  ASSERT_EQ(q.run(), "");
-  EXPECT_TRUE(tensors_close(q.result(), expected_q));
-  OpRunner dq("quantized_decomposed::dequantize_per_tensor.out");
-  dq.tensor(expected_q).real(scale).integer(zp).integer(-128).integer(127)
-      .integer(int64_t(at::kChar)).none().out(at::kFloat, x.sizes()).returned();
-  ASSERT_EQ(dq.run(), "");
-  EXPECT_TRUE(tensors_close(dq.result(), (expected_q.to(at::kFloat) - zp) * float(scale), 1e-6, 1e-7));
-
-  at::Tensor scales = at::tensor({0.1, 0.02, 0.5, 0.07}, at::kDouble);
-  at::Tensor zps = at::tensor({0, 2, -1, 5}, at::kLong);
-  at::Tensor expected = at::clamp(at::round(x * (1.0 / scales).to(at::kFloat).unsqueeze(1)) +
-                                      zps.unsqueeze(1), -128, 127).to(at::kChar);
-  OpRunner qc("quantized_decomposed::quantize_per_channel.out");
-  qc.tensor(x).tensor(scales).tensor(zps).integer(0).integer(-128).integer(127)
-      .integer(int64_t(at::kChar)).out(at::kChar, x.sizes()).returned();
-  ASSERT_EQ(qc.run(), "");
-  EXPECT_TRUE(tensors_close(qc.result(), expected));
-}
-
 TEST(PrimOps, ScalarArithmeticAndSymSize) {
   OpRunner add("executorch_prim::floordiv.Scalar");
   add.integer(-7).integer(2).integer(0);

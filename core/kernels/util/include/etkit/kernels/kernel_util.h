@@ -220,6 +220,23 @@ void broadcast_strides(const Tensor& t, int rank, const int64_t* out_sizes, int6
 /// order, so elementwise ops may run over flat memory.
 bool same_dense_layout(const Tensor& a, const Tensor& b);
 
+/// Whether a dtype argument names a tensor the kernel sees as `actual`:
+/// the runtime hands kernels float16 and bfloat16 tensors as float32
+/// copies (low-precision staging), so those names match a float32 tensor.
+inline bool dtype_arg_matches(ScalarType named, ScalarType actual) {
+  return named == actual ||
+         (actual == ScalarType::kFloat && (named == ScalarType::kHalf || named == ScalarType::kBFloat16));
+}
+
+/// Whether a and b have the same sizes.
+inline bool same_sizes(const Tensor& a, const Tensor& b) {
+  if (a.dim() != b.dim()) return false;
+  for (int d = 0; d < a.dim(); ++d) {
+    if (a.size(d) != b.size(d)) return false;
+  }
+  return true;
+}
+
 /// Advances a row-major multi-index over `sizes` (the last dim fastest);
 /// false after the last element.
 inline bool next_index(int64_t* index, const int64_t* sizes, int rank) {
