@@ -45,7 +45,14 @@ set(ETKIT_KERNELS_QUANTIZED_SOURCES
   ${ETKIT_KERNELS_DIR}/quantized/add_op.cpp
   ${ETKIT_KERNELS_DIR}/quantized/register_quantized.cpp)
 set(ETKIT_KERNELS_CORTEX_M_SOURCES
-  ${ETKIT_KERNELS_DIR}/cortex_m/cortex_m_ops.cpp)
+  ${ETKIT_KERNELS_DIR}/cortex_m/conv_linear_and_pad_ops.cpp
+  ${ETKIT_KERNELS_DIR}/cortex_m/elementwise_ops.cpp
+  ${ETKIT_KERNELS_DIR}/cortex_m/softmax.cpp
+  ${ETKIT_KERNELS_DIR}/cortex_m/transpose.cpp
+  ${ETKIT_KERNELS_DIR}/cortex_m/transpose_conv2d.cpp
+  ${ETKIT_KERNELS_DIR}/cortex_m/batch_matmul.cpp
+  ${ETKIT_KERNELS_DIR}/cortex_m/max_pool2d.cpp
+  ${ETKIT_KERNELS_DIR}/cortex_m/register_cortex_m.cpp)
 set(ETKIT_OP_SETS PORTABLE PRIM QUANTIZED CORTEX_M)
 set(ETKIT_KERNEL_SOURCES ${ETKIT_KERNEL_UTIL_SOURCES})
 foreach(set ${ETKIT_OP_SETS})

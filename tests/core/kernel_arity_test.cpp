@@ -249,6 +249,31 @@ std::map<std::string, Schema> other_schemas() {
       "-> Tensor(a!)",
       "cortex_m::pad.out(Tensor input, int[] pre_pad, int[] post_pad, int pad_value, *, Tensor(a!) out) "
       "-> Tensor(a!)",
+      // The rest of its op set, from its operators.yaml at the commit in core/kernels/op_lists.
+      "cortex_m::quantized_add.out(Tensor self, int self_zero_point, int self_multiplier, int self_shift, "
+      "Tensor other, int other_zero_point, int other_multiplier, int other_shift, int output_zero_point, "
+      "int output_multiplier, int output_shift, int activation_min, int activation_max, *, Tensor(a!) out) "
+      "-> Tensor(a!)",
+      "cortex_m::quantized_mul.out(Tensor self, int self_zero_point, Tensor other, int other_zero_point, "
+      "int output_zero_point, int output_multiplier, int output_shift, *, Tensor(a!) out) -> Tensor(a!)",
+      "cortex_m::quantized_div.out(Tensor self, int self_zero_point, Tensor other, int other_zero_point, "
+      "int output_zero_point, float output_scale, *, Tensor(a!) out) -> Tensor(a!)",
+      "cortex_m::quantized_activation.out(Tensor input, Tensor lut, *, Tensor(a!) out) -> Tensor(a!)",
+      "cortex_m::minimum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)",
+      "cortex_m::maximum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)",
+      "cortex_m::softmax.out(Tensor input, int dim, int input_zero_point, int output_zero_point, int "
+      "input_multiplier, int input_shift, int diff_min, *, Tensor(a!) out) -> Tensor(a!)",
+      "cortex_m::transpose.out(Tensor input, int[] perm, *, Tensor(a!) out) -> Tensor(a!)",
+      "cortex_m::quantized_transpose_conv2d.out(Tensor input, Tensor weight, Tensor? bias, int[] stride, "
+      "int[] padding, int[] output_padding, int[] dilation, int input_offset, int output_offset, Tensor "
+      "requantize_multipliers, Tensor requantize_shifts, int activation_min, int activation_max, Tensor "
+      "scratch, Tensor output_scratch, *, Tensor(a!) out) -> Tensor(a!)",
+      "cortex_m::quantized_max_pool2d.out(Tensor input, int[] kernel_size, int[] stride, int[] padding, "
+      "int[] dilation, bool ceil_mode, int input_zero_point, int output_zero_point, int activation_min, int "
+      "activation_max, *, Tensor(a!) out) -> Tensor(a!)",
+      "cortex_m::quantized_batch_matmul.out(Tensor lhs, int lhs_zero_point, Tensor rhs_transposed, int "
+      "rhs_zero_point, int output_zero_point, int output_multiplier, int output_shift, Tensor scratch, *, "
+      "Tensor(a!) out) -> Tensor(a!)",
   };
   std::map<std::string, Schema> schemas;
   for (const char* text : texts) {

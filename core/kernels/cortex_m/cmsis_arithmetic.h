@@ -61,4 +61,66 @@ inline int32_t quantize_value(float x, float inv_scale, int32_t zero_point, int3
   return int32_t(q < qmin ? qmin : (q > qmax ? qmax : q));
 }
 
+// ---- fixed-point helpers of CMSIS-NN's int8 softmax ----
+// Q31 arithmetic of the gemmlowp kind that CMSIS-NN's softmax uses:
+// exp on [-inf, 0] by a polynomial on the last quarter and powers of two
+// for the rest, 1 / (1 + x) by Newton-Raphson, both with saturating
+// rounding multiplies. Known values are tested in cortex_m_ops_test.cpp.
+
+/// round(a * b / 2^31) with rounding half away from zero and saturation of
+/// the one overflowing case (INT32_MIN squared), like VQRDMULH.
+inline int32_t saturating_doubling_high_multiply(int32_t a, int32_t b) {
+  if (a == INT32_MIN && b == INT32_MIN) return INT32_MAX;
+  int64_t product = int64_t(a) * int64_t(b);
+  product += (a < 0) != (b < 0) ? 1 - (int64_t(1) << 30) : (int64_t(1) << 30);
+  return int32_t(product / (int64_t(1) << 31));  // C division: toward zero
+}
+
+/// value * 2^exponent, saturated to int32.
+inline int32_t saturating_multiply_by_power_of_two(int32_t value, int32_t exponent) {
+  const int32_t threshold = int32_t((int64_t(1) << (31 - exponent)) - 1);
+  if (value > threshold) return INT32_MAX;
+  if (value < -threshold) return INT32_MIN;
+  return int32_t(uint32_t(value) << exponent);
+}
+
+/// exp(x) for x <= 0, x in Q5.26 (value / 2^26), result in Q0.31.
+inline int32_t exp_on_negative_values(int32_t value) {
+  const int32_t mod_minus_quarter = (value & ((1 << 24) - 1)) - (1 << 24);
+  const int32_t remainder = mod_minus_quarter - value;
+  const int32_t x = int32_t(uint32_t(mod_minus_quarter) << 5) + (1 << 28);
+  const int32_t x2 = saturating_doubling_high_multiply(x, x);
+  const int32_t x3 = saturating_doubling_high_multiply(x2, x);
+  const int32_t x4_over_4 = divide_by_power_of_two(saturating_doubling_high_multiply(x2, x2), 2);
+  const int32_t poly = x + divide_by_power_of_two(
+                               saturating_doubling_high_multiply(x4_over_4 + x3, 715827883) + x2, 1);
+  int32_t result = 1895147668 + saturating_doubling_high_multiply(1895147668, poly);
+  // exp(-2^k / 4) for k = 0..6, applied for each set bit of the remainder.
+  const int32_t factors[7] = {1672461947, 1302514674, 790015084, 290630308, 39332535, 720401, 242};
+  for (int k = 0; k < 7; ++k) {
+    if (remainder & (1 << (24 + k))) result = saturating_doubling_high_multiply(result, factors[k]);
+  }
+  return value == 0 ? INT32_MAX : result;
+}
+
+/// 1 / (1 + x) for x in [0, 1) in Q0.31, result in Q0.31 (scaled by 1/2).
+inline int32_t one_over_one_plus_x(int32_t value) {
+  const int64_t sum = int64_t(value) + int64_t(INT32_MAX);
+  const int32_t half_denominator = int32_t((sum + (sum >= 0 ? 1 : -1)) / 2);
+  int32_t x = 1515870810 + saturating_doubling_high_multiply(half_denominator, -1010580540);
+  const int32_t one_quarter = 1 << 29;
+  for (int i = 0; i < 3; ++i) {
+    x += saturating_multiply_by_power_of_two(
+        saturating_doubling_high_multiply(x, one_quarter - saturating_doubling_high_multiply(half_denominator, x)),
+        2);
+  }
+  return saturating_multiply_by_power_of_two(x, 1);
+}
+
+inline int32_t count_leading_zeros(uint32_t value) {
+  int32_t n = 0;
+  while (n < 32 && !(value & (0x80000000u >> n))) ++n;
+  return n;
+}
+
 }  // namespace etkit::kernels::cmsis

@@ -59,12 +59,13 @@ TEST(OpLists, UpstreamListsAreComplete) {
   EXPECT_EQ(upstream_ops("llm").size(), 6u);
 }
 
-TEST(OpLists, EveryPortablePrimAndQuantizedOpHasAKernelAndATest) {
+TEST(OpLists, EveryOpOfTheFourSetsHasAKernelAndATest) {
   std::mt19937_64 rng(test::kernel_test_seed());
   std::set<std::string> dtype_cases;
   for (const test::DtypeCase& c : test::dtype_cases(rng)) dtype_cases.insert(c.op);
   const std::string sources = test_sources();
-  for (const std::string& set : {std::string("portable"), std::string("prim"), std::string("quantized")}) {
+  for (const std::string& set :
+       {std::string("portable"), std::string("prim"), std::string("quantized"), std::string("cortex_m")}) {
     for (const std::string& op : upstream_ops(set)) {
       if (kBackwardOps.count(op)) {
         EXPECT_EQ(all_kernels().find(op), nullptr) << op << " is a backward op, listed as not registered";

@@ -7,49 +7,12 @@
 // working memory and are not needed here.
 
 #include "cmsis_arithmetic.h"
-#include "etkit/kernels/kernel_util.h"
+#include "cortex_m_families.h"
+#include "cortex_m_util.h"
 #include "etkit/kernels/op_sets.h"
 
 namespace etkit::kernels {
 namespace {
-
-// Logical NCHW (or 4-D weight) element offset through the strides.
-inline int64_t at4(const Tensor& t, int64_t a, int64_t b, int64_t c, int64_t d) {
-  return a * t.stride(0) + b * t.stride(1) + c * t.stride(2) + d * t.stride(3);
-}
-
-bool same_dim_order(const Tensor& a, const Tensor& b) {
-  if (a.dim() != b.dim()) return false;
-  for (int d = 0; d < a.dim(); ++d) {
-    if (a.dim_order()[size_t(d)] != b.dim_order()[size_t(d)]) return false;
-  }
-  return true;
-}
-
-Status check_int8(KernelContext& context, const Tensor& t, const char* what) {
-  ETKIT_KERNEL_CHECK(context, t.scalar_type() == ScalarType::kChar, "%s must be int8, got %s", what,
-                     to_string(t.scalar_type()));
-  return Ok{};
-}
-
-Status check_int32_vector(KernelContext& context, const Tensor& t, int64_t n, const char* what) {
-  ETKIT_KERNEL_CHECK(context, t.scalar_type() == ScalarType::kInt && t.numel() == n,
-                     "%s must be %lld int32 values, got %lld %s", what, (long long)n, (long long)t.numel(),
-                     to_string(t.scalar_type()));
-  return Ok{};
-}
-
-Status pair_arg(KernelContext& context, Span<Value*> args, size_t i, const char* what, int64_t minimum,
-                int64_t pair[2]) {
-  IntList list;
-  ETKIT_TRY(int_list_arg(context, args, i, list));
-  ETKIT_KERNEL_CHECK(context, list.size == 2, "%s must have 2 values", what);
-  ETKIT_KERNEL_CHECK(context, list[0] >= minimum && list[1] >= minimum, "%s must be >= %lld, got [%lld, %lld]",
-                     what, (long long)minimum, (long long)list[0], (long long)list[1]);
-  pair[0] = list[0];
-  pair[1] = list[1];
-  return Ok{};
-}
 
 // ---- quantize / dequantize per tensor ----
 
@@ -366,11 +329,7 @@ Status pad_out(KernelContext& context, Span<Value*> args) {
 
 }  // namespace
 
-}  // namespace etkit::kernels
-
-namespace etkit {
-void register_cortex_m_kernels(KernelRegistry& r) {
-  using namespace kernels;
+void register_cortex_m_conv_linear_and_pad(KernelRegistry& r) {
   ETKIT_REGISTER_KERNEL(r, "cortex_m::quantize_per_tensor.out", "TdiiiiWW", quantize_per_tensor_out);
   ETKIT_REGISTER_KERNEL(r, "cortex_m::dequantize_per_tensor.out", "TdiiiiWW", dequantize_per_tensor_out);
   ETKIT_REGISTER_KERNEL(r, "cortex_m::quantized_conv2d.out", "TTtIIIiiTTiiTWW", quantized_conv2d_out);
@@ -381,4 +340,4 @@ void register_cortex_m_kernels(KernelRegistry& r) {
   ETKIT_REGISTER_KERNEL(r, "cortex_m::pad.out", "TIIiWW", pad_out);
 }
 
-}  // namespace etkit
+}  // namespace etkit::kernels
