@@ -7,6 +7,7 @@
 #include <ATen/Parallel.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -190,6 +191,30 @@ void bench_portable_ops() {
   }
 }
 
+// The NCHW <-> NHWC transposes the XNNPACK delegate runs on the portable
+// permute inside its calls, against a memcpy of the same bytes (the
+// speed of memory), and against libtorch's contiguous() of the permute.
+void bench_transposes() {
+  using etkit::test::OpRunner;
+  std::printf("%-12s %-34s %10s %10s %7s\n", "op", "shape", "etkit ms", "memcpy ms", "ratio");
+  for (auto sizes : std::vector<std::array<int64_t, 4>>{{1, 1, 1024, 1024}, {1, 3, 224, 224}}) {
+    for (bool to_nhwc : {true, false}) {
+      const std::vector<int64_t> perm = to_nhwc ? std::vector<int64_t>{0, 2, 3, 1} : std::vector<int64_t>{0, 3, 1, 2};
+      const at::Tensor x = to_nhwc ? at::randn({sizes[0], sizes[1], sizes[2], sizes[3]})
+                                   : at::randn({sizes[0], sizes[2], sizes[3], sizes[1]});
+      const at::Tensor expected = x.permute(perm).contiguous();
+      OpRunner runner("aten::permute_copy.out");
+      runner.tensor(x).ints(perm).out(at::kFloat, expected.sizes()).returned();
+      std::vector<float> copy(size_t(x.numel()));
+      const std::string shape = std::to_string(sizes[0]) + "x" + std::to_string(sizes[1]) + "x" +
+                                std::to_string(sizes[2]) + "x" + std::to_string(sizes[3]) +
+                                (to_nhwc ? " NCHW to NHWC" : " NHWC to NCHW");
+      report("permute", shape, runner, [&] { std::memcpy(copy.data(), x.data_ptr<float>(), copy.size() * 4); });
+      if (!runner.result().equal(expected)) std::printf("permute %s: result differs from libtorch\n", shape.c_str());
+    }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -199,5 +224,6 @@ int main(int argc, char** argv) {
   bench_matrix_products(quick);
   bench_convolutions_and_norms(quick);
   bench_portable_ops();
+  bench_transposes();
   return 0;
 }
