@@ -243,6 +243,14 @@ void print_delegate_payloads(Printer& out, const std::vector<inspector::Delegate
       out.end_object();
     }
     out.end_list();
+    out.begin_list("value_kinds");
+    for (const auto& kind : payload.value_kinds) {
+      out.begin_object("");
+      out.field("kind", kind.kind);
+      out.field("count", uint64_t(kind.count));
+      out.end_object();
+    }
+    out.end_list();
     out.begin_list("portable_nodes");
     for (const auto& node : payload.portable_nodes) {
       out.begin_object("");

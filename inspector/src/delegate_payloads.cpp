@@ -12,6 +12,7 @@ const char* runner_name(xnnpack::NodeRunner runner) {
   switch (runner) {
     case xnnpack::NodeRunner::kXnnpack: return "xnnpack";
     case xnnpack::NodeRunner::kPortable: return "portable";
+    case xnnpack::NodeRunner::kDynamicQuant: return "etkit-qd8";
     case xnnpack::NodeRunner::kUnsupported: break;
   }
   return "unsupported";
@@ -26,16 +27,24 @@ void describe_graph(const xnnpack::XnnGraph& graph, DelegatePayloadSummary& out)
   for (uint32_t i = 0; i < graph.nodes.size(); ++i) {
     const xnnpack::GraphNode& node = graph.nodes[i];
     const std::string kind = xnnpack::node_kind_name(node.kind);
-    const xnnpack::NodeRunner runner = xnnpack::runner_of(node.kind);
+    const xnnpack::NodeRunner runner = xnnpack::node_runner(graph, node);
     bool counted = false;
     for (DelegateNodeTypeCount& type : out.node_types) {
-      if (type.kind == kind) ++type.count, counted = true;
+      if (type.kind == kind && type.runs_on == runner_name(runner)) ++type.count, counted = true;
     }
     if (!counted) out.node_types.push_back({kind, 1, runner_name(runner)});
     if (runner == xnnpack::NodeRunner::kPortable) {
       out.portable_nodes.push_back({i, kind, node.debug_handle,
                                     xnnpack::portable_kernel_of(node.kind)});
     }
+  }
+  for (const xnnpack::GraphValue& value : graph.values) {
+    const std::string kind = xnnpack::value_kind(value);
+    bool counted = false;
+    for (DelegateValueKindCount& entry : out.value_kinds) {
+      if (entry.kind == kind) ++entry.count, counted = true;
+    }
+    if (!counted) out.value_kinds.push_back({kind, 1});
   }
   out.unsupported = xnnpack::unsupported_reason(graph);
 }

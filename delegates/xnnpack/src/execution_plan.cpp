@@ -5,7 +5,7 @@ namespace etkit::xnnpack {
 std::vector<PlanStep> plan_steps(const XnnGraph& graph, bool per_node) {
   std::vector<PlanStep> steps;
   for (uint32_t n = 0; n < graph.nodes.size(); ++n) {
-    const NodeRunner runner = runner_of(graph.nodes[n].kind);
+    const NodeRunner runner = node_runner(graph, graph.nodes[n]);
     const bool extends = !per_node && !steps.empty() && runner == NodeRunner::kXnnpack &&
                          steps.back().runner == NodeRunner::kXnnpack;
     if (!extends) steps.push_back({runner, {}});
@@ -30,9 +30,10 @@ std::vector<uint8_t> boundary_values(const XnnGraph& graph, const std::vector<Pl
       for (uint32_t v : node.outputs) producer[v] = s;
     }
   }
-  // Portable steps read and write their values through etkit tensors.
+  // Portable and dynamic-quantization steps read and write their values
+  // through etkit's buffers.
   for (const PlanStep& step : steps) {
-    if (step.runner != NodeRunner::kPortable) continue;
+    if (step.runner != NodeRunner::kPortable && step.runner != NodeRunner::kDynamicQuant) continue;
     for (uint32_t n : step.nodes) {
       for (uint32_t v : graph.nodes[n].outputs) boundary[v] = 1;
     }

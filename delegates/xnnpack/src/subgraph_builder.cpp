@@ -58,10 +58,10 @@ Result<xnn_runtime_t> create_step_runtime(const XnnGraph& graph, const PlanStep&
       flags = written[v] ? XNN_VALUE_FLAG_EXTERNAL_OUTPUT : XNN_VALUE_FLAG_EXTERNAL_INPUT;
     }
     uint32_t id = XNN_INVALID_VALUE_ID;
-    status = xnn_define_tensor_value(holder.subgraph, xnn_datatype_fp32, value.dims.size(),
-                                     value.dims.data(),
-                                     value.constant.size > 0 ? value.constant.data : nullptr,
-                                     external_id, flags, &id);
+    std::vector<size_t> dims = value.dims;
+    if (is_pointwise_filter(graph, v) && dims.size() == 2) dims = {dims[0], 1, 1, dims[1]};
+    status = define_value(holder.subgraph, value, dims, value.constant.size > 0 ? value.constant.data : nullptr,
+                          external_id, flags, &id);
     if (status != xnn_status_success) return xnn_error(status, "value definition", graph, step);
     ids[v] = id;
   }

@@ -105,13 +105,38 @@ xnn_status define_binary(xnn_subgraph_t s, const GraphNode& n, uint32_t a, uint3
   }
 }
 
+xnn_datatype xnn_type(Datatype type) { return static_cast<xnn_datatype>(static_cast<int>(type)); }
+
+// A static-quantized fully connected node with a per-channel filter, as
+// the equivalent 1×1 convolution: [rows, K] is viewed as [1, 1, rows, K]
+// on both sides through reshapes (internal values with the same
+// quantization), the filter is already [N, 1, 1, K].
+xnn_status define_pointwise_linear(xnn_subgraph_t s, const XnnGraph& graph, const GraphNode& n,
+                                   const SubgraphIds& id, uint32_t out, float lo, float hi) {
+  const GraphValue& in = graph.values[n.inputs[0]];
+  const GraphValue& result = graph.values[n.outputs[0]];
+  const size_t k = in.dims.back(), channels = result.dims.back();
+  const size_t rows = k == 0 ? 0 : in.element_count() / k;
+  const std::vector<size_t> in4 = {1, 1, rows, k}, out4 = {1, 1, rows, channels};
+  uint32_t in_view = XNN_INVALID_VALUE_ID, out_view = XNN_INVALID_VALUE_ID;
+  xnn_status status = define_value(s, in, in4, nullptr, XNN_INVALID_VALUE_ID, 0, &in_view);
+  if (status == xnn_status_success) status = define_value(s, result, out4, nullptr, XNN_INVALID_VALUE_ID, 0, &out_view);
+  if (status == xnn_status_success) status = xnn_define_static_reshape(s, 4, in4.data(), id(n.inputs[0]), in_view, 0);
+  if (status != xnn_status_success) return status;
+  status = xnn_define_convolution_2d(s, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, k, channels, lo, hi, in_view,
+                                     id(n.inputs[1]), id(n.inputs[2]), out_view, 0);
+  if (status != xnn_status_success) return status;
+  return xnn_define_static_reshape(s, result.dims.size(), result.dims.data(), out_view, out, 0);
+}
+
 // Defines the node itself, writing `out` (the node's output, or the
 // intermediate a trailing clamp reads).
-xnn_status define_core(xnn_subgraph_t s, const GraphNode& n, const SubgraphIds& id, uint32_t out,
-                       float lo, float hi) {
+xnn_status define_core(xnn_subgraph_t s, const XnnGraph& graph, const GraphNode& n, const SubgraphIds& id,
+                       uint32_t out, float lo, float hi) {
   const uint32_t in = id(n.inputs[0]);
   switch (n.kind) {
     case K::kFullyConnected:
+      if (is_pointwise_filter(graph, n.inputs[1])) return define_pointwise_linear(s, graph, n, id, out, lo, hi);
       return xnn_define_fully_connected(s, lo, hi, in, id(n.inputs[1]), id(n.inputs[2]), out,
                                         n.flags);
     case K::kConv2d: case K::kDepthwiseConv2d: case K::kConvTranspose2d:
@@ -143,7 +168,7 @@ xnn_status define_node(xnn_subgraph_t subgraph, const XnnGraph& graph, const Gra
                        const SubgraphIds& id) {
   const uint32_t out = id(node.outputs[0]);
   if (takes_range(node.kind) || !has_range(node)) {
-    return define_core(subgraph, node, id, out, node.output_min, node.output_max);
+    return define_core(subgraph, graph, node, id, out, node.output_min, node.output_max);
   }
   const GraphValue& value = graph.values[node.outputs[0]];
   uint32_t unclamped = XNN_INVALID_VALUE_ID;
@@ -152,9 +177,40 @@ xnn_status define_node(xnn_subgraph_t subgraph, const XnnGraph& graph, const Gra
                                               0, &unclamped);
   if (status != xnn_status_success) return status;
   const float inf = INFINITY;
-  status = define_core(subgraph, node, id, unclamped, -inf, inf);
+  status = define_core(subgraph, graph, node, id, unclamped, -inf, inf);
   if (status != xnn_status_success) return status;
   return xnn_define_clamp(subgraph, node.output_min, node.output_max, unclamped, out, 0);
+}
+
+xnn_status define_value(xnn_subgraph_t subgraph, const GraphValue& value, const std::vector<size_t>& dims,
+                        const void* data, uint32_t external_id, uint32_t flags, uint32_t* id_out) {
+  switch (value.quant.kind) {
+    case QuantKind::kPerTensor:
+      return xnn_define_quantized_tensor_value(subgraph, xnn_type(value.datatype), value.quant.zero_point,
+                                               value.quant.scale, dims.size(), dims.data(), data, external_id,
+                                               flags, id_out);
+    case QuantKind::kPerChannel:
+      return xnn_define_channelwise_quantized_tensor_value(subgraph, xnn_type(value.datatype),
+                                                           value.quant.scales.data(), dims.size(),
+                                                           value.quant.channel_dim, dims.data(), data,
+                                                           external_id, flags, id_out);
+    case QuantKind::kNone:
+      return xnn_define_tensor_value(subgraph, xnn_datatype_fp32, dims.size(), dims.data(), data, external_id,
+                                     flags, id_out);
+    default:  // dynamic and blockwise values run on etkit's kernels, never here
+      return xnn_status_unsupported_parameter;
+  }
+}
+
+bool is_pointwise_filter(const XnnGraph& graph, uint32_t value) {
+  if (value == kNoValue || graph.values[value].datatype != Datatype::kQcint8) return false;
+  for (const GraphNode& node : graph.nodes) {
+    if (node.kind == NodeKind::kFullyConnected && node.inputs.size() > 1 && node.inputs[1] == value &&
+        graph.values[node.inputs[0]].datatype != Datatype::kQdint8) {
+      return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace etkit::xnnpack

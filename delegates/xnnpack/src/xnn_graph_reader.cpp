@@ -7,6 +7,7 @@
 
 #include "etkit/delegates/xnnpack/xnn_graph.h"
 #include "node_params.h"
+#include "quant_params_reader.h"
 #include "shape_checks.h"
 #include "xnnpack_graph_generated.h"
 
@@ -143,20 +144,22 @@ Status Reader::read_values() {
   for (size_t i = 0; i < length(values); ++i) {
     const fb::Value* entry = values->Get(i);
     const fb::TensorValue* tensor = nullptr;
-    bool quantized = false;
+    const fb::QuantizedTensorValue* wrapper = nullptr;
     if (entry->value_type() == fb::ValueUnion::TensorValue) {
       tensor = entry->value_as_TensorValue();
     } else if (entry->value_type() == fb::ValueUnion::QuantizedTensorValue) {
       // A union may name its type and still hold no table.
-      const fb::QuantizedTensorValue* wrapper = entry->value_as_QuantizedTensorValue();
+      wrapper = entry->value_as_QuantizedTensorValue();
       tensor = wrapper != nullptr ? wrapper->tensor_value() : nullptr;
-      quantized = true;
     }
     if (tensor == nullptr) {
       return Error::make(ErrorCode::kMalformed, "value %zu: no tensor value", i);
     }
     ETKIT_ASSIGN_OR_RETURN(GraphValue value, read_value(i, *tensor));
-    value.quantized = quantized;
+    value.dq_datatype = static_cast<Datatype>(tensor->dq_datatype());
+    if (wrapper != nullptr) {
+      ETKIT_TRY(read_quant_params(i, *wrapper, [this, i](uint32_t c) { return constant_of(i, c); }, value));
+    }
     if (!index_of_id.emplace(value.id, static_cast<uint32_t>(i)).second) {
       return Error::make(ErrorCode::kMalformed, "value %zu: id %u is used twice", i, value.id);
     }

@@ -6,6 +6,8 @@
 
 #include "etkit/delegates/xnnpack/xnn_support.h"
 
+#include <cctype>
+
 namespace etkit::xnnpack {
 
 NodeRunner runner_of(NodeKind kind) {
@@ -98,6 +100,136 @@ std::string operator_name(const GraphNode& node) {
   return node_kind_name(node.kind);
 }
 
+NodeRunner node_runner(const XnnGraph& graph, const GraphNode& node) {
+  if (node.kind == NodeKind::kConvert && !node.outputs.empty() &&
+      graph.values[node.outputs[0]].datatype == Datatype::kQdint8) {
+    return NodeRunner::kDynamicQuant;
+  }
+  if (node.kind == NodeKind::kFullyConnected && !node.inputs.empty() &&
+      graph.values[node.inputs[0]].datatype == Datatype::kQdint8) {
+    return NodeRunner::kDynamicQuant;
+  }
+  return runner_of(node.kind);
+}
+
+std::string value_kind(const GraphValue& value) {
+  switch (value.datatype) {
+    case Datatype::kFp32: return "fp32";
+    case Datatype::kQint8: return "qs8";
+    case Datatype::kQuint8: return "qu8";
+    case Datatype::kQint32: return "qs32";
+    case Datatype::kQcint8: return "qc8w";
+    case Datatype::kQcint32: return "qc32";
+    case Datatype::kQcint4: return "qc4w";
+    case Datatype::kQdint8: return "qd8";
+    case Datatype::kQbint4: return "qb4w";
+    default: return datatype_name(value.datatype);
+  }
+}
+
+namespace {
+
+std::string upper(std::string text) {
+  for (char& c : text) c = char(std::toupper(static_cast<unsigned char>(c)));
+  return text;
+}
+
+// Why `value` (index v) cannot run, or "": XNNPACK takes fp32 and static
+// int8 values; qd8 activations and 4-bit weights run on etkit's kernels,
+// so they must sit where those kernels read them.
+std::string value_problem(const XnnGraph& graph, size_t v) {
+  const GraphValue& value = graph.values[v];
+  const std::string name = "value " + std::to_string(v) + " (" + datatype_name(value.datatype) + ")";
+  if (value.dq_datatype != Datatype::kInvalid) {
+    return name + " uses the legacy dynamic quantization marker (dq_datatype), which etkit does not run";
+  }
+  const bool needs_params = value.datatype != Datatype::kFp32 && value.datatype != Datatype::kInt32;
+  if (needs_params && !value.quantized()) return name + " has a quantized datatype but no quantization parameters";
+  switch (value.datatype) {
+    case Datatype::kFp32: case Datatype::kQint8: case Datatype::kQuint8: case Datatype::kQint32:
+    case Datatype::kQcint32:
+      return {};
+    case Datatype::kQcint8: case Datatype::kQcint4: case Datatype::kQbint4: {
+      if (value.datatype == Datatype::kQcint8) {
+        bool dynamic_user = false;
+        for (const GraphNode& node : graph.nodes) {
+          if (node.inputs.size() > 1 && node.inputs[1] == v && node_runner(graph, node) == NodeRunner::kDynamicQuant) {
+            dynamic_user = true;
+          }
+        }
+        if (!dynamic_user) return {};  // a static qs8 filter: XNNPACK's
+      }
+      // 4-bit (and qd8 × qc8w) filters: constants read by etkit's fully connected.
+      if (value.constant.size == 0) return name + " is a 4-bit or dynamic-quantization weight that is not constant";
+      for (const GraphNode& node : graph.nodes) {
+        for (size_t i = 0; i < node.inputs.size(); ++i) {
+          if (node.inputs[i] != v) continue;
+          if (node.kind != NodeKind::kFullyConnected || i != 1 ||
+              graph.values[node.inputs[0]].datatype != Datatype::kQdint8) {
+            return name + " is read by a " + node_kind_name(node.kind) +
+                   " node; etkit runs 4-bit weights only as the filter of a fully connected node with qdint8 input";
+          }
+        }
+      }
+      return {};
+    }
+    case Datatype::kQdint8: {
+      for (const GraphNode& node : graph.nodes) {
+        for (uint32_t out : node.outputs) {
+          if (out == v && (node.kind != NodeKind::kConvert ||
+                           graph.values[node.inputs[0]].datatype != Datatype::kFp32)) {
+            return name + " is written by a " + std::string(node_kind_name(node.kind)) +
+                   " node; etkit quantizes qdint8 values only with a Convert from fp32";
+          }
+        }
+        for (size_t i = 0; i < node.inputs.size(); ++i) {
+          if (node.inputs[i] == v && (node.kind != NodeKind::kFullyConnected || i != 0)) {
+            return name + " is read by a " + std::string(node_kind_name(node.kind)) +
+                   " node; etkit reads qdint8 values only as the input of a fully connected node";
+          }
+        }
+      }
+      if (value.external_input || value.external_output) return name + " is a delegate input or output";
+      return {};
+    }
+    default:
+      return name + " is not a value kind etkit's XNNPACK backend runs (fp32, qs8, qu8, qc8w, qd8, qc4w, qb4w)";
+  }
+}
+
+}  // namespace
+
+std::string operator_name(const XnnGraph& graph, const GraphNode& node) {
+  const GraphValue* in = node.inputs.empty() || node.inputs[0] == kNoValue ? nullptr : &graph.values[node.inputs[0]];
+  const GraphValue* out = node.outputs.empty() ? nullptr : &graph.values[node.outputs[0]];
+  const bool quantized = (in != nullptr && in->quantized()) || (out != nullptr && out->quantized());
+  if (!quantized) return operator_name(node);
+  using K = NodeKind;
+  const std::string in_kind = in ? upper(value_kind(*in)) : "";
+  const std::string out_kind = out ? upper(value_kind(*out)) : "";
+  const std::string filter =
+      node.inputs.size() > 1 && node.inputs[1] != kNoValue ? upper(value_kind(graph.values[node.inputs[1]])) : "";
+  switch (node.kind) {
+    case K::kConvert: return "Convert (NC, " + in_kind + ", " + out_kind + ")";
+    case K::kFullyConnected:
+      if (node_runner(graph, node) == NodeRunner::kDynamicQuant) {
+        return "Fully Connected (NC, QD8, " + out_kind + ", " + filter + ") etkit";
+      }
+      return "Fully Connected (NC, " + in_kind + ", " + filter + ") GEMM";
+    case K::kConv2d: {
+      const std::string name = operator_name(node);  // "Convolution (NHWC, F32) GEMM"
+      return "Convolution (NHWC, " + in_kind + ", " + filter + ")" + name.substr(name.find(')') + 1);
+    }
+    case K::kDepthwiseConv2d: return "Convolution (NHWC, " + in_kind + ", " + filter + ") DWConv";
+    default: {
+      std::string name = operator_name(node);
+      const size_t close = name.find(')');
+      if (close != std::string::npos) name.insert(close, ", " + in_kind);
+      return name;
+    }
+  }
+}
+
 std::string unsupported_reason(const XnnGraph& graph) {
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     const GraphNode& node = graph.nodes[i];
@@ -107,11 +239,8 @@ std::string unsupported_reason(const XnnGraph& graph) {
     }
   }
   for (size_t v = 0; v < graph.values.size(); ++v) {
-    const GraphValue& value = graph.values[v];
-    if (value.datatype != Datatype::kFp32 || value.quantized) {
-      return "value " + std::to_string(v) + " is " + (value.quantized ? "quantized " : "") +
-             datatype_name(value.datatype) + "; etkit's XNNPACK backend runs fp32 graphs";
-    }
+    const std::string problem = value_problem(graph, v);
+    if (!problem.empty()) return problem;
   }
   return {};
 }

@@ -11,6 +11,7 @@
 #include "etkit/core/kernel_registry.h"
 #include "etkit/delegates/xnnpack/xnn_graph.h"
 #include "etkit/delegates/xnnpack/xnn_support.h"
+#include "dynamic_quant_nodes.h"
 #include "execution_plan.h"
 #include "portable_nodes.h"
 #include "subgraph_builder.h"
@@ -41,11 +42,23 @@ AlignedBytes aligned_zeroed(size_t bytes) {
 // node-by-node run, not the fused one an untraced run uses.
 constexpr char kPerNodeMetadata[] = "etkit xnnpack: node by node";
 constexpr char kPortableMetadata[] = "etkit xnnpack: node by node, portable kernel";
+constexpr char kDynamicQuantMetadata[] = "etkit xnnpack: node by node, etkit dynamic quantization kernel";
+
+// The etkit dtype of a value's buffer.
+ScalarType buffer_type(Datatype type) {
+  switch (type) {
+    case Datatype::kQint8: case Datatype::kQcint8: case Datatype::kQdint8: return ScalarType::kChar;
+    case Datatype::kQuint8: return ScalarType::kByte;
+    case Datatype::kQint32: case Datatype::kQcint32: case Datatype::kInt32: return ScalarType::kInt;
+    default: return ScalarType::kFloat;
+  }
+}
 
 struct Step {
   PlanStep plan;
   xnn_runtime_t runtime = nullptr;
   std::unique_ptr<PortableNode> portable;
+  std::unique_ptr<DynamicQuantNode> dynamic;
   std::string name;           // event name, traced plans only
   int32_t debug_handle = -1;  // traced plans only
 };
@@ -59,6 +72,7 @@ struct Delegate {
   std::deque<Tensor> tensors;  // views of the buffers, for logging values
   std::vector<Value> values;   // by value index
   AlignedBytes scratch;        // for portable kernels
+  RowParamsTable row_params;   // by value index: qdint8 rows' scales and zero points
   size_t outputs_per_run = 0;
 
   ~Delegate() {
@@ -82,7 +96,7 @@ Status allocate_buffers(Delegate& d, const std::vector<uint8_t>& boundary) {
     d.buffers[v] = d.owned.back().get();
     std::vector<int64_t> sizes(value.dims.begin(), value.dims.end());
     ETKIT_ASSIGN_OR_RETURN(Tensor tensor,
-                           Tensor::make(ScalarType::kFloat,
+                           Tensor::make(buffer_type(value.datatype),
                                         Span<const int64_t>(sizes.data(), sizes.size()), {},
                                         d.buffers[v], value.byte_size()));
     d.tensors.push_back(tensor);
@@ -97,7 +111,7 @@ void name_steps(Delegate& d) {
   std::map<std::string, int> seen;
   for (Step& step : d.steps) {
     const GraphNode& node = d.graph.nodes[step.plan.nodes.front()];
-    const std::string base = operator_name(node);
+    const std::string base = operator_name(d.graph, node);
     step.name = base + " #" + std::to_string(++seen[base]);
     step.debug_handle = static_cast<int32_t>(node.debug_handle);
     d.outputs_per_run += node.outputs.size();
@@ -105,11 +119,13 @@ void name_steps(Delegate& d) {
 }
 
 std::string describe(const Delegate& d, const BackendInitContext& context) {
-  size_t runtimes = 0, portable = 0;
+  size_t runtimes = 0, portable = 0, dynamic = 0;
   std::map<std::string, int> fallbacks;
   for (const Step& step : d.steps) {
     if (step.plan.runner == NodeRunner::kXnnpack) {
       ++runtimes;
+    } else if (step.plan.runner == NodeRunner::kDynamicQuant) {
+      ++dynamic;
     } else {
       portable += step.plan.nodes.size();
       for (uint32_t n : step.plan.nodes) ++fallbacks[node_kind_name(d.graph.nodes[n].kind)];
@@ -117,9 +133,12 @@ std::string describe(const Delegate& d, const BackendInitContext& context) {
   }
   std::string line = std::string("XnnpackBackend: method '") + context.method_name + "': " +
                      std::to_string(d.graph.nodes.size()) + " nodes, " +
-                     std::to_string(d.graph.nodes.size() - portable) + " on XNNPACK in " +
+                     std::to_string(d.graph.nodes.size() - portable - dynamic) + " on XNNPACK in " +
                      std::to_string(runtimes) + (runtimes == 1 ? " runtime" : " runtimes") +
                      (d.per_node ? " (node by node, traced)" : "");
+  if (dynamic > 0) {
+    line += ", " + std::to_string(dynamic) + " on etkit's dynamic quantization kernels (qd8)";
+  }
   if (portable > 0) {
     line += ", " + std::to_string(portable) + " on portable kernels (this XNNPACK lacks them):";
     for (const auto& [kind, count] : fallbacks) line += " " + kind + "×" + std::to_string(count);
@@ -132,10 +151,11 @@ Status check_arg(const Value* arg, const GraphValue& value, size_t index) {
     return Error::make(ErrorCode::kInvalidArgument, "argument %zu is not a tensor", index);
   }
   const Tensor& tensor = arg->unchecked_tensor();
-  if (tensor.scalar_type() != ScalarType::kFloat || tensor.nbytes() != value.byte_size()) {
+  if (tensor.scalar_type() != buffer_type(value.datatype) || tensor.nbytes() != value.byte_size()) {
     return Error::make(ErrorCode::kInvalidArgument,
-                       "argument %zu: %s tensor of %zu bytes, the payload expects fp32 of %zu",
-                       index, to_string(tensor.scalar_type()), tensor.nbytes(), value.byte_size());
+                       "argument %zu: %s tensor of %zu bytes, the payload expects %s of %zu",
+                       index, to_string(tensor.scalar_type()), tensor.nbytes(),
+                       to_string(buffer_type(value.datatype)), value.byte_size());
   }
   return Ok{};
 }
@@ -148,6 +168,10 @@ Status run_step(Step& step, Delegate& d) {
     return Error::make(ErrorCode::kInternal, "XNNPACK failed (status %d) at node %u (%s)",
                        static_cast<int>(status), step.plan.nodes.front(),
                        node_kind_name(node.kind));
+  }
+  if (step.dynamic) {
+    run_dynamic_quant_node(*step.dynamic);
+    return Ok{};
   }
   KernelContext kernel_context;
   kernel_context.scratch = Span<uint8_t>(d.scratch.get(), kKernelScratchBytes);
@@ -184,12 +208,18 @@ Result<void*> XnnpackBackend::init(const BackendInitContext& context, ByteSpan p
   const std::vector<PlanStep> plan = plan_steps(d.graph, d.per_node);
   const std::vector<uint8_t> boundary = boundary_values(d.graph, plan);
   ETKIT_TRY(allocate_buffers(d, boundary));
+  d.row_params.resize(d.graph.values.size());
   for (const PlanStep& planned : plan) {
     Step& step = d.steps.emplace_back();
     step.plan = planned;
     if (planned.runner == NodeRunner::kXnnpack) {
       ETKIT_ASSIGN_OR_RETURN(step.runtime, create_step_runtime(d.graph, planned, boundary,
                                                                d.buffers, state_->threadpool));
+      continue;
+    }
+    if (planned.runner == NodeRunner::kDynamicQuant) {
+      ETKIT_ASSIGN_OR_RETURN(step.dynamic, prepare_dynamic_quant_node(d.graph, planned.nodes.front(), d.buffers,
+                                                                      d.row_params));
       continue;
     }
     ETKIT_ASSIGN_OR_RETURN(step.portable, prepare_portable_node(d.graph, planned.nodes.front(),
@@ -228,7 +258,8 @@ Status XnnpackBackend::execute(BackendExecutionContext& context, void* handle,
     }
     EventTracerEntry entry = tracer->start_profiling_delegate(step.name.c_str(), step.debug_handle);
     Status status = run_step(step, d);
-    const char* metadata = step.portable ? kPortableMetadata : kPerNodeMetadata;
+    const char* metadata =
+        step.portable ? kPortableMetadata : (step.dynamic ? kDynamicQuantMetadata : kPerNodeMetadata);
     tracer->end_profiling_delegate(
         entry, ByteSpan{reinterpret_cast<const uint8_t*>(metadata), std::strlen(metadata)});
     ETKIT_TRY(status);

@@ -18,7 +18,14 @@ namespace etkit::inspector {
 struct DelegateNodeTypeCount {
   std::string kind;     ///< the payload's node kind ("Conv2d")
   size_t count = 0;
-  std::string runs_on;  ///< "xnnpack", "portable" or "unsupported"
+  /// "xnnpack", "portable" (etkit's portable kernels), "etkit-qd8" (etkit's
+  /// dynamic quantization kernels) or "unsupported"
+  std::string runs_on;
+};
+
+struct DelegateValueKindCount {
+  std::string kind;  ///< "fp32", "qs8", "qc8w", "qd8", "qc4w", "qb4w", ...
+  size_t count = 0;
 };
 
 struct DelegatePortableNode {
@@ -39,7 +46,9 @@ struct DelegatePayloadSummary {
   size_t node_count = 0;
   size_t value_count = 0;
   size_t constant_bytes = 0;
-  std::vector<DelegateNodeTypeCount> node_types;  ///< in order of first appearance
+  /// Per node kind and where it runs, in order of first appearance.
+  std::vector<DelegateNodeTypeCount> node_types;
+  std::vector<DelegateValueKindCount> value_kinds;  ///< in order of first appearance
   std::vector<DelegatePortableNode> portable_nodes;
 };
 

@@ -59,6 +59,29 @@ const char* datatype_name(Datatype type);
 
 constexpr uint32_t kNoValue = std::numeric_limits<uint32_t>::max();
 
+/// How a quantized value maps its integers to real numbers
+/// (real = (q - zero_point) * scale), as the format's QuantParams union.
+enum class QuantKind : uint8_t {
+  kNone,             ///< a float or int32 value
+  kPerTensor,        ///< one scale and zero point (qint8, quint8, qint32)
+  kPerChannel,       ///< one scale per index of channel_dim (qcint8, qcint32, qcint4)
+  kPerTokenDynamic,  ///< scales computed at run time per row (qdint8)
+  kPerChannelGroup,  ///< one scale per channel and group of group_size inputs (qbint4)
+};
+const char* quant_kind_name(QuantKind kind);
+
+struct QuantParams {
+  QuantKind kind = QuantKind::kNone;
+  float scale = 1;         ///< per tensor
+  int32_t zero_point = 0;  ///< per tensor; 4-bit weights always use 8
+  /// Per channel: one per channel. Per channel group: [channels][groups],
+  /// row-major, as the bf16 values the format stores (widened to float).
+  std::vector<float> scales;
+  uint32_t channel_dim = 0;
+  uint32_t group_size = 0;        ///< per channel group
+  uint32_t num_nonbatch_dims = 0; ///< per token: the trailing dims of one row
+};
+
 struct GraphValue {
   uint32_t id = 0;  ///< the id nodes refer to (id_out)
   Datatype datatype = Datatype::kInvalid;
@@ -66,7 +89,10 @@ struct GraphValue {
   ByteSpan constant;        ///< empty for non-constant values
   bool external_input = false;
   bool external_output = false;
-  bool quantized = false;   ///< quantization parameters are not used yet
+  QuantParams quant;
+  /// The legacy dynamic-quantization marker (dq_datatype) of older payloads.
+  Datatype dq_datatype = Datatype::kInvalid;
+  bool quantized() const { return quant.kind != QuantKind::kNone; }
   size_t element_count() const;
   size_t byte_size() const;  ///< element count × element size
 };

@@ -17,10 +17,21 @@ enum class NodeRunner : uint8_t {
   kXnnpack,      ///< an XNNPACK subgraph node
   kPortable,     ///< an etkit portable kernel (this XNNPACK lacks the node)
   kUnsupported,  ///< neither can run it; the payload fails to load
+  /// etkit's integer kernels for dynamically quantized nodes (qdint8
+  /// activations, qc8w/qc4w/qb4w weights), which this XNNPACK lacks
+  kDynamicQuant,
 };
 
-/// Who runs `kind`.
+/// Who runs `kind` in a float graph.
 NodeRunner runner_of(NodeKind kind);
+
+/// Who runs `node` of `graph`: as runner_of, except that converts to
+/// qdint8 and fully connected nodes reading qdint8 run on kDynamicQuant.
+NodeRunner node_runner(const XnnGraph& graph, const GraphNode& node);
+
+/// A value's kind for reports: "fp32", "qs8" (qint8 per tensor), "qu8",
+/// "qs32", "qc8w", "qc32", "qc4w", "qd8", "qb4w", or the datatype's name.
+std::string value_kind(const GraphValue& value);
 
 /// The portable kernel that runs a kPortable kind ("aten::permute_copy.out").
 const char* portable_kernel_of(NodeKind kind);
@@ -28,9 +39,13 @@ const char* portable_kernel_of(NodeKind kind);
 /// The event name of a node in traces: XNNPACK's operator name
 /// ("Fully Connected (NC, F32) GEMM"), or the kind and its portable kernel.
 std::string operator_name(const GraphNode& node);
+/// The same for a node of `graph`, naming its value kinds when quantized
+/// ("Convolution (NHWC, QS8, QC8W) IGEMM", "Fully Connected (NC, QD8, F32, QB4W)").
+std::string operator_name(const XnnGraph& graph, const GraphNode& node);
 
 /// Why the backend cannot run `graph`, or an empty string: unsupported
-/// node kinds, or value types other than fp32.
+/// node kinds, or value kinds neither this XNNPACK nor etkit's dynamic
+/// quantization kernels handle.
 std::string unsupported_reason(const XnnGraph& graph);
 
 }  // namespace etkit::xnnpack

@@ -1,0 +1,171 @@
+#include "dynamic_quant_nodes.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "etkit/kernels/int8_gemm.h"
+
+namespace etkit::xnnpack {
+namespace {
+
+constexpr uint32_t kTransposeWeightsFlag = 0x00000001;  // XNN_FLAG_TRANSPOSE_WEIGHTS
+
+Error fail(uint32_t index, const GraphNode& node, const char* what) {
+  return Error::make(ErrorCode::kUnsupported, "node %u (%s, debug handle %u): %s", index,
+                     node_kind_name(node.kind), node.debug_handle, what);
+}
+
+// Rows of a qdint8 value: everything before its last num_nonbatch_dims dims.
+void row_shape(const GraphValue& value, size_t& rows, size_t& width) {
+  width = 1;
+  const size_t nonbatch = value.quant.num_nonbatch_dims;
+  for (size_t d = value.dims.size() - nonbatch; d < value.dims.size(); ++d) width *= value.dims[d];
+  rows = width == 0 ? 0 : value.element_count() / width;
+}
+
+}  // namespace
+
+RowQuantization qd8_row_quantization(float min, float max) {
+  const float qmin = -128.0f, qmax = 127.0f;
+  const float rmin = std::min(0.0f, min), rmax = std::max(0.0f, max);
+  const float multiplier = rmin == rmax ? 1.0f : (qmax - qmin) / (rmax - rmin);
+  const float descaled_min = rmin * multiplier, descaled_max = rmax * multiplier;
+  float zero_point = (qmin + descaled_min) + (qmax + descaled_max) > 0 ? qmin - descaled_min : qmax - descaled_max;
+  zero_point = std::min(std::max(zero_point, qmin), qmax);
+  return {1.0f / multiplier, int32_t(std::nearbyint(zero_point))};
+}
+
+Result<std::unique_ptr<DynamicQuantNode>> prepare_dynamic_quant_node(const XnnGraph& graph, uint32_t index,
+                                                                     const std::vector<void*>& buffers,
+                                                                     RowParamsTable& row_params) {
+  const GraphNode& node = graph.nodes[index];
+  auto out = std::make_unique<DynamicQuantNode>();
+  if (node.kind == NodeKind::kConvert) {
+    const GraphValue& q = graph.values[node.outputs[0]];
+    out->convert = true;
+    row_shape(q, out->rows, out->k);
+    out->in = static_cast<const float*>(buffers[node.inputs[0]]);
+    out->quantized = static_cast<int8_t*>(buffers[node.outputs[0]]);
+    out->params = &row_params[node.outputs[0]];
+    out->params->assign(out->rows, RowQuantization{});
+    return out;
+  }
+  // Fully connected: [rows, k] qdint8 x [n, k] weights -> [rows, n] fp32.
+  const GraphValue& x = graph.values[node.inputs[0]];
+  const GraphValue& w = graph.values[node.inputs[1]];
+  const GraphValue& y = graph.values[node.outputs[0]];
+  if (node.flags & kTransposeWeightsFlag) return fail(index, node, "transposed weights are not supported");
+  if (w.dims.size() != 2) return fail(index, node, "weights must be 2-D");
+  if (y.datatype != Datatype::kFp32) return fail(index, node, "a dynamically quantized linear must write fp32");
+  size_t rows = 0, width = 0;
+  row_shape(x, rows, width);
+  out->k = w.dims[1];
+  out->n = w.dims[0];
+  if (x.dims.empty() || x.dims.back() != out->k) return fail(index, node, "input rows do not match the weights");
+  out->rows = x.element_count() / std::max<size_t>(out->k, 1);
+  if (width % std::max<size_t>(out->k, 1) != 0 || y.element_count() != out->rows * out->n) {
+    return fail(index, node, "input, weight and output shapes do not agree");
+  }
+  if (x.quant.num_nonbatch_dims != 1) return fail(index, node, "qdint8 input must be quantized per row");
+  const uint32_t bias = node.inputs.size() > 2 ? node.inputs[2] : kNoValue;
+  if (bias != kNoValue) {
+    const GraphValue& b = graph.values[bias];
+    if (b.datatype != Datatype::kFp32 || b.constant.size == 0 || b.element_count() != out->n) {
+      return fail(index, node, "the bias must be a constant fp32 vector of one value per output channel");
+    }
+    out->bias = reinterpret_cast<const float*>(b.constant.data);
+  }
+  out->quantized = static_cast<int8_t*>(buffers[node.inputs[0]]);
+  out->params = &row_params[node.inputs[0]];
+  out->out = static_cast<float*>(buffers[node.outputs[0]]);
+  out->output_min = node.output_min;
+  out->output_max = node.output_max;
+  out->weights = w.constant.data;
+  out->four_bit = w.datatype == Datatype::kQcint4 || w.datatype == Datatype::kQbint4;
+  out->weight_row_bytes = out->four_bit ? (out->k + 1) / 2 : out->k;
+  if (w.constant.size < out->n * out->weight_row_bytes) return fail(index, node, "weights are truncated");
+  if (w.datatype == Datatype::kQbint4) {
+    out->group = w.quant.group_size;
+    out->scales = w.quant.scales;
+  } else if (w.quant.kind == QuantKind::kPerChannel && w.quant.channel_dim == 0) {
+    out->group = out->k;
+    out->scales = w.quant.scales;
+  } else {
+    return fail(index, node, "weights must be quantized per output channel (channel_dim 0) or per channel group");
+  }
+  const size_t groups = out->k / std::max<size_t>(out->group, 1);
+  // Sums of each group's weights: the zero point's share of a dot product.
+  out->weight_sums.assign(out->n * groups, 0);
+  std::vector<int8_t> row(out->k);
+  for (size_t j = 0; j < out->n; ++j) {
+    const uint8_t* packed = out->weights + j * out->weight_row_bytes;
+    if (out->four_bit) {
+      kernels::unpack_s4(packed, out->k, row.data());
+    } else {
+      std::copy(packed, packed + out->k, reinterpret_cast<uint8_t*>(row.data()));
+    }
+    for (size_t c = 0; c < out->k; ++c) out->weight_sums[j * groups + c / out->group] += row[c];
+  }
+  out->acc.assign(out->rows * out->n, 0);
+  out->unpacked.assign(kernels::kRowBlock * std::max<size_t>(out->group, 1), 0);
+  return out;
+}
+
+void run_dynamic_quant_node(DynamicQuantNode& node) {
+  std::vector<RowQuantization>& params = *node.params;
+  if (node.convert) {
+    for (size_t r = 0; r < node.rows; ++r) {
+      const float* x = node.in + r * node.k;
+      float min = INFINITY, max = -INFINITY;
+      for (size_t c = 0; c < node.k; ++c) {
+        min = std::min(min, x[c]);
+        max = std::max(max, x[c]);
+      }
+      const RowQuantization q = qd8_row_quantization(min, max);
+      params[r] = q;
+      // XNNPACK's f32 -> qs8 conversion: x * (1 / scale), clamped so the
+      // zero point keeps it in int8, rounded half to even.
+      const float multiplier = 1.0f / q.scale;
+      const float lo = float(-128 - q.zero_point), hi = float(127 - q.zero_point);
+      int8_t* out = node.quantized + r * node.k;
+      for (size_t c = 0; c < node.k; ++c) {
+        const float scaled = std::min(std::max(x[c] * multiplier, lo), hi);
+        out[c] = int8_t(int32_t(std::nearbyint(scaled)) + q.zero_point);
+      }
+    }
+    return;
+  }
+  const size_t groups = node.k / node.group;
+  kernels::Int8GemmShape shape;
+  shape.rows = node.rows;
+  shape.k = node.k;
+  shape.n = node.n;
+  shape.w_row_bytes = node.weight_row_bytes;
+  shape.four_bit = node.four_bit;
+  // Per group: int32 dot products, minus the zero point times the group's
+  // weight sum, scaled by the group's scale and summed in float; then the
+  // row's scale and the bias.
+  for (size_t g = 0; g < groups; ++g) {
+    kernels::gemm_s8_s8_s32(shape, node.quantized, node.weights, g * node.group, (g + 1) * node.group,
+                            node.acc.data(), node.n, node.unpacked.data());
+    for (size_t r = 0; r < node.rows; ++r) {
+      const int32_t zero_point = params[r].zero_point;
+      float* y = node.out + r * node.n;
+      const int32_t* acc = node.acc.data() + r * node.n;
+      for (size_t j = 0; j < node.n; ++j) {
+        const float partial = float(acc[j] - zero_point * node.weight_sums[j * groups + g]) * node.scales[j * groups + g];
+        y[j] = g == 0 ? partial : y[j] + partial;
+      }
+    }
+  }
+  for (size_t r = 0; r < node.rows; ++r) {
+    const float scale = params[r].scale;
+    float* y = node.out + r * node.n;
+    for (size_t j = 0; j < node.n; ++j) {
+      float v = y[j] * scale + (node.bias ? node.bias[j] : 0.0f);
+      y[j] = std::min(std::max(v, node.output_min), node.output_max);
+    }
+  }
+}
+
+}  // namespace etkit::xnnpack

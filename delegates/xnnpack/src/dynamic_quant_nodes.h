@@ -1,0 +1,61 @@
+#pragma once
+// The dynamically quantized nodes this XNNPACK lacks, on etkit's integer
+// kernels inside the delegate call: Convert fp32 -> qdint8 (per-row
+// asymmetric int8 with XNNPACK's parameter rule), and Fully Connected with
+// a qdint8 input and qc8w, qc4w or qb4w weights (int32 accumulation, float
+// rescale by the row's and the channel's, or block's, scales, plus bias).
+// Everything is prepared at load; a run allocates nothing.
+
+#include <memory>
+#include <vector>
+
+#include "etkit/delegates/xnnpack/xnn_graph.h"
+
+namespace etkit::xnnpack {
+
+/// A qdint8 row's parameters: real = (q - zero_point) * scale.
+struct RowQuantization {
+  float scale = 1;
+  int32_t zero_point = 0;
+};
+
+/// XNNPACK's per-row rule (xnn_f32_qd8_asymmetric_quantization_params):
+/// the range widened to include 0, multiplier 255 / (max - min), the zero
+/// point from the end that loses less, rounded half to even.
+RowQuantization qd8_row_quantization(float min, float max);
+
+/// Per qdint8 value: its rows' parameters (filled by the Convert).
+using RowParamsTable = std::vector<std::vector<RowQuantization>>;
+
+struct DynamicQuantNode {
+  bool convert = false;  ///< Convert fp32 -> qdint8; else Fully Connected
+  size_t rows = 0;       ///< tokens
+  size_t k = 0;          ///< row length (input channels)
+  size_t n = 0;          ///< output channels (fully connected)
+  // Convert: in -> out, row params written to *params.
+  const float* in = nullptr;
+  int8_t* quantized = nullptr;
+  std::vector<RowQuantization>* params = nullptr;
+  // Fully connected: quantized (with *params) x weights -> out.
+  const uint8_t* weights = nullptr;
+  size_t weight_row_bytes = 0;
+  bool four_bit = false;
+  size_t group = 0;                    ///< columns per scale: k for per channel
+  std::vector<float> scales;           ///< [n][k / group]
+  std::vector<int32_t> weight_sums;    ///< [n][k / group]: sum of a group's weights
+  const float* bias = nullptr;         ///< may be null
+  float* out = nullptr;
+  float output_min = 0, output_max = 0;
+  std::vector<int32_t> acc;            ///< rows * n, one group at a time
+  std::vector<int8_t> unpacked;        ///< kRowBlock * group
+};
+
+/// Prepares node `index` (a NodeRunner::kDynamicQuant node) over the
+/// delegate's buffers; fails naming the node for shapes or kinds it cannot run.
+Result<std::unique_ptr<DynamicQuantNode>> prepare_dynamic_quant_node(const XnnGraph& graph, uint32_t index,
+                                                                     const std::vector<void*>& buffers,
+                                                                     RowParamsTable& row_params);
+
+void run_dynamic_quant_node(DynamicQuantNode& node);
+
+}  // namespace etkit::xnnpack
