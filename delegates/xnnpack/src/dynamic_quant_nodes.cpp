@@ -106,8 +106,14 @@ Result<std::unique_ptr<DynamicQuantNode>> prepare_dynamic_quant_node(const XnnGr
     }
     for (size_t c = 0; c < out->k; ++c) out->weight_sums[j * groups + c / out->group] += row[c];
   }
-  out->acc.assign(out->rows * out->n, 0);
-  out->unpacked.assign(kernels::kRowBlock * std::max<size_t>(out->group, 1), 0);
+  const size_t half = (out->k + 1) / 2;
+  if (out->four_bit) {
+    out->even.assign(out->rows * half, 0);
+    out->odd.assign(out->rows * half, 0);
+    out->row_sums.assign(out->rows * groups, 0);
+  }
+  out->dots.assign(groups, 0);
+  out->scratch.assign(kernels::group_scratch_ints(groups), 0);
   return out;
 }
 
@@ -135,35 +141,49 @@ void run_dynamic_quant_node(DynamicQuantNode& node) {
     }
     return;
   }
-  const size_t groups = node.k / node.group;
-  kernels::Int8GemmShape shape;
-  shape.rows = node.rows;
-  shape.k = node.k;
-  shape.n = node.n;
-  shape.w_row_bytes = node.weight_row_bytes;
-  shape.four_bit = node.four_bit;
-  // Per group: int32 dot products, minus the zero point times the group's
-  // weight sum, scaled by the group's scale and summed in float; then the
-  // row's scale and the bias.
-  for (size_t g = 0; g < groups; ++g) {
-    kernels::gemm_s8_s8_s32(shape, node.quantized, node.weights, g * node.group, (g + 1) * node.group,
-                            node.acc.data(), node.n, node.unpacked.data());
+  const size_t groups = node.k / node.group, half = (node.k + 1) / 2;
+  if (node.four_bit) {
     for (size_t r = 0; r < node.rows; ++r) {
-      const int32_t zero_point = params[r].zero_point;
-      float* y = node.out + r * node.n;
-      const int32_t* acc = node.acc.data() + r * node.n;
-      for (size_t j = 0; j < node.n; ++j) {
-        const float partial = float(acc[j] - zero_point * node.weight_sums[j * groups + g]) * node.scales[j * groups + g];
-        y[j] = g == 0 ? partial : y[j] + partial;
+      const int8_t* x = node.quantized + r * node.k;
+      kernels::split_even_odd(x, node.k, node.even.data() + r * half, node.odd.data() + r * half);
+      for (size_t g = 0; g < groups; ++g) {
+        int32_t sum = 0;
+        for (size_t c = g * node.group; c < (g + 1) * node.group; ++c) sum += x[c];
+        node.row_sums[r * groups + g] = sum;
       }
     }
   }
-  for (size_t r = 0; r < node.rows; ++r) {
-    const float scale = params[r].scale;
-    float* y = node.out + r * node.n;
-    for (size_t j = 0; j < node.n; ++j) {
-      float v = y[j] * scale + (node.bias ? node.bias[j] : 0.0f);
-      y[j] = std::min(std::max(v, node.output_min), node.output_max);
+  const size_t group_bytes = node.group / 2;  // 4-bit groups are even, or the whole (padded) row
+  // Weight rows outermost: a row's bytes stay in L1 for every activation row.
+  for (size_t j = 0; j < node.n; ++j) {
+    const uint8_t* row = node.weights + j * node.weight_row_bytes;
+    const int32_t* weight_sums = node.weight_sums.data() + j * groups;
+    const float* scales = node.scales.data() + j * groups;
+    for (size_t r = 0; r < node.rows; ++r) {
+      const int32_t zero_point = params[r].zero_point;
+      // Per group: the int32 dot product of (x - zero_point) and the weights.
+      int32_t* dots = node.dots.data();
+      if (!node.four_bit) {
+        for (size_t g = 0; g < groups; ++g) {
+          dots[g] = kernels::dot_s8(node.quantized + r * node.k + g * node.group,
+                                    reinterpret_cast<const int8_t*>(row) + g * node.group, node.group);
+        }
+      } else {
+        kernels::group_dots_s8_u4(node.even.data() + r * half, node.odd.data() + r * half, row, groups,
+                                  groups == 1 ? half : group_bytes, dots, node.scratch.data());
+        for (size_t g = 0; g < groups; ++g) dots[g] -= 8 * node.row_sums[r * groups + g];
+      }
+      for (size_t g = 0; g < groups; ++g) dots[g] -= zero_point * weight_sums[g];
+      float value;
+      if (groups == 1) {  // XNNPACK's order: acc * input scale * channel scale
+        value = float(dots[0]) * params[r].scale * scales[0];
+      } else {  // blocks: sum of acc * block scale, then the input scale
+        float sum = 0;
+        for (size_t g = 0; g < groups; ++g) sum += float(dots[g]) * scales[g];
+        value = sum * params[r].scale;
+      }
+      if (node.bias) value += node.bias[j];
+      node.out[r * node.n + j] = std::min(std::max(value, node.output_min), node.output_max);
     }
   }
 }

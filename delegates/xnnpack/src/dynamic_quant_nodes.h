@@ -46,8 +46,12 @@ struct DynamicQuantNode {
   const float* bias = nullptr;         ///< may be null
   float* out = nullptr;
   float output_min = 0, output_max = 0;
-  std::vector<int32_t> acc;            ///< rows * n, one group at a time
-  std::vector<int8_t> unpacked;        ///< kRowBlock * group
+  // Per run: 4-bit products read each activation row split into even and
+  // odd columns, and the sums of its groups.
+  std::vector<int8_t> even, odd;       ///< rows * ceil(k / 2)
+  std::vector<int32_t> row_sums;       ///< rows * groups
+  std::vector<int32_t> dots;           ///< groups: one row's group products
+  std::vector<int32_t> scratch;        ///< for kernels::group_dots_s8_u4
 };
 
 /// Prepares node `index` (a NodeRunner::kDynamicQuant node) over the

@@ -1,0 +1,387 @@
+// Quantized XNNPACK payloads, built here in upstream's layout, against an
+// integer reference written in this file from the documented arithmetic
+// (not XNNPACK): static qs8 activations with qc8w filters (run by Debian's
+// XNNPACK), and dynamically quantized linears, qd8 activations with qc8w,
+// qc4w or blockwise qb4w weights (run by etkit's integer kernels).
+// Static results are within one output quantum; dynamic ones within float
+// rounding of the exact integer sums. Also the int8 x int4 GEMM itself,
+// exactly, and the errors for quantized values etkit cannot run.
+
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include "etkit/core/backend.h"
+#include "etkit/core/kernel_registry.h"
+#include "etkit/delegates/xnnpack/xnn_graph.h"
+#include "etkit/delegates/xnnpack/xnn_support.h"
+#include "etkit/delegates/xnnpack/xnnpack_backend.h"
+#include "etkit/kernels/int8_gemm.h"
+#include "support/corpus.h"
+#include "support/kernels.h"
+#include "support/xnn_payload_builder.h"
+
+namespace etkit::xnnpack {
+namespace {
+
+using nlohmann::json;
+using test::checked;
+using test::PayloadBuilder;
+
+constexpr uint64_t kSeed = 20261125;  // fixed: the checks hold for any draw
+
+int constant_of(PayloadBuilder& p, const at::Tensor& t) {
+  const at::Tensor dense = t.contiguous();
+  return p.constant(dense.data_ptr(), size_t(dense.nbytes()));
+}
+
+Tensor view_of(at::Tensor& t) {
+  std::vector<int64_t> sizes(t.sizes().begin(), t.sizes().end());
+  return checked(Tensor::make(ScalarType::kFloat, Span<const int64_t>(sizes.data(), sizes.size()), {},
+                              t.data_ptr<float>(), size_t(t.numel()) * 4),
+                 "tensor");
+}
+
+// Runs a one-input, one-output payload fused or node by node.
+at::Tensor run_payload(const std::vector<uint8_t>& payload, at::Tensor input, std::vector<int64_t> out_sizes,
+                       bool per_node, std::string* log = nullptr) {
+  XnnpackOptions options;
+  options.threads = 1;
+  static std::string captured;  // the log hook is a plain function pointer
+  captured.clear();
+  if (log != nullptr) options.log = [](const std::string& line) { captured += line; };
+  XnnpackBackend backend(options);
+  BackendInitContext context;
+  context.kernels = &all_kernels();
+  context.tracing = per_node;
+  context.method_name = "forward";
+  void* handle = checked(backend.init(context, ByteSpan{payload.data(), payload.size()}, {}), "init");
+  at::Tensor output = torch::zeros(out_sizes);
+  Tensor in = view_of(input), out = view_of(output);
+  Value in_value = Value::from_tensor(&in), out_value = Value::from_tensor(&out);
+  Value* args[] = {&in_value, &out_value};
+  BackendExecutionContext execution;
+  Status status = backend.execute(execution, handle, Span<Value*>(args, 2));
+  EXPECT_TRUE(status.ok()) << (status.ok() ? "" : status.error().message());
+  backend.destroy(handle);
+  if (log != nullptr) *log = captured;
+  return output;
+}
+
+std::string load_error(const std::vector<uint8_t>& payload) {
+  XnnpackBackend backend;
+  BackendInitContext context;
+  context.kernels = &all_kernels();
+  auto handle = backend.init(context, ByteSpan{payload.data(), payload.size()}, {});
+  if (handle.ok()) {
+    backend.destroy(*handle);
+    return "";
+  }
+  return handle.error().message();
+}
+
+// ---- the reference: documented affine arithmetic, written independently ----
+
+// Static quantization of a real value: round half to even, clamp.
+int32_t quantize(double x, double scale, int32_t zero_point) {
+  const double q = std::nearbyint(x / scale) + zero_point;
+  return int32_t(std::min(127.0, std::max(-128.0, q)));
+}
+
+at::Tensor random_int8(std::mt19937_64& rng, std::vector<int64_t> sizes, int lo = -127, int hi = 127) {
+  std::uniform_int_distribution<int> pick(lo, hi);
+  at::Tensor t = torch::empty(sizes, torch::kInt8);
+  for (int64_t i = 0; i < t.numel(); ++i) t.data_ptr<int8_t>()[i] = int8_t(pick(rng));
+  return t;
+}
+
+TEST(XnnpackQuantized, StaticConvolutionIsWithinOneQuantumOfTheIntegerReference) {
+  std::mt19937_64 rng(kSeed);
+  const float s_in = 0.05f, s_out = 0.1f;
+  const int zp_in = 3, zp_out = -5;
+  const std::vector<float> s_w = {0.01f, 0.02f};
+  const at::Tensor w = random_int8(rng, {2, 3, 3, 3});  // OHWI
+  const at::Tensor bias = torch::tensor({150, -320}, torch::kInt32);
+  PayloadBuilder p;
+  const int x = p.value("fp32", {1, 4, 4, 3}, 0, 1);
+  const int xq = p.per_tensor("qint8", {1, 4, 4, 3}, s_in, zp_in);
+  const int wq = p.per_channel("qcint8", {2, 3, 3, 3}, s_w, constant_of(p, w));
+  const int bq = p.per_channel("qcint32", {2}, {s_in * s_w[0], s_in * s_w[1]}, constant_of(p, bias));
+  const int yq = p.per_tensor("qint8", {1, 4, 4, 2}, s_out, zp_out);
+  const int y = p.value("fp32", {1, 4, 4, 2}, 0, 2);
+  p.convert(x, xq, 1);
+  json conv = {{"padding_top", 1}, {"padding_right", 1}, {"padding_bottom", 1}, {"padding_left", 1},
+               {"kernel_height", 3}, {"kernel_width", 3}, {"subsampling_height", 1}, {"subsampling_width", 1},
+               {"dilation_height", 1}, {"dilation_width", 1}, {"group_input_channels", 3},
+               {"group_output_channels", 2}, {"groups", 1}, {"input1_id", xq}, {"filter_id", wq},
+               {"bias_id", bq}, {"output_id", yq}};
+  p.node("Conv2d", 2, conv);
+  p.convert(yq, y, 3);
+  const std::vector<uint8_t> payload = p.finish();
+  const at::Tensor input = torch::randn({1, 4, 4, 3}) * 2;
+  at::Tensor expected = torch::zeros({1, 4, 4, 2});
+  const auto in = input.accessor<float, 4>();
+  const auto wa = w.accessor<int8_t, 4>();
+  for (int oh = 0; oh < 4; ++oh)
+    for (int ow = 0; ow < 4; ++ow)
+      for (int oc = 0; oc < 2; ++oc) {
+        int64_t acc = bias[oc].item<int32_t>();
+        for (int kh = 0; kh < 3; ++kh)
+          for (int kw = 0; kw < 3; ++kw)
+            for (int ic = 0; ic < 3; ++ic) {
+              const int ih = oh - 1 + kh, iw = ow - 1 + kw;
+              if (ih < 0 || iw < 0 || ih >= 4 || iw >= 4) continue;
+              acc += int64_t(quantize(in[0][ih][iw][ic], s_in, zp_in) - zp_in) * wa[oc][kh][kw][ic];
+            }
+        const int32_t q = quantize(double(acc) * s_in * s_w[oc], s_out, zp_out);
+        expected[0][oh][ow][oc] = float(q - zp_out) * s_out;
+      }
+  for (bool per_node : {false, true}) {
+    std::string log;
+    const at::Tensor actual = run_payload(payload, input.clone(), {1, 4, 4, 2}, per_node, &log);
+    EXPECT_LE((actual - expected).abs().max().item<float>(), s_out * 1.001f) << (per_node ? "node by node" : "fused");
+    EXPECT_NE(log.find("3 on XNNPACK"), std::string::npos) << log;
+  }
+}
+
+TEST(XnnpackQuantized, StaticLinearWithPerChannelFilterRunsAsAPointwiseConvolution) {
+  std::mt19937_64 rng(kSeed + 1);
+  const float s_in = 0.04f, s_out = 0.2f;
+  const int zp_in = -2, zp_out = 7;
+  const std::vector<float> s_w = {0.01f, 0.03f, 0.02f, 0.015f};
+  const at::Tensor w = random_int8(rng, {4, 8});
+  const at::Tensor bias = torch::tensor({10, -400, 900, 0}, torch::kInt32);
+  PayloadBuilder p;
+  const int x = p.value("fp32", {3, 8}, 0, 1);
+  const int xq = p.per_tensor("qint8", {3, 8}, s_in, zp_in);
+  std::vector<float> bias_scales;
+  for (float s : s_w) bias_scales.push_back(s_in * s);
+  const int wq = p.per_channel("qcint8", {4, 8}, s_w, constant_of(p, w));
+  const int bq = p.per_channel("qcint32", {4}, bias_scales, constant_of(p, bias));
+  const int yq = p.per_tensor("qint8", {3, 4}, s_out, zp_out);
+  const int y = p.value("fp32", {3, 4}, 0, 2);
+  p.convert(x, xq, 1);
+  p.fully_connected(xq, wq, bq, yq, 2);
+  p.convert(yq, y, 3);
+  const at::Tensor input = torch::randn({3, 8});
+  at::Tensor expected = torch::zeros({3, 4});
+  for (int r = 0; r < 3; ++r)
+    for (int o = 0; o < 4; ++o) {
+      int64_t acc = bias[o].item<int32_t>();
+      for (int c = 0; c < 8; ++c) {
+        acc += int64_t(quantize(input[r][c].item<float>(), s_in, zp_in) - zp_in) * w[o][c].item<int8_t>();
+      }
+      expected[r][o] = float(quantize(double(acc) * s_in * s_w[o], s_out, zp_out) - zp_out) * s_out;
+    }
+  const at::Tensor actual = run_payload(p.finish(), input.clone(), {3, 4}, false);
+  EXPECT_LE((actual - expected).abs().max().item<float>(), s_out * 1.001f);
+}
+
+// ---- dynamic quantization ----
+
+// XNNPACK's documented per-row parameters, computed here in float as its
+// reference does: multiplier 255 / (max - min) over a range holding 0; the
+// zero point from the end that loses less.
+struct RowParams {
+  float scale;
+  int zero_point;
+  float multiplier;
+};
+RowParams row_params(const float* x, int k) {
+  float lo = 0, hi = 0;
+  for (int i = 0; i < k; ++i) lo = std::min(lo, x[i]), hi = std::max(hi, x[i]);
+  const float multiplier = lo == hi ? 1.0f : 255.0f / (hi - lo);
+  const float from_min = -128.0f - lo * multiplier, from_max = 127.0f - hi * multiplier;
+  float zp = (-128.0f + lo * multiplier) + (127.0f + hi * multiplier) > 0 ? from_min : from_max;
+  zp = std::min(127.0f, std::max(-128.0f, zp));
+  return {1.0f / multiplier, int(std::nearbyint(zp)), 1.0f / (1.0f / multiplier)};
+}
+
+enum class WeightKind { kQc8w, kQc4w, kQb4w };
+
+// [rows, k] fp32 -> qd8 -> linear with [n, k] weights (+ bias) -> fp32.
+void check_dynamic_linear(WeightKind kind) {
+  std::mt19937_64 rng(kSeed + 2 + int(kind));
+  const int rows = 3, k = 64, n = 16, group = 32;
+  const at::Tensor values = kind == WeightKind::kQc8w ? random_int8(rng, {n, k}) : random_int8(rng, {n, k}, -8, 7);
+  const int groups = kind == WeightKind::kQb4w ? k / group : 1;
+  std::vector<float> scales(size_t(n * groups));
+  std::uniform_real_distribution<float> pick(0.002f, 0.05f);
+  for (float& s : scales) {
+    s = pick(rng);
+    if (kind == WeightKind::kQb4w) {  // bf16-exact, as the format stores them
+      uint32_t bits;
+      std::memcpy(&bits, &s, 4);
+      bits &= 0xFFFF0000u;
+      std::memcpy(&s, &bits, 4);
+    }
+  }
+  const at::Tensor bias = torch::randn({n});
+  PayloadBuilder p;
+  const int x = p.value("fp32", {rows, k}, 0, 1);
+  const int xq = p.value("qdint8", {rows, k}, 0, 0, {{"num_nonbatch_dims", 1}}, "PerTokenDynamicQuant");
+  int wq = 0;
+  if (kind == WeightKind::kQc8w) {
+    wq = p.per_channel("qcint8", {n, k}, scales, constant_of(p, values));
+  } else {
+    // Two values per byte, the even column in the low nibble, stored + 8.
+    std::vector<uint8_t> packed(size_t(n * k / 2));
+    for (int j = 0; j < n; ++j)
+      for (int c = 0; c < k; c += 2) {
+        const int lo = values[j][c].item<int8_t>() + 8, hi = values[j][c + 1].item<int8_t>() + 8;
+        packed[size_t(j * k / 2 + c / 2)] = uint8_t(lo | (hi << 4));
+      }
+    const int data = p.constant(packed.data(), packed.size());
+    if (kind == WeightKind::kQc4w) {
+      wq = p.per_channel("qcint4", {n, k}, scales, data);
+    } else {
+      std::vector<uint16_t> bf16;
+      for (float s : scales) {
+        uint32_t bits;
+        std::memcpy(&bits, &s, 4);
+        bf16.push_back(uint16_t(bits >> 16));
+      }
+      const int scale_data = p.constant(bf16.data(), bf16.size() * 2);
+      wq = p.value("qbint4", {n, k}, data, 0,
+                   {{"channel_dim", 0}, {"group_size", group}, {"scale_buffer_idx", scale_data},
+                    {"num_scales", scales.size()}},
+                   "PerChannelGroupQuant");
+    }
+  }
+  const int b = p.value("fp32", {n}, constant_of(p, bias));
+  const int y = p.value("fp32", {rows, n}, 0, 2);
+  p.convert(x, xq, 1);
+  p.fully_connected(xq, wq, b, y, 2);
+  const std::vector<uint8_t> payload = p.finish();
+  const at::Tensor input = torch::randn({rows, k}) * 3;
+  at::Tensor expected = torch::zeros({rows, n});
+  for (int r = 0; r < rows; ++r) {
+    const float* xr = input.data_ptr<float>() + r * k;
+    const RowParams q = row_params(xr, k);
+    std::vector<int> xq_row(static_cast<size_t>(k));
+    for (int c = 0; c < k; ++c) {
+      const float scaled = std::min(std::max(xr[c] * q.multiplier, float(-128 - q.zero_point)), float(127 - q.zero_point));
+      xq_row[size_t(c)] = int(std::nearbyint(scaled)) + q.zero_point;
+    }
+    for (int j = 0; j < n; ++j) {
+      double sum = 0;
+      for (int g = 0; g < groups; ++g) {
+        int64_t acc = 0;
+        for (int c = g * (k / groups); c < (g + 1) * (k / groups); ++c) {
+          acc += int64_t(xq_row[size_t(c)] - q.zero_point) * values[j][c].item<int8_t>();
+        }
+        sum += double(acc) * scales[size_t(j * groups + g)];
+      }
+      expected[r][j] = float(sum * q.scale + bias[j].item<float>());
+    }
+  }
+  for (bool per_node : {false, true}) {
+    std::string log;
+    const at::Tensor actual = run_payload(payload, input.clone(), {rows, n}, per_node, &log);
+    EXPECT_TRUE(torch::allclose(actual, expected, 1e-5, 1e-5))
+        << int(kind) << " " << (actual - expected).abs().max().item<float>();
+    EXPECT_NE(log.find("2 on etkit's dynamic quantization kernels"), std::string::npos) << log;
+  }
+}
+
+TEST(XnnpackQuantized, DynamicLinearWithQc8wWeights) { check_dynamic_linear(WeightKind::kQc8w); }
+TEST(XnnpackQuantized, DynamicLinearWithQc4wWeights) { check_dynamic_linear(WeightKind::kQc4w); }
+TEST(XnnpackQuantized, DynamicLinearWithBlockwiseQb4wWeights) { check_dynamic_linear(WeightKind::kQb4w); }
+
+TEST(XnnpackQuantized, Int4DotProductsEqualTheIntegerProduct) {
+  // The packed-byte dot products (activations split into even and odd
+  // columns, unsigned nibbles, minus 8 * sum(x)) against plain int64 sums.
+  std::mt19937_64 rng(kSeed + 9);
+  for (size_t k : {size_t(32), size_t(64), size_t(33), size_t(2048)}) {
+    const at::Tensor x = random_int8(rng, {int64_t(k)}, -128, 127);
+    const at::Tensor w = random_int8(rng, {int64_t(k)}, -8, 7);
+    std::vector<uint8_t> packed((k + 1) / 2, 0);
+    for (size_t c = 0; c < k; ++c) {
+      const uint8_t nibble = uint8_t(w[int64_t(c)].item<int8_t>() + 8);
+      packed[c / 2] |= c % 2 == 0 ? nibble : uint8_t(nibble << 4);
+    }
+    if (k % 2 != 0) packed.back() |= 0x80;  // the padding nibble holds 8, as a serialized 0
+    std::vector<int8_t> even((k + 1) / 2), odd((k + 1) / 2);
+    kernels::split_even_odd(x.data_ptr<int8_t>(), k, even.data(), odd.data());
+    int64_t x_sum = 0, expected = 0;
+    for (size_t c = 0; c < k; ++c) {
+      x_sum += x[int64_t(c)].item<int8_t>();
+      expected += int64_t(x[int64_t(c)].item<int8_t>()) * w[int64_t(c)].item<int8_t>();
+    }
+    const int32_t dot = kernels::dot_s8_u4(even.data(), odd.data(), packed.data(), packed.size()) - 8 * int32_t(x_sum);
+    EXPECT_EQ(dot, expected) << k;
+    if (k % 32 == 0) {  // groups of 32 columns, each against its own sum
+      std::vector<int32_t> dots(k / 32);
+      std::vector<int32_t> scratch(kernels::group_scratch_ints(k / 32)), generic(k / 32);
+      kernels::group_dots_s8_u4(even.data(), odd.data(), packed.data(), k / 32, 16, dots.data(), scratch.data());
+      kernels::group_dots_s8_u4_generic(even.data(), odd.data(), packed.data(), k / 32, 16, generic.data(),
+                                        scratch.data());
+      EXPECT_EQ(dots, generic) << "AVX2 and generic paths differ for k " << k;
+      for (size_t g = 0; g < k / 32; ++g) {
+        int64_t group_expected = 0, group_sum = 0;
+        for (size_t c = g * 32; c < (g + 1) * 32; ++c) {
+          group_sum += x[int64_t(c)].item<int8_t>();
+          group_expected += int64_t(x[int64_t(c)].item<int8_t>()) * w[int64_t(c)].item<int8_t>();
+        }
+        EXPECT_EQ(dots[g] - 8 * group_sum, group_expected) << k << " group " << g;
+      }
+    }
+    std::vector<int8_t> unpacked(k);
+    kernels::unpack_s4(packed.data(), k, unpacked.data());
+    EXPECT_EQ(kernels::dot_s8(x.data_ptr<int8_t>(), unpacked.data(), k), expected) << k;
+  }
+}
+
+TEST(XnnpackQuantized, QuantizedValuesEtkitCannotRunFailNamingValueAndNode) {
+  // A qdint8 value read by an Add, and a 4-bit filter of a static linear.
+  PayloadBuilder p;
+  const int x = p.value("fp32", {2, 4}, 0, 1);
+  const int xq = p.value("qdint8", {2, 4}, 0, 0, {{"num_nonbatch_dims", 1}}, "PerTokenDynamicQuant");
+  const int sum = p.value("fp32", {2, 4}, 0, 2);
+  p.convert(x, xq, 1);
+  p.node("Add", 2, {{"input1_id", xq}, {"input2_id", xq}, {"output_id", sum}});
+  EXPECT_NE(load_error(p.finish()).find("read by a Add node"), std::string::npos) << load_error(p.finish());
+  // Per-tensor quantization with a zero point outside qint8.
+  PayloadBuilder q;
+  const int in = q.value("fp32", {2}, 0, 1);
+  const int bad = q.per_tensor("qint8", {2}, 0.1f, 300);
+  const int out = q.value("fp32", {2}, 0, 2);
+  q.convert(in, bad, 1);
+  q.convert(bad, out, 2);
+  EXPECT_NE(load_error(q.finish()).find("zero point is out of the datatype's range"), std::string::npos)
+      << load_error(q.finish());
+}
+
+TEST(XnnpackQuantized, ValueKindsAndRunnersAreReported) {
+  PayloadBuilder p;
+  const int x = p.value("fp32", {1, 64}, 0, 1);
+  const int xq = p.value("qdint8", {1, 64}, 0, 0, {{"num_nonbatch_dims", 1}}, "PerTokenDynamicQuant");
+  std::vector<uint8_t> packed(8 * 32, 0x88);
+  std::vector<uint16_t> scales(16, 0x3C00);  // bf16 0.0078125
+  const int w = p.value("qbint4", {8, 64}, p.constant(packed.data(), packed.size()), 0,
+                        {{"channel_dim", 0}, {"group_size", 32},
+                         {"scale_buffer_idx", p.constant(scales.data(), scales.size() * 2)}, {"num_scales", 16}},
+                        "PerChannelGroupQuant");
+  const int y = p.value("fp32", {1, 8}, 0, 2);
+  p.convert(x, xq, 1);
+  p.fully_connected(xq, w, -1, y, 2);
+  const std::vector<uint8_t> payload = p.finish();
+  const XnnGraph graph = checked(read_xnn_graph(ByteSpan{payload.data(), payload.size()}, nullptr), "graph");
+  EXPECT_EQ(value_kind(graph.values[size_t(xq)]), "qd8");
+  EXPECT_EQ(value_kind(graph.values[size_t(w)]), "qb4w");
+  EXPECT_FLOAT_EQ(graph.values[size_t(w)].quant.scales[0], 0.0078125f);
+  EXPECT_EQ(node_runner(graph, graph.nodes[1]), NodeRunner::kDynamicQuant);
+  EXPECT_EQ(operator_name(graph, graph.nodes[1]), "Fully Connected (NC, QD8, FP32, QB4W) etkit");
+  EXPECT_TRUE(unsupported_reason(graph).empty()) << unsupported_reason(graph);
+  // All weights 0 (0x88 is 8, 8): the output is 0 whatever the input.
+  const at::Tensor out = run_payload(payload, torch::randn({1, 64}), {1, 8}, false);
+  EXPECT_EQ(out.abs().max().item<float>(), 0.0f);
+}
+
+}  // namespace
+}  // namespace etkit::xnnpack
