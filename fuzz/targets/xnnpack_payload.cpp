@@ -9,6 +9,7 @@
 
 #include "etkit/core/error.h"
 #include "etkit/delegates/xnnpack/xnn_graph.h"
+#include "etkit/delegates/xnnpack/xnn_support.h"
 #include "fuzz_input.h"
 
 namespace {
@@ -35,6 +36,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (value.constant.size != 0 && value.constant.size < value.byte_size()) {
       __builtin_trap();  // a constant shorter than its shape passed the checks
     }
+    if (value.quant.kind == etkit::xnnpack::QuantKind::kPerChannel &&
+        value.quant.scales.size() != value.dims.at(value.quant.channel_dim)) {
+      __builtin_trap();  // per-channel scales that do not match the channels passed the checks
+    }
   }
+  // What the backend and `etinspect info` decide from a graph: who runs
+  // each node, its event name, and whether the whole graph can run.
+  for (const etkit::xnnpack::GraphNode& node : graph->nodes) {
+    (void)etkit::xnnpack::node_runner(*graph, node);
+    const std::string name = etkit::xnnpack::operator_name(*graph, node);
+    etkit::fuzz::touch(etkit::ByteSpan{reinterpret_cast<const uint8_t*>(name.data()), name.size()});
+  }
+  const std::string reason = etkit::xnnpack::unsupported_reason(*graph);
+  etkit::fuzz::touch(etkit::ByteSpan{reinterpret_cast<const uint8_t*>(reason.data()), reason.size()});
   return 0;
 }

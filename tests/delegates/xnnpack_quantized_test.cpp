@@ -13,6 +13,8 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 
@@ -47,9 +49,23 @@ Tensor view_of(at::Tensor& t) {
                  "tensor");
 }
 
+// With ETKIT_WRITE_FUZZ_SEEDS=<dir>, each payload these tests build is
+// also written there (how fuzz/seeds/xnnpack_payload/quantized_*.bin were made).
+void maybe_write_seed(const std::vector<uint8_t>& payload) {
+  static int count = 0;
+  const char* dir = std::getenv("ETKIT_WRITE_FUZZ_SEEDS");
+  if (dir == nullptr) return;
+  const std::string path = std::string(dir) + "/quantized_" + std::to_string(count++) + ".bin";
+  if (FILE* f = std::fopen(path.c_str(), "wb")) {
+    std::fwrite(payload.data(), 1, payload.size(), f);
+    std::fclose(f);
+  }
+}
+
 // Runs a one-input, one-output payload fused or node by node.
 at::Tensor run_payload(const std::vector<uint8_t>& payload, at::Tensor input, std::vector<int64_t> out_sizes,
                        bool per_node, std::string* log = nullptr) {
+  if (!per_node) maybe_write_seed(payload);
   XnnpackOptions options;
   options.threads = 1;
   static std::string captured;  // the log hook is a plain function pointer
