@@ -10,6 +10,7 @@ Needs only Debian packages: python3-torch, python3-torchvision,
 python3-numpy and flatbuffers-compiler.
 """
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -72,10 +73,19 @@ def export(sample, out_dir, cases, references, flatc, pte_only):
         f.write(program)
     written = [stem + ".pte"]
     if not pte_only:
-        bundle_cases = [(example, eager_outputs(model, example))]
+        def expected(inputs):
+            with sample.reference(model) if sample.reference else contextlib.nullcontext():
+                return eager_outputs(model, inputs)
+        bundle_cases = [(example, expected(example))]
         for _ in range(cases - 1):
             inputs = sample.make_inputs(generator)
-            bundle_cases.append((inputs, eager_outputs(model, inputs)))
+            bundle_cases.append((inputs, expected(inputs)))
+        if sample.reference:  # how far the quantized outputs are from the float model's
+            gaps = [(q - f).abs() for inputs, outs in bundle_cases
+                    for q, f in zip(outs, eager_outputs(model, inputs))]
+            print("%-18s quantized vs float outputs: max |diff| %.4g, mean |diff| %.4g" % (
+                sample.name, max(g.max().item() for g in gaps),
+                sum(g.mean().item() for g in gaps) / len(gaps)), flush=True)
         with open(stem + ".bpte", "wb") as f:
             f.write(write_bundle(program, "forward", bundle_cases, flatc))
         write_etrecord(stem + ".etrecord", [method])

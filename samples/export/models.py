@@ -11,6 +11,8 @@ import torch.nn as nn
 import torch.nn.functional as F
 import torchvision
 
+from etexport import quantize
+
 
 def randomize_batch_norms(model, generator):
     for module in model.modules():
@@ -184,12 +186,33 @@ def _image_and_labels(g):
 class Sample:
     """A model and how to make its inputs."""
 
-    def __init__(self, name, build, make_inputs, note="", delegate=None):
+    def __init__(self, name, build, make_inputs, note="", delegate=None, reference=None):
         self.name = name
         self.build = build
         self.make_inputs = make_inputs
         self.note = note
-        self.delegate = delegate  # "xnnpack": delegate what XNNPACK takes
+        # "xnnpack": delegate what XNNPACK takes; "xnnpack_8da4w": linears as 8da4w
+        self.delegate = delegate
+        # A context manager over the model under which eager mode computes
+        # the bundle's expected outputs (quantized samples); None: plain eager.
+        self.reference = reference
+
+
+class TransformerBlockConfig(GPTConfig):
+    """One nanoGPT block at the size of a small on-device language model's
+    layer slice: 64 channels (two groups of 32 per linear input), 16 tokens."""
+    block_size = 16
+    n_head = 4
+    n_embd = 64
+
+
+class TransformerBlock(nn.Module):
+    def __init__(self, config=TransformerBlockConfig()):
+        super().__init__()
+        self.block = Block(config)
+
+    def forward(self, x):
+        return self.block(x)
 
 
 def _images(shape):
@@ -225,6 +248,10 @@ def samples(full_size=False):
         Sample("deeplab_head", SegmentationHead, _image_and_labels,
                "DeepLabV3-style head: atrous conv, bilinear upsampling, pixel_shuffle, "
                "reflection padding, gather; 64x64 input"),
+        Sample("transformer_8da4w", TransformerBlock, _images((1, 16, 64)),
+               "one transformer block (attention and MLP, 64 channels, 16 tokens) with 8da4w "
+               "linears: per-token int8 activations, 4-bit weights in groups of 32, XNNPACK",
+               delegate="xnnpack_8da4w", reference=quantize.simulate_8da4w),
         Sample("nano_gpt", NanoGPT, _tokens),
         Sample("nano_gpt_bf16", lambda: NanoGPT().to(torch.bfloat16), _tokens,
                "the nanoGPT sample in bfloat16 (weights rounded from the float32 sample's)"),

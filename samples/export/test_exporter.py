@@ -23,6 +23,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from etexport import memory_plan  # noqa: E402
+from etexport import quantize  # noqa: E402
 from etexport.program import SCHEMAS  # noqa: E402
 
 ETINSPECT = None
@@ -65,6 +66,43 @@ class MemoryPlanTest(unittest.TestCase):
         a.offset, b.offset = 0, 32
         with self.assertRaises(AssertionError):
             memory_plan.check([a, b])
+
+
+class QuantizeTest(unittest.TestCase):
+    """etexport/quantize.py, which writes the 8da4w weights and simulates the
+    arithmetic for the bundle's expected outputs, against hand-derived values."""
+
+    def test_nibbles_are_stored_plus_8_even_column_low(self):
+        import torch
+        q = torch.tensor([[-8, 7, 0, -1]], dtype=torch.int8)
+        # (-8 + 8) | (7 + 8) << 4 = 0xF0; (0 + 8) | (-1 + 8) << 4 = 0x78
+        self.assertEqual(quantize.pack_nibbles(q).tolist(), [[0xF0, 0x78]])
+
+    def test_weights_round_to_the_nearest_step_of_their_group(self):
+        import torch
+        torch.manual_seed(0)
+        w = torch.randn(8, 64)
+        q, scales = quantize.quantize_weight(w)
+        self.assertEqual(scales.dtype, torch.bfloat16)
+        self.assertEqual(tuple(scales.shape), (8, 2))
+        self.assertTrue(int(q.min()) >= -8 and int(q.max()) <= 7)
+        step = scales.float().repeat_interleave(32, dim=1)
+        # Half a step, except at a group's positive extreme: max/7.5 (rounded
+        # to bf16, at most 2^-8 low) lands at up to 7.53 steps and is clamped
+        # to 7, so at most 0.53 steps.
+        error = (quantize.dequantize_weight(q, scales) - w).abs()
+        self.assertTrue(bool((error <= step * 0.5 + 1e-7).logical_or(error <= step * 0.53).all()))
+        self.assertTrue(bool(((error <= step * 0.5 + 1e-7) | (w > 0)).all()))
+
+    def test_per_token_quantization_by_hand(self):
+        import torch
+        # [-1, 0, 3]: multiplier 255 / 4 = 63.75; zero point -128 + 63.75 = -64.25 -> -64;
+        # -1 -> -64 - 64 = -128, 3 -> 191 - 64 = 127; back: (q + 64) / 63.75.
+        row = torch.tensor([[-1.0, 0.0, 3.0]])
+        expected = torch.tensor([[-64.0 / 63.75, 0.0, 191.0 / 63.75]])
+        self.assertTrue(torch.allclose(quantize.fake_quantize_per_token(row), expected, rtol=0, atol=1e-6))
+        # All zeros: multiplier 1, zero point from the max end (127), zeros stay zeros.
+        self.assertEqual(quantize.fake_quantize_per_token(torch.zeros(1, 4)).tolist(), [[0.0] * 4])
 
 
 class ExportedSamplesTest(unittest.TestCase):
@@ -186,6 +224,17 @@ class ExportedSamplesTest(unittest.TestCase):
                     result = subprocess.run([ETINSPECT, "verify", bundle, "--atol", "1e-6"],
                                             capture_output=True, text=True)
                     self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+
+    def test_8da4w_sample_is_what_the_exporter_writes_and_verifies(self):
+        # Its expected outputs simulate the quantization in eager PyTorch;
+        # etkit's integer kernels meet them within float rounding (1e-5).
+        name = "transformer_8da4w"
+        for ext in (".pte", ".etrecord"):
+            self.assertTrue(filecmp.cmp(self.path(name, ext), os.path.join(SAMPLES, name, name + ext),
+                                        shallow=False), "run samples/export/export_samples.py to regenerate")
+        for bundle in (self.path(name, ".bpte"), os.path.join(SAMPLES, name, name + ".bpte")):
+            result = subprocess.run([ETINSPECT, "verify", bundle, "--atol", "1e-5"], capture_output=True, text=True)
+            self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
 
     def test_references_cover_every_instruction(self):
         for name in NAMES:

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "etkit/inspector/npy.h"
@@ -88,6 +89,27 @@ TEST(XnnpackCli, EveryDelegatedRowHasOpTypesAndAModule) {
     EXPECT_FALSE(row["module_hierarchy"].empty()) << row["event_name"];
   }
   EXPECT_EQ(delegated, 101u);  // one row per XNNGraph node
+}
+
+// The 8da4w sample: its bundle's expected outputs come from eager PyTorch
+// simulating the quantization (samples/export/etexport/quantize.py), so
+// this checks etkit's integer kernels against an independent computation.
+TEST(XnnpackCli, DynamicallyQuantizedSampleVerifiesAndReportsItsValueKinds) {
+  const std::string stem = "transformer_8da4w/transformer_8da4w";
+  auto result = test::etinspect({"verify", "--atol", "1e-5", test::sample(stem + ".bpte")});
+  EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
+  EXPECT_NE(result.err.find("2 on etkit's dynamic quantization kernels (qd8)"), std::string::npos) << result.err;
+  // At the default tolerance a few outputs near zero differ in float rounding: not hidden.
+  EXPECT_EQ(test::etinspect({"verify", test::sample(stem + ".bpte")}).exit_code, 1);
+  const auto info = info_json(test::sample(stem + ".pte"));
+  ASSERT_EQ(info["delegate_payloads"].size(), 4u);  // one call per linear
+  const auto& payload = info["delegate_payloads"][0];
+  std::set<std::string> kinds, runners;
+  for (const auto& kind : payload["value_kinds"]) kinds.insert(kind["kind"].get<std::string>());
+  for (const auto& type : payload["node_types"]) runners.insert(type["runs_on"].get<std::string>());
+  EXPECT_EQ(kinds, (std::set<std::string>{"fp32", "qd8", "qb4w"}));
+  // The reshapes around the linear stay on XNNPACK; the quantized nodes run on etkit's kernels.
+  EXPECT_EQ(runners, (std::set<std::string>{"etkit-qd8", "xnnpack"}));
 }
 
 }  // namespace

@@ -250,7 +250,8 @@ _DTYPE_CODES = {torch.uint8: 0, torch.int8: 1, torch.int16: 2, torch.int32: 3, t
 
 def emit_method(name, captured, example_inputs, constants, delegate=None, flatc="flatc"):
     """Lowers the captured graph to kernel calls; with delegate="xnnpack",
-    runs of ops XNNPACK takes become XNNPACK delegate calls."""
+    runs of ops XNNPACK takes become XNNPACK delegate calls; with
+    "xnnpack_8da4w", linear layers become 8da4w XNNPACK calls."""
     graph_module = captured.graph_module
     graph_module.graph.eliminate_dead_code()
     graph_module.recompile()
@@ -263,11 +264,12 @@ def emit_method(name, captured, example_inputs, constants, delegate=None, flatc=
     constant_count = len(captured.constant_names)
     constant_nodes = {node: captured.constants[i] for i, node in enumerate(placeholders[:constant_count])}
     group_of = {}
-    if delegate == "xnnpack":
+    if delegate in ("xnnpack", "xnnpack_8da4w"):
         partitioner = xnnpack.Partitioner(
             graph_module, results,
             lambda n: constant_nodes.get(n) if n.op == "placeholder" else
-            getattr(graph_module, n.target) if n.op == "get_attr" else None)
+            getattr(graph_module, n.target) if n.op == "get_attr" else None,
+            quantize="8da4w" if delegate == "xnnpack_8da4w" else None)
         for group in xnnpack.partition(graph_module, partitioner):
             for node in group:
                 group_of[node] = group

@@ -11,6 +11,11 @@ connected node. 4-D activations are NHWC inside a delegate: an NCHW input
 enters through a static transpose (which Debian's XNNPACK lacks, so etkit
 runs it on its portable kernels), a channels-last input enters as is.
 
+With quantize="8da4w" (upstream's dynamically quantized linears), only
+linear layers are delegated, each as a Convert of its input to per-token
+int8 (qdint8) and a fully connected node with 4-bit blockwise weights
+(qbint4, groups of 32, bf16 scales as named data) and an fp32 bias.
+
 Every node carries the debug handle of the edge node it lowers; a folded
 batch norm and an entry transpose map through the ETRecord's delegate map.
 """
@@ -21,6 +26,7 @@ import torch
 import torch.fx
 
 from . import edge_ops
+from . import quantize as quantization
 from .program import compile_json, SCHEMAS
 
 aten = torch.ops.aten
@@ -50,7 +56,8 @@ class Partitioner:
     """Decides which nodes XNNPACK takes. `constant_of(node)` returns the
     tensor of a constant node (or None)."""
 
-    def __init__(self, graph_module, results, constant_of):
+    def __init__(self, graph_module, results, constant_of, quantize=None):
+        self.quantize = quantize  # None or "8da4w"
         self.results = results
         self.constant_of = constant_of
         self.folded_constants = {}  # t/permute of a constant, folded
@@ -75,6 +82,16 @@ class Partitioner:
         target = edge_ops.INPLACE.get(node.target, node.target)
         if node in self.folded_constants:
             return True
+        if self.quantize == "8da4w":
+            if _is_getitem(node):
+                return False
+            args = edge_ops.bind(node)
+            if target in (aten.view.default, aten._reshape_alias.default, aten._unsafe_view.default):
+                return self.results[args["self"]].dim() != 4  # the reshapes around a linear
+            return (target == aten.addmm.default and self.constant(args["mat2"]) is not None
+                    and self.constant(args["self"]) is not None and args["beta"] == 1
+                    and args["alpha"] == 1 and self.results[args["self"]].dim() == 1
+                    and self.results[args["mat1"]].shape[-1] % quantization.GROUP == 0)
         if _is_getitem(node):
             return node.args[0].target == aten.native_batch_norm.default and node.args[1] == 0
         args = edge_ops.bind(node)
@@ -131,12 +148,44 @@ class _Builder:
             "id_out": len(self.values)}})
         return len(self.values) - 1
 
-    def constant(self, tensor):
-        data = tensor.detach().to(torch.float32).contiguous().numpy().tobytes()
+    def named(self, data):
+        """Bytes as named data: their constant_data index."""
         key = hashlib.sha256(data).hexdigest()
         self.d.named_data[key] = data
         self.constant_data.append({"offset": NAMED, "size": len(data), "named_key": key})
-        return self.value(list(tensor.shape), constant=len(self.constant_data) - 1)
+        return len(self.constant_data) - 1
+
+    def constant(self, tensor):
+        data = tensor.detach().to(torch.float32).contiguous().numpy().tobytes()
+        return self.value(list(tensor.shape), constant=self.named(data))
+
+    def quantized_value(self, datatype, dims, quant_type, quant, constant=0):
+        self.values.append({"value_type": "QuantizedTensorValue", "value": {
+            "tensor_value": {"datatype": datatype, "num_dims": len(dims), "dims": [int(d) for d in dims],
+                             "constant_buffer_idx": constant, "external_id": NO_VALUE, "flags": 0,
+                             "id_out": len(self.values)},
+            "quant_params_type": quant_type, "quant_params": quant}})
+        return len(self.values) - 1
+
+    def linear_8da4w(self, node, args, handle):
+        """Convert to qdint8, then a fully connected node with qbint4 weights."""
+        source = self.operand(args["mat1"], node)
+        rows, k = self.p.results[args["mat1"]].shape
+        activations = self.quantized_value("qdint8", [rows, k], "PerTokenDynamicQuant",
+                                           {"num_nonbatch_dims": 1})
+        self.node("Convert", {"input_id": source, "output_id": activations}, handle)
+        weight = self.p.constant(args["mat2"]).t().contiguous()  # [N, K]
+        q, scales = quantization.quantize_weight(weight)
+        packed = quantization.pack_nibbles(q).numpy().tobytes()
+        scale_bytes = scales.contiguous().view(torch.int16).numpy().tobytes()
+        scale_index = self.named(scale_bytes)
+        filter_id = self.quantized_value(
+            "qbint4", list(weight.shape), "PerChannelGroupQuant",
+            {"channel_dim": 0, "group_size": quantization.GROUP, "scale_buffer_idx": scale_index,
+             "num_scales": scales.numel()}, constant=self.named(packed))
+        bias = self.constant(self.p.constant(args["self"]))
+        self.node("FullyConnected", {"input1_id": activations, "filter_id": filter_id, "bias_id": bias,
+                                     "output_id": self.result(node, "plain")}, handle)
 
     def node(self, kind, params, handle, minmax=None):
         entry = {"node_type": kind, "node": params, "debug_handle": handle}
@@ -232,6 +281,10 @@ class _Builder:
             layout = "nhwc" if len(shape) == 4 else "plain"
             self.node("StaticReshape", {"num_dims": len(shape), "new_shape": shape, "input_id": source,
                                         "output_id": self.result(node, layout)}, handle)
+        elif target == aten.addmm.default and self.p.quantize == "8da4w":
+            self.linear_8da4w(node, args, handle)
+            if isinstance(args["mat2"], torch.fx.Node) and args["mat2"] in self.handles:
+                self.d.delegate_map[str(handle)] = [self.handles[args["mat2"]], handle]
         elif target == aten.addmm.default:
             source = self.operand(args["mat1"], node)
             weight = self.constant(self.p.constant(args["mat2"]).t())
@@ -341,7 +394,12 @@ def partition(graph_module, partitioner):
             current = []
     if current:
         groups.append(current)
-    return groups
+    # A run of nothing but reshapes and folded weight transposes computes
+    # nothing worth a delegate call: it stays with the portable kernels.
+    return [g for g in groups if any(edge_ops.INPLACE.get(n.target, n.target) == aten.addmm.default
+                                     or n.target not in (aten.view.default, aten._reshape_alias.default,
+                                                         aten._unsafe_view.default)
+                                     and n not in partitioner.folded_constants for n in g)]
 
 
 def lower_group(nodes, partitioner, handles, flatc):
