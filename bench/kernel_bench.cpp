@@ -16,20 +16,11 @@
 #include <vector>
 
 #include "kernels/op_runner.h"
+#include "median_time.h"
 
 namespace {
 
-double median_ms(const std::function<void()>& call, int repeats) {
-  call();  // warm caches and lazy initialisation
-  std::vector<double> times;
-  for (int i = 0; i < repeats; ++i) {
-    const auto start = std::chrono::steady_clock::now();
-    call();
-    times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-  }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
-}
+using etkit::bench::median_ms;
 
 int repeats_for(double estimate_ms) {
   return std::max(5, std::min(200, int(300.0 / std::max(estimate_ms, 0.01))));

@@ -20,23 +20,14 @@
 #include "etkit/delegates/xnnpack/xnnpack_backend.h"
 #include "etkit/kernels/all_kernels.h"
 #include "kernels/op_runner.h"
+#include "median_time.h"
 #include "support/xnn_payload_builder.h"
 
 namespace {
 
 using namespace etkit;
 
-double median_ms(const std::function<void()>& call, int repeats) {
-  call();
-  std::vector<double> times;
-  for (int i = 0; i < repeats; ++i) {
-    const auto start = std::chrono::steady_clock::now();
-    call();
-    times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-  }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
-}
+using etkit::bench::median_ms;
 
 std::vector<uint8_t> linear_8da4w(int64_t rows, int64_t k, int64_t n) {
   const int64_t group = 32;
@@ -59,7 +50,7 @@ std::vector<uint8_t> linear_8da4w(int64_t rows, int64_t k, int64_t n) {
   return p.finish();
 }
 
-void bench(int64_t rows, int64_t k, int64_t n) {
+void bench_linear(int64_t rows, int64_t k, int64_t n) {
   const std::vector<uint8_t> payload = linear_8da4w(rows, k, n);
   xnnpack::XnnpackOptions options;
   options.threads = 1;
@@ -95,7 +86,7 @@ int main() {
   at::set_num_threads(1);
   at::manual_seed(1);
   std::printf("%-10s %-21s %12s %12s %8s\n", "shape", "rows x in x out", "8da4w ms", "fp32 ms", "ratio");
-  bench(1, 2048, 2048);
-  bench(32, 2048, 2048);
+  bench_linear(1, 2048, 2048);
+  bench_linear(32, 2048, 2048);
   return 0;
 }

@@ -249,11 +249,7 @@ int64_t pooled_size(int64_t input, int64_t kernel, int64_t stride, int64_t paddi
 Status quantized_avg_pool2d_out(KernelContext& context, Span<Value*> args) {
   const Tensor& in = tensor_arg(args, 0);
   Tensor& out = tensor_arg(args, 9);
-  ETKIT_TRY(check_int8(context, in, "input"));
-  ETKIT_TRY(check_int8(context, out, "out"));
-  ETKIT_KERNEL_CHECK(context, in.dim() == 4 && out.dim() == 4 && in.size(0) == out.size(0) &&
-                                  in.size(1) == out.size(1),
-                     "input and out must be 4-D with the same batch and channels");
+  ETKIT_TRY(check_pool_tensors(context, in, out));
   int64_t kernel[2], stride[2], padding[2];
   ETKIT_TRY(pair_arg(context, args, 1, "kernel_size", 1, kernel));
   ETKIT_TRY(pair_arg(context, args, 2, "stride", 1, stride));

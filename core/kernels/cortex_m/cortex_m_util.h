@@ -45,4 +45,14 @@ inline Status pair_arg(KernelContext& context, Span<Value*> args, size_t i, cons
   return Ok{};
 }
 
+/// A pooling's int8 input and out: 4-D, same batch and channels.
+inline Status check_pool_tensors(KernelContext& context, const Tensor& in, const Tensor& out) {
+  ETKIT_TRY(check_int8(context, in, "input"));
+  ETKIT_TRY(check_int8(context, out, "out"));
+  ETKIT_KERNEL_CHECK(context, in.dim() == 4 && out.dim() == 4 && in.size(0) == out.size(0) &&
+                                  in.size(1) == out.size(1),
+                     "input and out must be 4-D with the same batch and channels");
+  return Ok{};
+}
+
 }  // namespace etkit::kernels

@@ -17,11 +17,7 @@ namespace {
 Status quantized_max_pool2d_out(KernelContext& context, Span<Value*> args) {
   const Tensor& in = tensor_arg(args, 0);
   Tensor& out = tensor_arg(args, 10);
-  ETKIT_TRY(check_int8(context, in, "input"));
-  ETKIT_TRY(check_int8(context, out, "out"));
-  ETKIT_KERNEL_CHECK(context, in.dim() == 4 && out.dim() == 4 && in.size(0) == out.size(0) &&
-                                  in.size(1) == out.size(1),
-                     "input and out must be 4-D with the same batch and channels");
+  ETKIT_TRY(check_pool_tensors(context, in, out));
   int64_t kernel[2], stride[2], padding[2], dilation[2];
   ETKIT_TRY(pair_arg(context, args, 1, "kernel_size", 1, kernel));
   ETKIT_TRY(pair_arg(context, args, 2, "stride", 1, stride));
