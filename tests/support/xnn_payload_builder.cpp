@@ -12,7 +12,7 @@ int PayloadBuilder::constant(const void* bytes, size_t size) {
   data.resize((data.size() + 15) / 16 * 16);
   offsets.push_back({{"offset", data.size()}, {"size", size}});
   const auto* raw = static_cast<const uint8_t*>(bytes);
-  data.insert(data.end(), raw, raw + size);
+  if (size > 0) data.insert(data.end(), raw, raw + size);
   return int(offsets.size() - 1);
 }
 
@@ -78,7 +78,7 @@ std::vector<uint8_t> PayloadBuilder::finish() const {
   std::memcpy(bytes.data() + 18, &data_offset, 4);
   std::memcpy(bytes.data() + 22, &data_size, 8);
   std::memcpy(bytes.data() + fb_offset, flatbuffer.data(), flatbuffer.size());
-  std::memcpy(bytes.data() + data_offset, data.data(), data.size());
+  if (!data.empty()) std::memcpy(bytes.data() + data_offset, data.data(), data.size());
   return bytes;
 }
 
