@@ -235,14 +235,6 @@ Status quantized_linear_out(KernelContext& context, Span<Value*> args) {
 
 // ---- pooling and padding ----
 
-int64_t pooled_size(int64_t input, int64_t kernel, int64_t stride, int64_t padding, bool ceil_mode) {
-  const int64_t numerator = input + 2 * padding - kernel;
-  int64_t size = numerator / stride + 1;
-  if (ceil_mode && numerator % stride != 0) ++size;
-  if (ceil_mode && (size - 1) * stride >= input + padding) --size;
-  return size;
-}
-
 // The mean of each window's in-bounds int8 values (padding is not
 // counted), rounded half away from zero; zero point, multiplier and shift
 // are carried by the op but, as in upstream's kernel, not applied.
@@ -250,33 +242,18 @@ Status quantized_avg_pool2d_out(KernelContext& context, Span<Value*> args) {
   const Tensor& in = tensor_arg(args, 0);
   Tensor& out = tensor_arg(args, 9);
   ETKIT_TRY(check_pool_tensors(context, in, out));
-  int64_t kernel[2], stride[2], padding[2];
-  ETKIT_TRY(pair_arg(context, args, 1, "kernel_size", 1, kernel));
-  ETKIT_TRY(pair_arg(context, args, 2, "stride", 1, stride));
-  ETKIT_TRY(pair_arg(context, args, 3, "padding", 0, padding));
-  const bool ceil_mode = bool_arg(args, 4);
-  for (int d = 0; d < 2; ++d) {
-    const int64_t expected = pooled_size(in.size(2 + d), kernel[d], stride[d], padding[d], ceil_mode);
-    ETKIT_KERNEL_CHECK(context, out.size(2 + d) == expected, "output %s is %lld, the window gives %lld",
-                       d == 0 ? "height" : "width", (long long)out.size(2 + d), (long long)expected);
-  }
+  PoolWindow window;
+  ETKIT_TRY(pool_window_args(context, args, 1, window));
+  ETKIT_TRY(check_pooled_sizes(context, in, out, window, bool_arg(args, 4)));
   const int8_t* x = in.data_as<const int8_t>();
   int8_t* y = out.data_as<int8_t>();
-  for (int64_t n = 0; n < out.size(0); ++n)
-    for (int64_t c = 0; c < out.size(1); ++c)
-      for (int64_t oh = 0; oh < out.size(2); ++oh)
-        for (int64_t ow = 0; ow < out.size(3); ++ow) {
-          int32_t sum = 0, count = 0;
-          for (int64_t ih = oh * stride[0] - padding[0]; ih < oh * stride[0] - padding[0] + kernel[0]; ++ih)
-            for (int64_t iw = ow * stride[1] - padding[1]; iw < ow * stride[1] - padding[1] + kernel[1]; ++iw) {
-              if (ih < 0 || iw < 0 || ih >= in.size(2) || iw >= in.size(3)) continue;
-              sum += x[at4(in, n, c, ih, iw)];
-              ++count;
-            }
-          ETKIT_KERNEL_CHECK(context, count > 0, "window (%lld, %lld) holds no input", (long long)oh, (long long)ow);
-          y[at4(out, n, c, oh, ow)] = int8_t(cmsis::clamp(cmsis::rounded_average(sum, count), -128, 127));
-        }
-  return Ok{};
+  return for_each_pool_window(in, out, window, [&](int64_t o, auto&& taps, int64_t oh, int64_t ow) -> Status {
+    int32_t sum = 0, count = 0;
+    taps([&](int64_t i) { sum += x[i], ++count; });
+    ETKIT_KERNEL_CHECK(context, count > 0, "window (%lld, %lld) holds no input", (long long)oh, (long long)ow);
+    y[o] = int8_t(cmsis::clamp(cmsis::rounded_average(sum, count), -128, 127));
+    return Ok{};
+  });
 }
 
 // Pads int8 data in memory order: pre_pad and post_pad give, per physical

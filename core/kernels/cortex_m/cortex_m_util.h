@@ -3,6 +3,8 @@
 // Activations are logical NCHW tensors, usually channels-last in memory:
 // kernels address them through their strides, so any dim order works.
 
+#include <algorithm>
+
 #include "etkit/kernels/kernel_util.h"
 
 namespace etkit::kernels {
@@ -52,6 +54,60 @@ inline Status check_pool_tensors(KernelContext& context, const Tensor& in, const
   ETKIT_KERNEL_CHECK(context, in.dim() == 4 && out.dim() == 4 && in.size(0) == out.size(0) &&
                                   in.size(1) == out.size(1),
                      "input and out must be 4-D with the same batch and channels");
+  return Ok{};
+}
+
+/// A 2-D pooling window: kernel, stride and padding per spatial dim.
+struct PoolWindow {
+  int64_t kernel[2], stride[2], padding[2];
+};
+
+/// Reads kernel_size, stride and padding from args first, first + 1, first + 2.
+inline Status pool_window_args(KernelContext& context, Span<Value*> args, size_t first, PoolWindow& w) {
+  ETKIT_TRY(pair_arg(context, args, first, "kernel_size", 1, w.kernel));
+  ETKIT_TRY(pair_arg(context, args, first + 1, "stride", 1, w.stride));
+  return pair_arg(context, args, first + 2, "padding", 0, w.padding);
+}
+
+/// Output rows (or columns) of a window over `input`; ceil_mode counts a
+/// last partial window that starts inside the input or its left padding.
+inline int64_t pooled_size(int64_t input, int64_t kernel, int64_t stride, int64_t padding, bool ceil_mode) {
+  const int64_t numerator = input + 2 * padding - kernel;
+  int64_t size = numerator / stride + 1;
+  if (ceil_mode && numerator % stride != 0) ++size;
+  if (ceil_mode && (size - 1) * stride >= input + padding) --size;
+  return size;
+}
+
+inline Status check_pooled_sizes(KernelContext& context, const Tensor& in, const Tensor& out, const PoolWindow& w,
+                                 bool ceil_mode) {
+  for (int d = 0; d < 2; ++d) {
+    const int64_t expected = pooled_size(in.size(2 + d), w.kernel[d], w.stride[d], w.padding[d], ceil_mode);
+    ETKIT_KERNEL_CHECK(context, out.size(2 + d) == expected, "output %s is %lld, the window gives %lld",
+                       d == 0 ? "height" : "width", static_cast<long long>(out.size(2 + d)),
+                       static_cast<long long>(expected));
+  }
+  return Ok{};
+}
+
+/// For every output element of a pooling: reduce(out_offset, taps, oh, ow),
+/// where taps(g) calls g(in_offset) for each in-bounds input tap of the
+/// window (padding is never a tap).
+template <typename Reduce>
+Status for_each_pool_window(const Tensor& in, const Tensor& out, const PoolWindow& w, Reduce&& reduce) {
+  for (int64_t n = 0; n < out.size(0); ++n)
+    for (int64_t c = 0; c < out.size(1); ++c)
+      for (int64_t oh = 0; oh < out.size(2); ++oh)
+        for (int64_t ow = 0; ow < out.size(3); ++ow) {
+          const int64_t h0 = oh * w.stride[0] - w.padding[0], w0 = ow * w.stride[1] - w.padding[1];
+          auto taps = [&](auto&& g) {
+            for (int64_t ih = std::max<int64_t>(h0, 0); ih < std::min(h0 + w.kernel[0], in.size(2)); ++ih)
+              for (int64_t iw = std::max<int64_t>(w0, 0); iw < std::min(w0 + w.kernel[1], in.size(3)); ++iw) {
+                g(at4(in, n, c, ih, iw));
+              }
+          };
+          ETKIT_TRY(reduce(at4(out, n, c, oh, ow), taps, oh, ow));
+        }
   return Ok{};
 }
 

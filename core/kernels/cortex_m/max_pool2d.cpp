@@ -18,10 +18,9 @@ Status quantized_max_pool2d_out(KernelContext& context, Span<Value*> args) {
   const Tensor& in = tensor_arg(args, 0);
   Tensor& out = tensor_arg(args, 10);
   ETKIT_TRY(check_pool_tensors(context, in, out));
-  int64_t kernel[2], stride[2], padding[2], dilation[2];
-  ETKIT_TRY(pair_arg(context, args, 1, "kernel_size", 1, kernel));
-  ETKIT_TRY(pair_arg(context, args, 2, "stride", 1, stride));
-  ETKIT_TRY(pair_arg(context, args, 3, "padding", 0, padding));
+  PoolWindow window;
+  ETKIT_TRY(pool_window_args(context, args, 1, window));
+  int64_t dilation[2];
   ETKIT_TRY(pair_arg(context, args, 4, "dilation", 1, dilation));
   ETKIT_KERNEL_CHECK(context, dilation[0] == 1 && dilation[1] == 1, "dilation must be 1 (as upstream)");
   ETKIT_KERNEL_CHECK(context, !bool_arg(args, 5), "ceil_mode is not supported (as upstream)");
@@ -33,29 +32,17 @@ Status quantized_max_pool2d_out(KernelContext& context, Span<Value*> args) {
   ETKIT_KERNEL_CHECK(context, act_min <= act_max && act_min >= INT32_MIN && act_max <= INT32_MAX,
                      "activation range [%lld, %lld] is not ordered", static_cast<long long>(act_min),
                      static_cast<long long>(act_max));
-  for (int d = 0; d < 2; ++d) {
-    const int64_t expected = (in.size(2 + d) + 2 * padding[d] - kernel[d]) / stride[d] + 1;
-    ETKIT_KERNEL_CHECK(context, out.size(2 + d) == expected, "output %s is %lld, the window gives %lld",
-                       d == 0 ? "height" : "width", static_cast<long long>(out.size(2 + d)),
-                       static_cast<long long>(expected));
-  }
+  ETKIT_TRY(check_pooled_sizes(context, in, out, window, false));
   const int8_t* x = in.data_as<const int8_t>();
   int8_t* y = out.data_as<int8_t>();
-  for (int64_t n = 0; n < out.size(0); ++n)
-    for (int64_t c = 0; c < out.size(1); ++c)
-      for (int64_t oh = 0; oh < out.size(2); ++oh)
-        for (int64_t ow = 0; ow < out.size(3); ++ow) {
-          int32_t best = INT32_MIN;
-          for (int64_t ih = oh * stride[0] - padding[0]; ih < oh * stride[0] - padding[0] + kernel[0]; ++ih)
-            for (int64_t iw = ow * stride[1] - padding[1]; iw < ow * stride[1] - padding[1] + kernel[1]; ++iw) {
-              if (ih < 0 || iw < 0 || ih >= in.size(2) || iw >= in.size(3)) continue;
-              best = std::max(best, int32_t(x[at4(in, n, c, ih, iw)]));
-            }
-          ETKIT_KERNEL_CHECK(context, best != INT32_MIN, "window (%lld, %lld) holds no input",
-                             static_cast<long long>(oh), static_cast<long long>(ow));
-          y[at4(out, n, c, oh, ow)] = int8_t(cmsis::clamp(best, int32_t(act_min), int32_t(act_max)));
-        }
-  return Ok{};
+  return for_each_pool_window(in, out, window, [&](int64_t o, auto&& taps, int64_t oh, int64_t ow) -> Status {
+    int32_t best = INT32_MIN;
+    taps([&](int64_t i) { best = std::max(best, int32_t(x[i])); });
+    ETKIT_KERNEL_CHECK(context, best != INT32_MIN, "window (%lld, %lld) holds no input", static_cast<long long>(oh),
+                       static_cast<long long>(ow));
+    y[o] = int8_t(cmsis::clamp(best, int32_t(act_min), int32_t(act_max)));
+    return Ok{};
+  });
 }
 
 }  // namespace
