@@ -8,12 +8,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
 
 #include "support/cli.h"
+#include "support/program_builder.h"
 #include "support/tampered_bundle.h"
 
 namespace etkit {
@@ -102,6 +104,89 @@ TEST_P(DeviceGate, KeywordSpottingComputesTheHostsBits) {
   const auto a = test::read_file(host_dir + "/output_0.npy"), b = test::read_file(device_dir + "/output_0.npy");
   ASSERT_EQ(a.size(), b.size());
   EXPECT_TRUE(a == b) << "outputs differ";
+}
+
+// A program chaining the cortex_m ops the corpus program lacks (quantize,
+// max pool, activation table, add, mul, div, transposed conv, maximum with
+// a broadcast constant, transpose, softmax, dequantize), run on the host
+// and inside the device: the same bits out, as for keyword spotting.
+std::string cortex_m_op_chain(const std::string& path) {
+  using test::ProgramBuilder;
+  ProgramBuilder b;
+  const auto i8 = ScalarType::kChar;
+  const auto bytes = [](std::vector<int32_t> values, size_t width) {
+    std::vector<uint8_t> out;
+    for (int32_t v : values) {
+      for (size_t k = 0; k < width; ++k) out.push_back(uint8_t(uint32_t(v) >> (8 * k)));
+    }
+    return out;
+  };
+  const int32_t x = b.tensor({1, 4, 6, 6}, 0);
+  const int32_t q = b.tensor({1, 4, 6, 6}, 640, false, i8);
+  const int32_t mp = b.tensor({1, 4, 3, 3}, 800, false, i8), act = b.tensor({1, 4, 3, 3}, 864, false, i8);
+  const int32_t add = b.tensor({1, 4, 3, 3}, 928, false, i8), mul = b.tensor({1, 4, 3, 3}, 992, false, i8);
+  const int32_t div = b.tensor({1, 4, 3, 3}, 1056, false, i8);
+  const int32_t tconv = b.tensor({1, 2, 6, 6}, 1120, false, i8), mx = b.tensor({1, 2, 6, 6}, 1216, false, i8);
+  const int32_t tr = b.tensor({1, 6, 6, 2}, 1312, false, i8), sm = b.tensor({1, 6, 6, 2}, 1408, false, i8);
+  const int32_t out = b.tensor({1, 6, 6, 2}, 1536);
+  std::vector<int32_t> table(256), weights(72);
+  for (int k = 0; k < 256; ++k) table[size_t(k)] = (k * 37) % 256 - 128;
+  for (int k = 0; k < 72; ++k) weights[size_t(k)] = (k * 29) % 31 - 15;
+  const int32_t lut = b.constant_tensor({256}, i8, bytes(table, 1));
+  const int32_t w = b.constant_tensor({2, 3, 3, 4}, i8, bytes(weights, 1));  // OHWI
+  const int32_t bias = b.constant_tensor({2}, ScalarType::kInt, bytes({100, -250}, 4));
+  const int32_t mults = b.constant_tensor({2}, ScalarType::kInt, bytes({1 << 30, 1518500250}, 4));
+  const int32_t shifts = b.constant_tensor({2}, ScalarType::kInt, bytes({-6, -7}, 4));
+  const int32_t floor = b.constant_tensor({1, 2, 1, 1}, i8, bytes({-20, 5}, 1));
+  const int32_t scratch = b.constant_tensor({1}, i8, bytes({0}, 1));
+  const int32_t half = b.integer(1 << 30), zero = b.integer(0), lo = b.integer(-128), hi = b.integer(127);
+  const int32_t int8_type = b.integer(int64_t(ScalarType::kChar));
+  const int32_t pair1 = b.int_list({1, 1}), pair2 = b.int_list({2, 2}), pair0 = b.int_list({0, 0});
+  b.kernel_call("cortex_m::quantize_per_tensor", "out", {x, b.real(0.05), zero, lo, hi, int8_type, q, q});
+  b.kernel_call("cortex_m::quantized_max_pool2d", "out",
+                {q, pair2, pair2, pair0, pair1, b.boolean(false), zero, zero, lo, hi, mp, mp});
+  b.kernel_call("cortex_m::quantized_activation", "out", {mp, lut, act, act});
+  b.kernel_call("cortex_m::quantized_add", "out",
+                {act, zero, half, zero, mp, zero, half, zero, zero, half, b.integer(-18), lo, hi, add, add});
+  b.kernel_call("cortex_m::quantized_mul", "out", {add, zero, act, zero, zero, half, b.integer(-6), mul, mul});
+  b.kernel_call("cortex_m::quantized_div", "out", {mul, zero, add, b.integer(1), zero, b.real(4.0), div, div});
+  b.kernel_call("cortex_m::quantized_transpose_conv2d", "out",
+                {div, w, bias, pair2, pair1, pair1, pair1, zero, zero, mults, shifts, lo, hi, scratch, scratch,
+                 tconv, tconv});
+  b.kernel_call("cortex_m::maximum", "out", {tconv, floor, mx, mx});
+  b.kernel_call("cortex_m::transpose", "out", {mx, b.int_list({0, 2, 3, 1}), tr, tr});
+  b.kernel_call("cortex_m::softmax", "out", {tr, b.integer(-1), zero, lo, half, b.integer(23), b.integer(-255), sm, sm});
+  b.kernel_call("cortex_m::dequantize_per_tensor", "out", {sm, b.real(1.0 / 256), lo, lo, hi, int8_type, out, out});
+  b.inputs({x});
+  b.outputs({out});
+  b.arena(2048);
+  const std::vector<uint8_t> program = b.build();
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(program.data()),
+                                               std::streamsize(program.size()));
+  return path;
+}
+
+TEST_P(DeviceGate, CortexMOpSetComputesTheHostsBits) {
+  const std::string program = cortex_m_op_chain(test::temp("cortex_m_ops.pte"));
+  const std::string host_dir = test::temp("cmops-host"), device_dir = test::temp("cmops-" + GetParam());
+  for (const auto& [dir, device] : {std::pair{host_dir, std::string()}, std::pair{device_dir, GetParam()}}) {
+    std::vector<std::string> args{"run", program, "--fill", "random", "--seed", "7", "--output-dir", dir};
+    if (!device.empty()) args.insert(args.end(), {"--device", device});
+    const auto result = etinspect(args);
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+  }
+  const auto a = test::read_file(host_dir + "/output_0.npy"), b = test::read_file(device_dir + "/output_0.npy");
+  ASSERT_EQ(a.size(), b.size());
+  EXPECT_TRUE(a == b) << "outputs differ";
+  // The last op is a softmax over pairs, dequantized: (q + 128) / 256, so
+  // each pair sums to 1 within two output steps (an npy's data follows its
+  // 128-byte header).
+  ASSERT_EQ(a.size(), 128u + 72u * 4u);
+  float values[72];
+  std::memcpy(values, a.data() + 128, sizeof values);
+  for (int p = 0; p < 36; ++p) EXPECT_NEAR(values[2 * p] + values[2 * p + 1], 1.0f, 2.0f / 256) << "pair " << p;
+  EXPECT_GT(*std::max_element(values, values + 72) - *std::min_element(values, values + 72), 0.05f)
+      << "outputs do not depend on the input";
 }
 
 // The event names of a trace's table rows, in order.

@@ -130,6 +130,15 @@ TEST(CortexMSoftmax, MatchesTheRealSoftmaxWithinOneStep) {
   const at::Tensor real = at::softmax(x.to(at::kDouble) / 16.0, 1) * 256.0 - 128.0;
   const at::Tensor gap = (op.result().to(at::kDouble) - real.clamp(-128, 127)).abs();
   EXPECT_LE(gap.max().item<double>(), 1.0) << "seed " << test::kernel_test_seed();
+  // Two classes, small differences (the sums of their probabilities near 1).
+  const at::Tensor pairs = test::random_tensor(rng, {50, 2}, at::kChar, -20, 20);
+  OpRunner two("cortex_m::softmax.out");
+  two.tensor(pairs).integer(1).integer(0).integer(-128).integer(kHalf).integer(23).integer(-255)
+      .out(at::kChar, {50, 2}).returned();
+  ASSERT_EQ(two.run(), "");
+  const at::Tensor real_pairs = at::softmax(pairs.to(at::kDouble) / 16.0, 1) * 256.0 - 128.0;
+  EXPECT_LE((two.result().to(at::kDouble) - real_pairs.clamp(-128, 127)).abs().max().item<double>(), 1.0)
+      << two.result().slice(0, 0, 4) << real_pairs.slice(0, 0, 4);
   OpRunner wrong("cortex_m::softmax.out");
   wrong.tensor(x).integer(0).integer(0).integer(-128).integer(kHalf).integer(23).integer(-255)
       .out(at::kChar, {6, 10}).returned();
