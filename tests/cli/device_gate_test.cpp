@@ -92,16 +92,25 @@ TEST_P(DeviceGate, TamperedBundleFailsTheSameCaseAndTruncatedIsRefused) {
   EXPECT_EQ(on_device.err, host.err);
 }
 
-TEST_P(DeviceGate, KeywordSpottingComputesTheHostsBits) {
-  const std::string program = test::corpus("upstream/pte/keyword_spotting_cortex_m.pte");
-  const std::string host_dir = test::temp("kws-host"), device_dir = test::temp("kws-" + GetParam());
-  for (const auto& [dir, device] : {std::pair{host_dir, std::string()}, std::pair{device_dir, GetParam()}}) {
-    std::vector<std::string> args{"run", program, "--fill", "random", "--seed", "11", "--output-dir", dir};
-    if (!device.empty()) args.insert(args.end(), {"--device", device});
+// Runs `program` on random inputs (`seed`) on the host and inside `device`;
+// output 0's .npy bytes from each, after checking both runs succeeded.
+std::pair<std::vector<uint8_t>, std::vector<uint8_t>> host_and_device_outputs(const std::string& program,
+                                                                             const std::string& seed,
+                                                                             const std::string& device,
+                                                                             const std::string& name) {
+  const std::string host_dir = test::temp(name + "-host"), device_dir = test::temp(name + "-" + device);
+  for (const auto& [dir, on] : {std::pair{host_dir, std::string()}, std::pair{device_dir, device}}) {
+    std::vector<std::string> args{"run", program, "--fill", "random", "--seed", seed, "--output-dir", dir};
+    if (!on.empty()) args.insert(args.end(), {"--device", on});
     const auto result = etinspect(args);
-    ASSERT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_EQ(result.exit_code, 0) << result.err;
   }
-  const auto a = test::read_file(host_dir + "/output_0.npy"), b = test::read_file(device_dir + "/output_0.npy");
+  return {test::read_file(host_dir + "/output_0.npy"), test::read_file(device_dir + "/output_0.npy")};
+}
+
+TEST_P(DeviceGate, KeywordSpottingComputesTheHostsBits) {
+  const auto [a, b] = host_and_device_outputs(test::corpus("upstream/pte/keyword_spotting_cortex_m.pte"), "11",
+                                              GetParam(), "kws");
   ASSERT_EQ(a.size(), b.size());
   EXPECT_TRUE(a == b) << "outputs differ";
 }
@@ -167,15 +176,8 @@ std::string cortex_m_op_chain(const std::string& path) {
 }
 
 TEST_P(DeviceGate, CortexMOpSetComputesTheHostsBits) {
-  const std::string program = cortex_m_op_chain(test::temp("cortex_m_ops.pte"));
-  const std::string host_dir = test::temp("cmops-host"), device_dir = test::temp("cmops-" + GetParam());
-  for (const auto& [dir, device] : {std::pair{host_dir, std::string()}, std::pair{device_dir, GetParam()}}) {
-    std::vector<std::string> args{"run", program, "--fill", "random", "--seed", "7", "--output-dir", dir};
-    if (!device.empty()) args.insert(args.end(), {"--device", device});
-    const auto result = etinspect(args);
-    ASSERT_EQ(result.exit_code, 0) << result.err;
-  }
-  const auto a = test::read_file(host_dir + "/output_0.npy"), b = test::read_file(device_dir + "/output_0.npy");
+  const auto [a, b] =
+      host_and_device_outputs(cortex_m_op_chain(test::temp("cortex_m_ops.pte")), "7", GetParam(), "cmops");
   ASSERT_EQ(a.size(), b.size());
   EXPECT_TRUE(a == b) << "outputs differ";
   // The last op is a softmax over pairs, dequantized: (q + 128) / 256, so
