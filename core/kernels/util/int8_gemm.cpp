@@ -58,10 +58,6 @@ bool has_avx2() {
 }  // namespace
 #endif
 
-// Groups of 16 bytes (32 columns) without a reduction per group: the
-// byte products of the whole row first (int16: at most 2 * 128 * 15), then
-// neighbours summed pairwise four times (16 -> 8 -> 4 -> 2 -> 1 per
-// group), every pass a plain vectorizable loop over the row.
 void group_dots_s8_u4(const int8_t* even, const int8_t* odd, const uint8_t* packed, size_t groups,
                       size_t group_bytes, int32_t* dots, int32_t* scratch) {
 #ifdef ETKIT_INT8_AVX2
@@ -73,6 +69,10 @@ void group_dots_s8_u4(const int8_t* even, const int8_t* odd, const uint8_t* pack
   group_dots_s8_u4_generic(even, odd, packed, groups, group_bytes, dots, scratch);
 }
 
+// Groups of 16 bytes (32 columns) without a reduction per group: the
+// byte products of the whole row first (int16: at most 2 * 128 * 15), then
+// neighbours summed pairwise four times (16 -> 8 -> 4 -> 2 -> 1 per
+// group), every pass a plain vectorizable loop over the row.
 void group_dots_s8_u4_generic(const int8_t* even, const int8_t* odd, const uint8_t* packed, size_t groups,
                               size_t group_bytes, int32_t* dots, int32_t* scratch) {
   if (group_bytes != 16) {
