@@ -4,6 +4,7 @@
 // the divergence rule are the inspector's (gap_report.h).
 
 #include <CLI/CLI.hpp>
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <optional>
@@ -14,6 +15,7 @@
 #include "etkit/core/program_summary.h"
 #include "etkit/etdump/etdump_reader.h"
 #include "etkit/etrecord/etrecord.h"
+#include "etkit/inspector/delegate_values.h"
 #include "etkit/inspector/gap_report.h"
 #include "option_checks.h"
 #include "printer.h"
@@ -30,6 +32,8 @@ struct GapCliOptions {
   std::string reference_debug_buffer;
   std::string etrecord;
   std::string program;
+  std::string reference_etrecord;
+  std::string reference_program;
   std::string method = "forward";
   std::optional<size_t> block;
   double atol = 1e-5;
@@ -40,7 +44,8 @@ struct GapCliOptions {
 // The trace's intermediate outputs: of run block --block, or of the first
 // block that has any.
 Result<std::vector<inspector::RecordedOutput>> outputs_of(const std::string& trace_path, const std::string& buffer_path,
-                                                          std::optional<size_t> block) {
+                                                          std::optional<size_t> block, const std::string& program,
+                                                          const std::string& method, Diagnostics& diagnostics) {
   ETKIT_ASSIGN_OR_RETURN(etdump::ETDump trace, etdump::ETDump::load_file(trace_path));
   ETKIT_ASSIGN_OR_RETURN(std::shared_ptr<const FileData> buffer, FileData::load(buffer_path));
   if (block && *block >= trace.block_count()) {
@@ -59,18 +64,47 @@ Result<std::vector<inspector::RecordedOutput>> outputs_of(const std::string& tra
                        "intermediates --debug-buffer FILE",
                        trace_path.c_str());
   }
+  if (!program.empty()) {  // delegates' quantized, NHWC values in the graph's terms
+    ETKIT_ASSIGN_OR_RETURN(auto loaded, load_program(program, {}));
+    for (const std::string& warning : inspector::decode_delegate_outputs(*loaded->program, method, *outputs)) {
+      diagnostics.warning(program + ": " + warning);
+    }
+  }
   return outputs;
 }
 
-Result<std::unique_ptr<inspector::ReferenceSource>> reference_of(const GapCliOptions& options) {
-  if (std::filesystem::is_directory(options.reference)) return inspector::folder_reference(options.reference);
+// A folder of .npy; a second trace matched by instruction; or, with
+// --reference-etrecord, a trace of another export of the model matched by
+// graph node name.
+Result<std::unique_ptr<inspector::ReferenceSource>> reference_of(const GapCliOptions& options,
+                                                                 const etrecord::Etrecord* record,
+                                                                 std::optional<etrecord::Etrecord>& reference_record,
+                                                                 Diagnostics& diagnostics) {
+  const bool by_node = !options.reference_etrecord.empty();
+  if (std::filesystem::is_directory(options.reference)) {
+    if (by_node) {
+      return Error::make(ErrorCode::kInvalidArgument,
+                         "--reference-etrecord matches a second trace by node name; %s is a folder",
+                         options.reference.c_str());
+    }
+    return inspector::folder_reference(options.reference);
+  }
   if (options.reference_debug_buffer.empty()) {
     return Error::make(ErrorCode::kInvalidArgument,
                        "--reference %s is not a folder: as a trace it needs --reference-debug-buffer",
                        options.reference.c_str());
   }
-  ETKIT_ASSIGN_OR_RETURN(auto outputs, outputs_of(options.reference, options.reference_debug_buffer, std::nullopt));
-  return inspector::trace_reference(outputs);
+  ETKIT_ASSIGN_OR_RETURN(auto outputs, outputs_of(options.reference, options.reference_debug_buffer, std::nullopt,
+                                                  options.reference_program, options.method, diagnostics));
+  if (!by_node) return inspector::trace_reference(outputs);
+  if (record == nullptr) {
+    return Error::make(ErrorCode::kInvalidArgument,
+                       "--reference-etrecord matches ops by graph node name: the compared trace needs --etrecord too");
+  }
+  ETKIT_ASSIGN_OR_RETURN(etrecord::Etrecord loaded, load_etrecord(options.reference_etrecord, options.method,
+                                                                   diagnostics));
+  reference_record.emplace(std::move(loaded));
+  return inspector::graph_reference(outputs, *reference_record, *record, options.method);
 }
 
 // The operator of each instruction of chain 0, from --program.
@@ -87,18 +121,22 @@ Result<std::vector<std::string>> instruction_ops(const GapCliOptions& options) {
 }
 
 void print_report(const inspector::GapReport& report, const GapCliOptions& options) {
-  const std::vector<TableColumn> columns = {{"instruction_id", 0}, {"op"}, {"sizes"}, {"mse", -1},
-                                            {"l1", -1},          {"snr_db", 2}, {"cosine", 6}, {"max_abs", -1},
-                                            {"status"},          {"detail"}, {"source"}};
+  const std::vector<TableColumn> columns = {{"instruction_id", 0}, {"delegate_debug_id", 0}, {"op"}, {"node"},
+                                            {"sizes"},  {"mse", -1},    {"l1", -1},         {"snr_db", 2},
+                                            {"cosine", 6}, {"max_abs", -1}, {"rel_error", -1}, {"growth", -1},
+                                            {"status"}, {"detail"},      {"source"}};
   std::vector<std::vector<Cell>> rows;
   for (const inspector::GapRow& row : report.rows) {
     const bool compared = row.status == inspector::GapStatus::kOk || row.status == inspector::GapStatus::kDiverged;
     auto metric = [&](double value) { return compared ? Cell::of(value) : Cell::empty(); };
     std::string sizes = "[";
     for (size_t i = 0; i < row.sizes.size(); ++i) sizes += (i ? "," : "") + std::to_string(row.sizes[i]);
-    rows.push_back({Cell::of(int64_t(row.instruction_id)), Cell::of(row.op), Cell::of(sizes + "]"),
-                    metric(row.metrics.mse), metric(row.metrics.l1), metric(row.metrics.snr_db),
-                    metric(row.metrics.cosine), metric(row.metrics.max_abs), Cell::of(inspector::to_string(row.status)),
+    auto finite = [&](double value) { return std::isfinite(value) ? Cell::of(value) : Cell::empty(); };
+    rows.push_back({Cell::of(int64_t(row.instruction_id)),
+                    row.delegate_debug_id >= 0 ? Cell::of(row.delegate_debug_id) : Cell::empty(), Cell::of(row.op),
+                    Cell::of(row.node), Cell::of(sizes + "]"), metric(row.metrics.mse), metric(row.metrics.l1),
+                    metric(row.metrics.snr_db), metric(row.metrics.cosine), metric(row.metrics.max_abs),
+                    finite(row.relative_error), finite(row.error_growth), Cell::of(inspector::to_string(row.status)),
                     Cell::of(row.detail), Cell::of(row.source)});
   }
   auto out = options.json ? make_json_printer(std::cout) : make_text_printer(std::cout);
@@ -118,13 +156,28 @@ void print_report(const inspector::GapReport& report, const GapCliOptions& optio
   } else {
     out->null_field("first_divergence", "none: every compared output is within atol + rtol * max |reference|");
   }
+  if (report.largest_growth) {
+    const inspector::GapRow& row = report.rows[*report.largest_growth];
+    out->begin_object("largest_error_growth");
+    out->field("instruction_id", int64_t(row.instruction_id));
+    if (row.delegate_debug_id >= 0) out->field("delegate_debug_id", row.delegate_debug_id);
+    out->field("op", row.op);
+    out->field("node", row.node);
+    out->field("relative_error", row.relative_error);
+    out->field("growth", row.error_growth);
+    out->field("source", row.source);
+    out->end_object();
+  } else {
+    out->null_field("largest_error_growth", "none: needs an ETRecord and an op whose error exceeds its inputs'");
+  }
   out->end_object();
   out->finish();
 }
 
 int run_gap(const GapCliOptions& options) {
   Diagnostics diagnostics;
-  auto outputs = outputs_of(options.etdump, options.debug_buffer, options.block);
+  auto outputs = outputs_of(options.etdump, options.debug_buffer, options.block, options.program, options.method,
+                            diagnostics);
   if (!outputs.ok()) return diagnostics.fail(outputs.error());
   std::optional<etrecord::Etrecord> record;
   if (!options.etrecord.empty()) {
@@ -132,7 +185,8 @@ int run_gap(const GapCliOptions& options) {
     if (!loaded.ok()) return diagnostics.fail(loaded.error());
     record.emplace(std::move(*loaded));
   }
-  auto reference = reference_of(options);
+  std::optional<etrecord::Etrecord> reference_record;
+  auto reference = reference_of(options, record ? &*record : nullptr, reference_record, diagnostics);
   if (!reference.ok()) return diagnostics.fail(reference.error());
   inspector::GapOptions gap_options;
   gap_options.atol = options.atol;
@@ -163,7 +217,14 @@ void register_gap(CLI::App& app, CommandContext& context) {
   command->add_option("--reference-debug-buffer", options->reference_debug_buffer,
                       "Debug buffer of a reference trace");
   command->add_option("--etrecord", options->etrecord, "ETRecord: debug handles, op names, source lines");
-  command->add_option("--program", options->program, "The traced program: names ops without an ETRecord");
+  command->add_option("--program", options->program,
+                      "The traced program: names ops without an ETRecord; dequantizes delegates' int8 values and "
+                      "reads their NHWC layout");
+  command->add_option("--reference-etrecord", options->reference_etrecord,
+                      "ETRecord of the reference trace's program: match ops by graph node name (a quantized "
+                      "export against the float one)");
+  command->add_option("--reference-program", options->reference_program,
+                      "The reference trace's program (for its delegates' values, as --program)");
   command->add_option("--method", options->method, "The traced method (default forward)");
   command->add_option("--block", options->block, "Run block whose outputs to compare (default: the first with any)")
       ->check(whole_number(0));

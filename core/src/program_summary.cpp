@@ -179,10 +179,8 @@ MethodSummary summarize_method(const fb::Program& program,
         case fb::InstructionArguments::DelegateCall:
           ++method.delegate_call_count;
           summary.kind = "delegate";
-          summary.target = plan.delegates()
-                               ->Get(uint32_t(instruction->instr_args_as_DelegateCall()->delegate_index()))
-                               ->id()
-                               ->str();
+          summary.delegate_index = instruction->instr_args_as_DelegateCall()->delegate_index();
+          summary.target = plan.delegates()->Get(uint32_t(summary.delegate_index))->id()->str();
           break;
         case fb::InstructionArguments::MoveCall: summary.kind = "move"; break;
         case fb::InstructionArguments::JumpFalseCall: summary.kind = "jump_false"; break;

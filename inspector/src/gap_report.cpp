@@ -1,6 +1,7 @@
 #include "etkit/inspector/gap_report.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -77,6 +78,80 @@ class TraceReference final : public ReferenceSource {
   std::map<int32_t, ReferenceValue> by_instruction_;
 };
 
+// Values of [N, H, W, C] laid out as [N, C, H, W].
+void nhwc_to_nchw(std::vector<int64_t>& sizes, std::vector<double>& values) {
+  if (sizes.size() != 4) return;
+  const int64_t n = sizes[0], h = sizes[1], w = sizes[2], c = sizes[3];
+  if (n * h * w * c != int64_t(values.size())) return;
+  std::vector<double> out(values.size());
+  for (int64_t b = 0; b < n; ++b) {
+    for (int64_t y = 0; y < h; ++y) {
+      for (int64_t x = 0; x < w; ++x) {
+        for (int64_t k = 0; k < c; ++k) {
+          out[size_t(((b * c + k) * h + y) * w + x)] = values[size_t(((b * h + y) * w + x) * c + k)];
+        }
+      }
+    }
+  }
+  values = std::move(out);
+  sizes = {n, c, h, w};
+}
+
+// Debug handles of a recorded output: a delegate node's through the
+// delegate map, an instruction's through the handle map.
+std::vector<int64_t> output_handles(const RecordedOutput& output, const etrecord::Etrecord& record,
+                                    const std::string& method) {
+  if (output.delegate_debug_id >= 0) {
+    return record.delegate_handles(method, output.instruction_id, std::to_string(output.delegate_debug_id));
+  }
+  return record.instruction_handles(method, output.instruction_id);
+}
+
+// The graph node of the last of `handles` the record knows (a fused op
+// holds its last node's result).
+const etrecord::GraphNode* last_node(const std::vector<int64_t>& handles, const etrecord::Etrecord& record,
+                                     const std::string& method) {
+  const etrecord::MethodRecord* graph = record.method(method);
+  if (graph == nullptr) return nullptr;
+  for (auto it = handles.rbegin(); it != handles.rend(); ++it) {
+    if (const etrecord::GraphNode* node = graph->graph.find(*it)) return node;
+  }
+  return nullptr;
+}
+
+class GraphReference final : public ReferenceSource {
+ public:
+  GraphReference(const std::vector<RecordedOutput>& outputs, const etrecord::Etrecord& reference_record,
+                 const etrecord::Etrecord& record, std::string method)
+      : record_(record), method_(std::move(method)) {
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      if (!is_compared_output(outputs, i)) continue;
+      const RecordedOutput& output = outputs[i];
+      const etrecord::GraphNode* node =
+          last_node(output_handles(output, reference_record, method_), reference_record, method_);
+      if (node != nullptr) by_name_[node->name] = {output.sizes, output.values, output.nhwc};
+    }
+  }
+  Result<std::optional<ReferenceValue>> find(int32_t, const std::vector<int64_t>& handles,
+                                             std::string& tried) const override {
+    const etrecord::MethodRecord* graph = record_.method(method_);
+    for (int64_t handle : handles) {
+      const etrecord::GraphNode* node = graph ? graph->graph.find(handle) : nullptr;
+      if (node == nullptr) continue;
+      tried += (tried.empty() ? "" : ", ") + std::string("node ") + node->name;
+      auto it = by_name_.find(node->name);
+      if (it != by_name_.end()) return std::optional<ReferenceValue>(it->second);
+    }
+    return std::optional<ReferenceValue>();
+  }
+  size_t size() const override { return by_name_.size(); }
+
+ private:
+  const etrecord::Etrecord& record_;
+  std::string method_;
+  std::map<std::string, ReferenceValue> by_name_;
+};
+
 // Reads index.json: {"<handle>": {"instruction_id": N, ...}, ...}.
 Result<std::map<int64_t, int32_t>> read_index(const std::string& path) {
   std::ifstream in(path);
@@ -107,11 +182,13 @@ void describe(GapRow& row, const RecordedOutput& output, const ReferenceSource& 
   if (output.instruction_id >= 0 && size_t(output.instruction_id) < options.instruction_ops.size()) {
     row.op = options.instruction_ops[size_t(output.instruction_id)];
   }
+  row.delegate_debug_id = output.delegate_debug_id;
   if (record == nullptr) {
-    row.handles = reference.handles_of(output.instruction_id);
+    row.handles = output.delegate_debug_id >= 0 ? std::vector<int64_t>{}
+                                                : reference.handles_of(output.instruction_id);
     return;
   }
-  row.handles = record->instruction_handles(options.method, output.instruction_id);
+  row.handles = output_handles(output, *record, options.method);
   if (const etrecord::MethodRecord* method = record->method(options.method)) {
     for (int64_t handle : row.handles) {
       if (const etrecord::GraphNode* node = method->graph.find(handle)) {
@@ -121,6 +198,7 @@ void describe(GapRow& row, const RecordedOutput& output, const ReferenceSource& 
       }
     }
   }
+  if (const etrecord::GraphNode* node = last_node(row.handles, *record, options.method)) row.node = node->name;
 }
 
 std::string sizes_text(const std::vector<int64_t>& sizes) {
@@ -143,12 +221,24 @@ Status compare(GapRow& row, const RecordedOutput& output, const ReferenceSource&
     row.detail = tried;
     return Ok{};
   }
-  if (value->values.size() != output.values.size()) {
+  // Delegates keep activations NHWC; references of the graph are NCHW.
+  std::vector<int64_t> sizes = output.sizes;
+  std::vector<double> values = output.values;
+  if (output.nhwc) nhwc_to_nchw(sizes, values);
+  if (value->nhwc) nhwc_to_nchw(value->sizes, value->values);
+  if (value->values.size() != values.size() || (output.nhwc && sizes != value->sizes)) {
     row.status = GapStatus::kShapeMismatch;
     row.detail = "reference " + sizes_text(value->sizes);
     return Ok{};
   }
-  row.metrics = compare_values(output.values, value->values);
+  if (output.nhwc) row.detail = "NHWC compared as NCHW";
+  if (!output.decoded.empty()) row.detail += (row.detail.empty() ? "" : "; ") + output.decoded;
+  row.metrics = compare_values(values, value->values);
+  if (std::isinf(row.metrics.snr_db) && row.metrics.snr_db > 0) {
+    row.relative_error = 0;
+  } else if (row.metrics.max_abs_reference > 0) {
+    row.relative_error = std::pow(10.0, -row.metrics.snr_db / 20.0);
+  }
   const bool diverged =
       !(row.metrics.max_abs <= options.atol + options.rtol * row.metrics.max_abs_reference);
   row.status = diverged ? GapStatus::kDiverged : GapStatus::kOk;
@@ -192,26 +282,90 @@ std::unique_ptr<ReferenceSource> trace_reference(const std::vector<RecordedOutpu
   return std::make_unique<TraceReference>(outputs);
 }
 
+bool is_compared_output(const std::vector<RecordedOutput>& outputs, size_t i) {
+  const RecordedOutput& output = outputs[i];
+  if (output.delegate_debug_id < 0) return output.output_index == 0;  // a reference holds an op's first output
+  return i + 1 == outputs.size() || outputs[i + 1].instruction_id != output.instruction_id ||
+         outputs[i + 1].delegate_debug_id != output.delegate_debug_id;
+}
+
+std::unique_ptr<ReferenceSource> graph_reference(const std::vector<RecordedOutput>& outputs,
+                                                 const etrecord::Etrecord& reference_record,
+                                                 const etrecord::Etrecord& record, const std::string& method) {
+  return std::make_unique<GraphReference>(outputs, reference_record, record, method);
+}
+
+namespace {
+
+// The largest relative error among `name`'s graph inputs, looking through
+// nodes without a compared row; graph inputs and constants count 0.
+using NodesByName = std::map<std::string, const etrecord::GraphNode*>;
+
+double inherited_error(const std::string& name, const NodesByName& nodes,
+                       const std::map<std::string, double>& compared, std::map<std::string, double>& memo,
+                       int depth) {
+  auto known = memo.find(name);
+  if (known != memo.end()) return known->second;
+  double worst = 0;
+  auto node = nodes.find(name);
+  if (node != nodes.end() && depth < 256) {
+    for (const std::string& input : node->second->inputs) {
+      auto row = compared.find(input);
+      const double error = row != compared.end() ? row->second
+                                                 : inherited_error(input, nodes, compared, memo, depth + 1);
+      worst = std::max(worst, error);
+    }
+  }
+  memo[name] = worst;
+  return worst;
+}
+
+// Fills error_growth and largest_growth from the graph's edges.
+void error_growth(GapReport& report, const etrecord::Etrecord& record, const std::string& method) {
+  const etrecord::MethodRecord* graph = record.method(method);
+  if (graph == nullptr) return;
+  std::map<std::string, double> compared;
+  for (const GapRow& row : report.rows) {
+    if (!row.node.empty() && std::isfinite(row.relative_error)) compared[row.node] = row.relative_error;
+  }
+  NodesByName nodes;
+  for (const etrecord::GraphNode& node : graph->graph.nodes) nodes[node.name] = &node;
+  std::map<std::string, double> memo;
+  double largest = 0;
+  for (size_t r = 0; r < report.rows.size(); ++r) {
+    GapRow& row = report.rows[r];
+    if (row.node.empty() || !std::isfinite(row.relative_error)) continue;
+    row.error_growth = row.relative_error - inherited_error(row.node, nodes, compared, memo, 0);
+    if (row.error_growth > largest) largest = row.error_growth, report.largest_growth = r;
+  }
+}
+
+}  // namespace
+
 Result<GapReport> numeric_gap(const std::vector<RecordedOutput>& outputs, const ReferenceSource& reference,
                               const etrecord::Etrecord* record, const GapOptions& options) {
   GapReport report;
   std::vector<const RecordedOutput*> compared_outputs;
-  for (const RecordedOutput& output : outputs) {
-    if (output.output_index != 0) continue;  // a reference holds an op's first output
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (!is_compared_output(outputs, i)) continue;
     GapRow row;
-    describe(row, output, reference, record, options);
+    describe(row, outputs[i], reference, record, options);
     report.rows.push_back(std::move(row));
-    compared_outputs.push_back(&output);
+    compared_outputs.push_back(&outputs[i]);
   }
   // The last row of each debug handle is where its op's result is complete.
-  std::map<int64_t, size_t> last_row;
+  // Delegate nodes' rows and instructions' rows fold apart: a delegate
+  // call's own output holds every handle of its nodes.
+  std::map<std::pair<bool, int64_t>, size_t> last_row;
   for (size_t r = 0; r < report.rows.size(); ++r) {
-    for (int64_t handle : report.rows[r].handles) last_row[handle] = r;
+    const bool inside = report.rows[r].delegate_debug_id >= 0;
+    for (int64_t handle : report.rows[r].handles) last_row[{inside, handle}] = r;
   }
   for (size_t r = 0; r < report.rows.size(); ++r) {
     GapRow& row = report.rows[r];
     size_t later = r;
-    for (int64_t handle : row.handles) later = std::max(later, last_row[handle]);
+    const bool inside = row.delegate_debug_id >= 0;
+    for (int64_t handle : row.handles) later = std::max(later, last_row[{inside, handle}]);
     if (later > r) {
       row.status = GapStatus::kFolded;
       row.detail = "compared at instruction " + std::to_string(report.rows[later].instruction_id);
@@ -225,6 +379,7 @@ Result<GapReport> numeric_gap(const std::vector<RecordedOutput>& outputs, const 
     ++report.compared;
     if (row.status != GapStatus::kOk && !report.first_divergence) report.first_divergence = r;
   }
+  if (record != nullptr) error_growth(report, *record, options.method);
   if (report.compared == 0) {
     return Error::make(ErrorCode::kNotFound,
                        "nothing to compare: none of the %zu recorded outputs has a reference (%zu reference values%s)",

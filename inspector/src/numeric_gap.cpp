@@ -70,7 +70,8 @@ GapMetrics compare_values(const std::vector<double>& actual, const std::vector<d
 namespace {
 
 // Every tensor of each debug event of block `b` that `wanted` accepts;
-// consecutive events of one instruction number their tensors on.
+// consecutive events of one instruction (and one delegate debug id) number
+// their tensors on.
 template <typename Wanted>
 Result<std::vector<RecordedOutput>> block_values(const etdump::ETDump& trace, ByteSpan debug_buffer, size_t b,
                                                  Wanted wanted) {
@@ -89,8 +90,10 @@ Result<std::vector<RecordedOutput>> block_values(const etdump::ETDump& trace, By
       }
       RecordedOutput out;
       out.instruction_id = debug.instruction_id;
-      const bool same_instruction = !outputs.empty() && outputs.back().instruction_id == debug.instruction_id;
-      out.output_index = same_instruction ? outputs.back().output_index + 1 : 0;
+      out.delegate_debug_id = debug.delegate_debug_id_int;
+      const bool same_op = !outputs.empty() && outputs.back().instruction_id == debug.instruction_id &&
+                           outputs.back().delegate_debug_id == out.delegate_debug_id;
+      out.output_index = same_op ? outputs.back().output_index + 1 : 0;
       out.name = std::string(debug.name);
       out.dtype = tensor->scalar_type();
       out.sizes.assign(tensor->sizes().begin(), tensor->sizes().end());

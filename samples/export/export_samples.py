@@ -24,11 +24,22 @@ from etexport.bundle import eager_outputs, write_bundle  # noqa: E402
 from etexport.capture import capture  # noqa: E402
 from etexport.emit import emit_method  # noqa: E402
 from etexport.etrecord import write_etrecord  # noqa: E402
+from etexport.int8 import Int8Reference  # noqa: E402
 from etexport.program import write_program  # noqa: E402
 import models  # noqa: E402
 
 SAMPLES_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SEED = 20261122
+CALIBRATION_RUNS = 8
+
+
+def int8_outputs(method, captured, inputs):
+    """Outputs of the graph with its int8 delegate calls computed by the
+    reference integer arithmetic (etexport/int8.py)."""
+    with torch.no_grad():
+        out = Int8Reference(method.graph_module, method.delegates).run(
+            *(list(captured.constants) + list(inputs)))
+    return tuple(t.detach().clone() for t in (out if isinstance(out, (tuple, list)) else [out]))
 
 
 def write_references(directory, method, inputs):
@@ -63,8 +74,12 @@ def export(sample, out_dir, cases, references, flatc, pte_only):
     example = sample.make_inputs(generator)
     captured = capture(model, example)
     constants = []
+    calibration = []
+    if sample.delegate == "xnnpack_qs8":  # inputs of their own, not the bundle's
+        calibration_generator = torch.Generator().manual_seed(SEED + 1)
+        calibration = [sample.make_inputs(calibration_generator) for _ in range(CALIBRATION_RUNS)]
     method = emit_method("forward", captured, example, constants, delegate=sample.delegate,
-                         flatc=flatc)
+                         flatc=flatc, calibration_inputs=calibration)
     program = write_program([method], constants, flatc)
     directory = os.path.join(out_dir, sample.name)
     os.makedirs(directory, exist_ok=True)
@@ -74,13 +89,15 @@ def export(sample, out_dir, cases, references, flatc, pte_only):
     written = [stem + ".pte"]
     if not pte_only:
         def expected(inputs):
+            if sample.delegate == "xnnpack_qs8":
+                return int8_outputs(method, captured, inputs)
             with sample.reference(model) if sample.reference else contextlib.nullcontext():
                 return eager_outputs(model, inputs)
         bundle_cases = [(example, expected(example))]
         for _ in range(cases - 1):
             inputs = sample.make_inputs(generator)
             bundle_cases.append((inputs, expected(inputs)))
-        if sample.reference:  # how far the quantized outputs are from the float model's
+        if sample.reference or sample.delegate == "xnnpack_qs8":  # how far the quantized outputs are from the float model's
             gaps = [(q - f).abs() for inputs, outs in bundle_cases
                     for q, f in zip(outs, eager_outputs(model, inputs))]
             print("%-18s quantized vs float outputs: max |diff| %.4g, mean |diff| %.4g" % (

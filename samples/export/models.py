@@ -191,7 +191,8 @@ class Sample:
         self.build = build
         self.make_inputs = make_inputs
         self.note = note
-        # "xnnpack": delegate what XNNPACK takes; "xnnpack_8da4w": linears as 8da4w
+        # "xnnpack": delegate what XNNPACK takes; "xnnpack_8da4w": linears as 8da4w;
+        # "xnnpack_qs8": what XNNPACK takes, static int8
         self.delegate = delegate
         # A context manager over the model under which eager mode computes
         # the bundle's expected outputs (quantized samples); None: plain eager.
@@ -242,6 +243,10 @@ def samples(full_size=False):
         Sample("mobilenet_v2_xnnpack", lambda: torchvision.models.mobilenet_v2(
             width_mult=0.5, num_classes=100), _images((1, 3, 128, 128)),
             "the MobileNetV2 sample, delegated to XNNPACK", delegate="xnnpack"),
+        Sample("mobilenet_v2_xnnpack_int8", lambda: torchvision.models.mobilenet_v2(
+            width_mult=0.5, num_classes=100), _images((1, 3, 128, 128)),
+            "the MobileNetV2 sample, static int8 in XNNPACK: qs8 activations, qc8w weights",
+            delegate="xnnpack_qs8"),
         Sample("resnet18", lambda: resnet18(width=0.25, num_classes=100),
                _images((1, 3, 128, 128)),
                "width 0.25, 100 classes, 128x128 input (size budget)"),

@@ -22,6 +22,7 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+from etexport import int8  # noqa: E402
 from etexport import memory_plan  # noqa: E402
 from etexport import quantize  # noqa: E402
 from etexport.program import SCHEMAS  # noqa: E402
@@ -103,6 +104,51 @@ class QuantizeTest(unittest.TestCase):
         self.assertTrue(torch.allclose(quantize.fake_quantize_per_token(row), expected, rtol=0, atol=1e-6))
         # All zeros: multiplier 1, zero point from the max end (127), zeros stay zeros.
         self.assertEqual(quantize.fake_quantize_per_token(torch.zeros(1, 4)).tolist(), [[0.0] * 4])
+
+
+class Int8Test(unittest.TestCase):
+    """etexport/int8.py, which picks the int8 sample's quantization
+    parameters and computes its expected outputs, against values derived by
+    hand from the rules in its docstrings."""
+
+    def test_activation_range_is_widened_to_zero_and_spread_over_255_steps(self):
+        # [-1, 3]: scale 4/255; zero point -128 - round(-1 / (4/255)) = -128 + 64 = -64.
+        scale, zero_point = int8.activation_params(-1.0, 3.0)
+        self.assertAlmostEqual(scale, 4 / 255, places=7)
+        self.assertEqual(zero_point, -64)
+        # [0.5, 2] holds no zero: widened to [0, 2], zero on -128.
+        scale, zero_point = int8.activation_params(0.5, 2.0)
+        self.assertAlmostEqual(scale, 2 / 255, places=7)
+        self.assertEqual(zero_point, -128)
+
+    def test_weights_are_symmetric_per_output_channel(self):
+        import torch
+        q, scales = int8.channel_weights(torch.tensor([[0.5, -2.0], [0.1, 0.0]]))
+        # Row 0: scale 2/127, 0.5 -> 31.75 -> 32, -2 -> -127; row 1: 0.1 -> 127.
+        self.assertEqual(q.tolist(), [[32, -127], [127, 0]])
+        self.assertAlmostEqual(float(scales[0]), 2 / 127, places=7)
+
+    def test_requantization_rounds_half_to_even(self):
+        import torch
+        out = int8.requantize(torch.tensor([5.0, 7.0, -5.0, 1000.0]), int8.f32(0.5), 1)
+        # 2.5 -> 2, 3.5 -> 4, -2.5 -> -2, each + 1; 500 clamps to 127.
+        self.assertEqual(out.tolist(), [3.0, 5.0, -1.0, 127.0])
+
+    def test_add_uses_one_shift_of_20_bit_multipliers(self):
+        import torch
+        # Scales 0.5 and 0.25 over 1: the larger ratio 0.5 = 2^-1 gives shift
+        # 21, multipliers 2^20 and 2^19; the shift rounds half up.
+        a = torch.tensor([3.0, 1.0, -1.0, 3.0])
+        b = torch.tensor([1.0, 0.0, 0.0, 2.0])
+        out = int8.add(a, (0.5, 0), b, (0.25, 0), (1.0, 0))
+        # 1.75 -> 2, 0.5 -> 1, -0.5 -> 0, 2.0 -> 2
+        self.assertEqual(out.tolist(), [2.0, 1.0, 0.0, 2.0])
+
+    def test_convert_multiplies_by_the_reciprocal_scale(self):
+        import torch
+        # scale 0.5: x * 2 rounded half to even, + zero point 3, clamped.
+        out = int8.quantize(torch.tensor([0.25, 0.75, -100.0]), 0.5, 3)
+        self.assertEqual(out.tolist(), [3.0, 5.0, -128.0])
 
 
 class ExportedSamplesTest(unittest.TestCase):
@@ -234,6 +280,19 @@ class ExportedSamplesTest(unittest.TestCase):
                                         shallow=False), "run samples/export/export_samples.py to regenerate")
         for bundle in (self.path(name, ".bpte"), os.path.join(SAMPLES, name, name + ".bpte")):
             result = subprocess.run([ETINSPECT, "verify", bundle, "--atol", "1e-5"], capture_output=True, text=True)
+            self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+
+    def test_int8_sample_is_what_the_exporter_writes_and_verifies_bit_exactly(self):
+        # Its expected outputs come from etexport/int8.py's integer arithmetic
+        # (XNNPACK's requantization rules written in PyTorch ops); Debian's
+        # XNNPACK, run by etkit, computes the same bits.
+        name = "mobilenet_v2_xnnpack_int8"
+        for ext in (".pte", ".etrecord"):
+            self.assertTrue(filecmp.cmp(self.path(name, ext), os.path.join(SAMPLES, name, name + ext),
+                                        shallow=False), "run samples/export/export_samples.py to regenerate")
+        for bundle in (self.path(name, ".bpte"), os.path.join(SAMPLES, name, name + ".bpte")):
+            result = subprocess.run([ETINSPECT, "verify", bundle, "--atol", "0", "--rtol", "0"],
+                                    capture_output=True, text=True)
             self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
 
     def test_references_cover_every_instruction(self):

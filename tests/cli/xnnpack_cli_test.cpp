@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <set>
 #include <nlohmann/json.hpp>
 
@@ -110,6 +111,85 @@ TEST(XnnpackCli, DynamicallyQuantizedSampleVerifiesAndReportsItsValueKinds) {
   EXPECT_EQ(kinds, (std::set<std::string>{"fp32", "qd8", "qb4w"}));
   // The reshapes around the linear stay on XNNPACK; the quantized nodes run on etkit's kernels.
   EXPECT_EQ(runners, (std::set<std::string>{"etkit-qd8", "xnnpack"}));
+}
+
+const std::string kInt8Sample = "mobilenet_v2_xnnpack_int8/mobilenet_v2_xnnpack_int8";
+
+// The int8 MobileNetV2 sample's expected outputs come from the exporter's
+// reference integer arithmetic (samples/export/etexport/int8.py), written
+// from XNNPACK's documented requantization rules, not from etkit.
+TEST(XnnpackCli, StaticInt8SampleVerifiesAndReportsItsValueKinds) {
+  auto result = test::etinspect({"verify", "--threads", "1", test::sample(kInt8Sample + ".bpte")});
+  EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
+  const auto info = info_json(test::sample(kInt8Sample + ".pte"));
+  ASSERT_EQ(info["delegate_payloads"].size(), 1u);  // the whole network in one call
+  const auto& payload = info["delegate_payloads"][0];
+  std::set<std::string> kinds, runners;
+  for (const auto& kind : payload["value_kinds"]) kinds.insert(kind["kind"].get<std::string>());
+  for (const auto& type : payload["node_types"]) runners.insert(type["runs_on"].get<std::string>());
+  EXPECT_TRUE(kinds.count("qs8") && kinds.count("qc8w") && kinds.count("fp32")) << payload["value_kinds"].dump();
+  // Only the entry transpose runs on a portable kernel.
+  EXPECT_EQ(runners, (std::set<std::string>{"portable", "xnnpack"}));
+  ASSERT_EQ(payload["portable_nodes"].size(), 1u);
+  EXPECT_EQ(payload["portable_nodes"][0]["kind"], "StaticTranspose");
+}
+
+// The question a user asks of a quantized export: where does it part from
+// the float model? Both samples come from one model, so their ETRecords name
+// the same graph nodes; the int8 delegate's values are dequantized with the
+// payload's parameters and read as NHWC.
+TEST(XnnpackCli, GapOfTheInt8SampleAgainstTheFloatSampleNamesWhereTheErrorGrows) {
+  const std::string dir = test::temp("int8-gap");
+  std::filesystem::create_directories(dir);
+  const std::vector<std::pair<std::string, std::string>> runs = {
+      {test::sample(kInt8Sample + ".pte"), dir + "/int8"}, {test::sample("mobilenet_v2/mobilenet_v2.pte"), dir + "/float"}};
+  for (const auto& [program, stem] : runs) {
+    auto ran = test::etinspect({"run", program, "--fill", "random", "--seed", "5", "--debug-level", "intermediates",
+                                "--debug-buffer", stem + ".bin", "--etdump", stem + ".etdp", "--output-dir", stem});
+    ASSERT_EQ(ran.exit_code, 0) << ran.err;
+  }
+  auto gap = test::etinspect({"gap", dir + "/int8.etdp", "--debug-buffer", dir + "/int8.bin", "--etrecord",
+                              test::sample(kInt8Sample + ".etrecord"), "--program", test::sample(kInt8Sample + ".pte"),
+                              "--reference", dir + "/float.etdp", "--reference-debug-buffer", dir + "/float.bin",
+                              "--reference-etrecord", test::sample("mobilenet_v2/mobilenet_v2.etrecord"), "--json"});
+  ASSERT_EQ(gap.exit_code, 1) << gap.err;  // int8 is not float: it diverges, and says so
+  const auto report = nlohmann::json::parse(gap.out);
+  size_t delegate_rows = 0;
+  double first_conv_error = -1, output_max_abs = -1;
+  for (const auto& row : report["rows"]) {
+    if (row["delegate_debug_id"].is_null()) continue;
+    ++delegate_rows;
+    ASSERT_NE(row["status"], "shape mismatch") << row.dump();
+    ASSERT_NE(row["status"], "no reference") << row.dump();
+    if (row["status"] == "compared later") continue;
+    // Dequantized and permuted right, every op stays near the float model;
+    // a wrong layout or a raw int8 value would be off by ~100%.
+    EXPECT_LT(row["rel_error"].get<double>(), 0.35) << row.dump();
+    if (first_conv_error < 0) first_conv_error = row["rel_error"].get<double>();
+    if (row["node"] == "addmm") output_max_abs = row["max_abs"].get<double>();
+  }
+  EXPECT_GE(delegate_rows, 52u);  // every convolution at least
+  EXPECT_LT(first_conv_error, 0.02) << "input quantization and one int8 convolution";
+  // The last op's gap is the gap of the two programs' outputs, computed here
+  // from their .npy files.
+  auto a = test::checked(inspector::read_npy(dir + "/int8/output_0.npy"), "int8 output");
+  auto b = test::checked(inspector::read_npy(dir + "/float/output_0.npy"), "float output");
+  ASSERT_EQ(a.numel(), 100);
+  std::vector<float> x(100), y(100);
+  std::memcpy(x.data(), a.data.data(), 400);
+  std::memcpy(y.data(), b.data.data(), 400);
+  double worst = 0;
+  for (size_t i = 0; i < x.size(); ++i) worst = std::max(worst, double(std::abs(x[i] - y[i])));
+  EXPECT_NEAR(output_max_abs, worst, 1e-6);
+  // The op that adds the most error is named, with its growth the largest.
+  const auto& growth = report["largest_error_growth"];
+  ASSERT_TRUE(growth.is_object()) << gap.out;
+  EXPECT_FALSE(growth["node"].get<std::string>().empty());
+  for (const auto& row : report["rows"]) {
+    if (row["growth"].is_number()) {
+      EXPECT_LE(row["growth"].get<double>(), growth["growth"].get<double>());
+    }
+  }
 }
 
 }  // namespace

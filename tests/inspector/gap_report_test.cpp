@@ -120,5 +120,44 @@ TEST(GapReport, ASecondTraceIsAReferenceByInstruction) {
   EXPECT_EQ(report->compared, 1u);
 }
 
+TEST(GapReport, NhwcValuesAreComparedAsNchw) {
+  // [1, H=2, W=1, C=3] as a delegate holds it; the reference is [1, 3, 2, 1]
+  // with value = 10 * channel + row, so a wrong permutation cannot pass.
+  RecordedOutput nhwc = output(0, {0, 10, 20, 1, 11, 21});
+  nhwc.sizes = {1, 2, 1, 3};
+  nhwc.nhwc = true;
+  HandleReference reference;
+  reference.handles = {{0, {4}}};
+  reference.values[4] = {{1, 3, 2, 1}, {0, 1, 10, 11, 20, 21}};
+  auto report = numeric_gap({nhwc}, reference, nullptr, GapOptions{});
+  ASSERT_TRUE(report.ok()) << report.error().message();
+  EXPECT_EQ(report->rows[0].status, GapStatus::kOk);
+  EXPECT_EQ(report->rows[0].metrics.max_abs, 0);
+  EXPECT_EQ(report->rows[0].detail, "NHWC compared as NCHW");
+  EXPECT_EQ(report->rows[0].relative_error, 0);
+  // The same bytes read as NCHW differ.
+  nhwc.nhwc = false;
+  nhwc.sizes = {1, 3, 2, 1};
+  auto plain = numeric_gap({nhwc}, reference, nullptr, GapOptions{});
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->rows[0].status, GapStatus::kDiverged);
+}
+
+TEST(GapReport, ADelegateNodeIsComparedOnTheLastValueItLogged) {
+  // Instruction 3 is a delegate call: node 7 logs an entry transpose, a
+  // convert and its convolution (one debug id), node 9 one value; then the
+  // call's own output. An ordinary instruction compares its first output.
+  auto logged = [](int64_t id, int32_t index) {
+    RecordedOutput out = output(3, {double(index)}, index);
+    out.delegate_debug_id = id;
+    return out;
+  };
+  const std::vector<RecordedOutput> outputs = {output(2, {1}), output(2, {2}, 1), logged(7, 0), logged(7, 1),
+                                               logged(7, 2), logged(9, 0), output(3, {5})};
+  std::vector<bool> compared;
+  for (size_t i = 0; i < outputs.size(); ++i) compared.push_back(is_compared_output(outputs, i));
+  EXPECT_EQ(compared, (std::vector<bool>{true, false, false, false, true, true, true}));
+}
+
 }  // namespace
 }  // namespace etkit::inspector

@@ -6,6 +6,7 @@ import torch
 import torch.fx
 
 from . import edge_ops
+from . import int8
 from . import memory_plan
 from . import xnnpack
 
@@ -248,10 +249,13 @@ _DTYPE_CODES = {torch.uint8: 0, torch.int8: 1, torch.int16: 2, torch.int32: 3, t
                 torch.bfloat16: 15}
 
 
-def emit_method(name, captured, example_inputs, constants, delegate=None, flatc="flatc"):
+def emit_method(name, captured, example_inputs, constants, delegate=None, flatc="flatc",
+                calibration_inputs=()):
     """Lowers the captured graph to kernel calls; with delegate="xnnpack",
     runs of ops XNNPACK takes become XNNPACK delegate calls; with
-    "xnnpack_8da4w", linear layers become 8da4w XNNPACK calls."""
+    "xnnpack_8da4w", linear layers become 8da4w XNNPACK calls; with
+    "xnnpack_qs8", the same runs as "xnnpack" become static int8 calls whose
+    activation ranges come from the example and `calibration_inputs`."""
     graph_module = captured.graph_module
     graph_module.graph.eliminate_dead_code()
     graph_module.recompile()
@@ -264,12 +268,19 @@ def emit_method(name, captured, example_inputs, constants, delegate=None, flatc=
     constant_count = len(captured.constant_names)
     constant_nodes = {node: captured.constants[i] for i, node in enumerate(placeholders[:constant_count])}
     group_of = {}
-    if delegate in ("xnnpack", "xnnpack_8da4w"):
+    if delegate in ("xnnpack", "xnnpack_8da4w", "xnnpack_qs8"):
+        calibration = None
+        if delegate == "xnnpack_qs8":
+            calibration = int8.Calibration()
+            calibration.observe(results)
+            for inputs in calibration_inputs:
+                calibration.observe(record_values(graph_module, list(captured.constants) + list(inputs)))
         partitioner = xnnpack.Partitioner(
             graph_module, results,
             lambda n: constant_nodes.get(n) if n.op == "placeholder" else
             getattr(graph_module, n.target) if n.op == "get_attr" else None,
-            quantize="8da4w" if delegate == "xnnpack_8da4w" else None)
+            quantize={"xnnpack_8da4w": "8da4w", "xnnpack_qs8": "qs8"}.get(delegate),
+            calibration=calibration)
         for group in xnnpack.partition(graph_module, partitioner):
             for node in group:
                 group_of[node] = group

@@ -91,7 +91,11 @@ def serialize_edge_program(method):
         inputs = [{"name": name, "arg": _argument(value)}
                   for name, value in edge_ops.bind(node, with_defaults=False).items()]
         if isinstance(result, (tuple, list)):
-            outputs = [{"as_tensors": [{"name": "%s_%d" % (node.name, i)}
+            # As torch.export names them: each output after the getitem
+            # that reads it (what consumers' inputs name), else generated.
+            taken = {u.args[1]: u.name for u in node.users
+                     if u.op == "call_function" and edge_ops.is_getitem(u)}
+            outputs = [{"as_tensors": [{"name": taken.get(i, "%s_%d" % (node.name, i))}
                                        for i in range(len(result))]}]
         else:
             outputs = [{"as_tensor": {"name": node.name}}]

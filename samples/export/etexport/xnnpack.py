@@ -11,7 +11,8 @@ connected node. 4-D activations are NHWC inside a delegate: an NCHW input
 enters through a static transpose (which Debian's XNNPACK lacks, so etkit
 runs it on its portable kernels), a channels-last input enters as is.
 
-With quantize="8da4w" (upstream's dynamically quantized linears), only
+With quantize="qs8", everything above is delegated with int8 values
+(xnnpack_int8.py). With quantize="8da4w" (upstream's dynamically quantized linears), only
 linear layers are delegated, each as a Convert of its input to per-token
 int8 (qdint8) and a fully connected node with 4-bit blockwise weights
 (qbint4, groups of 32, bf16 scales as named data) and an fp32 bias.
@@ -46,6 +47,7 @@ class Delegated:
         self.named_data = {}     # key -> bytes
         self.delegate_map = {}   # str(XNode debug handle) -> [edge debug handles]
         self.node_count = 0
+        self.steps = []          # qs8: the reference arithmetic (int8.Int8Reference)
 
 
 def _is_getitem(node):
@@ -56,8 +58,9 @@ class Partitioner:
     """Decides which nodes XNNPACK takes. `constant_of(node)` returns the
     tensor of a constant node (or None)."""
 
-    def __init__(self, graph_module, results, constant_of, quantize=None):
-        self.quantize = quantize  # None or "8da4w"
+    def __init__(self, graph_module, results, constant_of, quantize=None, calibration=None):
+        self.quantize = quantize  # None, "8da4w" or "qs8"
+        self.calibration = calibration  # int8.Calibration, for "qs8"
         self.results = results
         self.constant_of = constant_of
         self.folded_constants = {}  # t/permute of a constant, folded
@@ -413,7 +416,11 @@ def lower_group(nodes, partitioner, handles, flatc):
             continue
         if any(user not in inside for user in node.users) and not _is_folded_bn_alias(node):
             delegated.outputs.append(node)
-    builder = _Builder(partitioner, handles, delegated)
+    if partitioner.quantize == "qs8":
+        from .xnnpack_int8 import Int8Builder  # it builds on this module
+        builder = Int8Builder(partitioner, handles, delegated)
+    else:
+        builder = _Builder(partitioner, handles, delegated)
     for node in nodes:
         builder.lower(node)
     delegated.inputs = [n for n in builder.value_of

@@ -43,6 +43,7 @@ struct InstructionSummary {
   int32_t index = 0;
   std::string kind;    ///< "kernel", "delegate", "move", "jump_false", "free"
   std::string target;  ///< operator name for kernels, backend id for delegates
+  int32_t delegate_index = -1;  ///< delegate calls: index into MethodSummary::delegates
   /// Values the instruction references: kernel and delegate arguments (the
   /// items of tensor lists too), a move's source and target, a free's
   /// value, a jump's condition.

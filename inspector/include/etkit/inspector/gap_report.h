@@ -13,6 +13,7 @@
 /// (several handles) is compared with the last op's reference.
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -33,6 +34,7 @@ namespace etkit::inspector {
 struct ReferenceValue {
   std::vector<int64_t> sizes;
   std::vector<double> values;
+  bool nhwc = false;  ///< an NHWC activation of a delegate (compared as NCHW)
 };
 
 /// Where reference values come from.
@@ -59,6 +61,20 @@ Result<std::unique_ptr<ReferenceSource>> folder_reference(const std::string& dir
 /// The intermediate outputs of a second trace, by instruction id (first
 /// output of each instruction).
 std::unique_ptr<ReferenceSource> trace_reference(const std::vector<RecordedOutput>& outputs);
+/// The intermediate outputs of a trace of another program exported from
+/// the same model (the float program as the reference of its quantized
+/// export), matched by graph node name: `reference_record` names the
+/// reference's ops (instructions and delegate nodes alike), `record` the
+/// compared trace's. A fused op holds the result of its last node.
+std::unique_ptr<ReferenceSource> graph_reference(const std::vector<RecordedOutput>& outputs,
+                                                 const etrecord::Etrecord& reference_record,
+                                                 const etrecord::Etrecord& record, const std::string& method);
+
+/// True when outputs[i] is the value a gap row compares: an instruction's
+/// first output, or the last value a delegate logged for one node in a
+/// row (a node's final result; the same node's earlier values are the
+/// steps that feed it, such as an entry transpose).
+bool is_compared_output(const std::vector<RecordedOutput>& outputs, size_t i);
 
 enum class GapStatus {
   kOk,
@@ -71,13 +87,21 @@ const char* to_string(GapStatus status);
 
 struct GapRow {
   int32_t instruction_id = -1;
+  int64_t delegate_debug_id = -1;  ///< a delegate node's value; -1 for an instruction's output
   std::string op;                ///< graph node target with an ETRecord, else the kernel
+  std::string node;              ///< graph node name (the last of a fused op's), with an ETRecord
   std::vector<int64_t> handles;  ///< debug handles
   std::vector<int64_t> sizes;
   GapStatus status = GapStatus::kNoReference;
   std::string detail;  ///< what was looked for, the reference's shape, the instruction compared at
   GapMetrics metrics;  ///< set for kOk and kDiverged
   std::string source;  ///< innermost user source line
+  /// RMS error over RMS reference (10^(-SNR/20)); NaN when not compared.
+  double relative_error = std::numeric_limits<double>::quiet_NaN();
+  /// relative_error minus the largest relative error among the op's graph
+  /// inputs (through ops without a compared row; graph inputs count 0):
+  /// the error this op adds. NaN without an ETRecord graph.
+  double error_growth = std::numeric_limits<double>::quiet_NaN();
 };
 
 struct GapOptions {
@@ -92,6 +116,7 @@ struct GapOptions {
 struct GapReport {
   std::vector<GapRow> rows;  ///< execution order
   std::optional<size_t> first_divergence;  ///< index into rows
+  std::optional<size_t> largest_growth;    ///< the row with the largest positive error_growth
   size_t compared = 0;
   size_t missing = 0;
 };

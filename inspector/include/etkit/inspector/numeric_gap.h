@@ -43,7 +43,18 @@ GapMetrics compare_values(const std::vector<double>& actual, const std::vector<d
 /// argument, numbered by `output_index` in the order they were logged.
 struct RecordedOutput {
   int32_t instruction_id = -1;
+  /// Numbered per instruction, and per delegate debug id within a delegate
+  /// call: the values a delegate logs for one of its nodes count apart.
   int32_t output_index = 0;
+  /// A value a delegate logged for one of its nodes; -1 for the
+  /// instruction's own outputs.
+  int64_t delegate_debug_id = -1;
+  /// Set by decode_delegate_outputs: the value is an NHWC activation inside
+  /// a delegate (compared with an NCHW reference after permuting).
+  bool nhwc = false;
+  /// How the values were decoded ("dequantized qs8: scale 0.02, zero point
+  /// -3"); empty when they are the logged numbers.
+  std::string decoded;
   std::string name;
   ScalarType dtype = ScalarType::kFloat;
   std::vector<int64_t> sizes;
