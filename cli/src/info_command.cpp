@@ -171,6 +171,15 @@ void print_etdump(Printer& out, const inspector::ETDumpSummary& etdump) {
     out.end_object();
   }
   out.end_list();
+  if (etdump.tracing_overhead) {
+    const inspector::TracingOverhead& overhead = *etdump.tracing_overhead;
+    out.begin_object("tracing_overhead");
+    out.field("runs", uint64_t(overhead.runs));
+    out.field("traced_median", overhead.traced_median);
+    out.field("untraced_median", overhead.untraced_median);
+    out.field("ratio", overhead.ratio);
+    out.end_object();
+  }
 }
 
 void print_etrecord(Printer& out, const inspector::EtrecordSummary& etrecord) {

@@ -17,6 +17,8 @@
 #include "etkit/etdump/etdump_gen.h"
 #include "etkit/inspector/event_blocks.h"
 #include "etkit/inspector/npy.h"
+#include "etkit/inspector/tracing_overhead.h"
+#include "etkit/core/program_summary.h"
 #include "etkit/core/input_snapshot.h"
 #include "device_target.h"
 #include "printer.h"
@@ -185,6 +187,48 @@ Result<std::vector<double>> time_runs(Method& method, const RunOptions& options,
   return latencies;
 }
 
+// Traced, a method's delegate calls run node by node (one XNNPACK runtime
+// per node). To say what that costs, a second, untraced copy of the method
+// runs as many times on the same inputs, each execute written to the trace
+// as a "Method::execute" event of the "Untraced" block (tracing_overhead.h).
+// Returns the untraced latencies in ms; none when nothing is delegated.
+template <typename SetInputs>
+Result<std::vector<double>> time_untraced(const Program& program, const RunOptions& options,
+                                          const MethodOptions& traced_options, Tracing& tracing,
+                                          SetInputs set_inputs) {
+  bool delegated = false;
+  for (const MethodSummary& m : summarize(program).methods) {
+    if (m.name == options.method) delegated = m.delegate_call_count > 0;
+  }
+  if (!delegated) return std::vector<double>{};
+  MethodOptions untraced_options = traced_options;
+  untraced_options.tracer = nullptr;
+  ETKIT_ASSIGN_OR_RETURN(auto method, Method::load(program, options.method, untraced_options));
+  InputBuffers owned;
+  ETKIT_TRY(set_inputs(*method, owned));
+  const InputSnapshot snapshot = InputSnapshot::capture(*method);
+  const bool progress = use_colour(2) && options.iterations >= 20;
+  std::vector<double> latencies;
+  for (int i = 0; i < options.warmup + options.iterations; ++i) {
+    if (i > 0) ETKIT_TRY(snapshot.restore(*method));
+    const bool timed = i >= options.warmup;
+    EventTracerEntry entry;
+    if (timed) {  // one block per run, as each traced execute makes one
+      tracing.gen->create_event_block(inspector::kUntracedBlockName);
+      entry = tracing.gen->start_profiling("Method::execute", -1, 0);
+    }
+    const auto start = std::chrono::steady_clock::now();
+    Status status = method->execute();
+    const auto end = std::chrono::steady_clock::now();
+    if (timed) tracing.gen->end_profiling(entry);
+    if (!status.ok()) return status.error().with_context("%s (untraced)", options.program.c_str());
+    if (timed) latencies.push_back(std::chrono::duration<double, std::milli>(end - start).count());
+    if (progress) fmt::print(stderr, "\runtraced, for the tracing overhead: {}/{}", i + 1, options.warmup + options.iterations);
+  }
+  if (progress) fmt::print(stderr, "\r\033[K");
+  return latencies;
+}
+
 // One value as .npy: tensors as they are, scalars as 0-d arrays.
 Status write_value_npy(const std::string& path, const Value& output) {
   if (output.is_tensor()) return inspector::write_npy(path, output.unchecked_tensor());
@@ -206,7 +250,8 @@ Status write_outputs(const Method& method, const std::string& dir) {
 }
 
 void print_report(const RunOptions& options, const std::vector<Value>& outputs,
-                  const std::vector<double>& latencies, const etdump::ETDumpGenStats* trace) {
+                  const std::vector<double>& latencies, const etdump::ETDumpGenStats* trace,
+                  const std::vector<double>& untraced = {}) {
   std::unique_ptr<Printer> out = options.json ? make_json_printer(std::cout) : make_text_printer(std::cout);
   out->begin_object("");
   out->field("program", options.program);
@@ -226,6 +271,15 @@ void print_report(const RunOptions& options, const std::vector<Value>& outputs,
     out->field("events", uint64_t(stats.events));
     out->field("dropped_events", uint64_t(stats.dropped_events));
     out->field("debug_bytes", uint64_t(stats.debug_bytes));
+    out->end_object();
+  }
+  if (!untraced.empty()) {
+    const double traced_median = inspector::percentile(latencies, 50);
+    const double untraced_median = inspector::percentile(untraced, 50);
+    out->begin_object("tracing_overhead");
+    out->field("traced_median_ms", traced_median);
+    out->field("untraced_median_ms", untraced_median);
+    out->field("ratio", traced_median / untraced_median);
     out->end_object();
   }
   out->begin_list("outputs");
@@ -319,7 +373,8 @@ int run(const RunOptions& options) {
   Tracing tracing;
   // Room for the load's events; the runs' are reserved once the method's
   // instructions are known.
-  Status traced = setup_tracing(options.tracing, 1024, runs + 8, tracing);
+  // Blocks: one per traced execute, one per untraced one (time_untraced).
+  Status traced = setup_tracing(options.tracing, 1024, 2 * runs + 8, tracing);
   if (!traced.ok()) return diagnostics.fail(traced.error());
   MethodOptions method_opts = method_options_for(**loaded, options.threads);
   method_opts.tracer = tracing.gen.get();
@@ -327,16 +382,26 @@ int run(const RunOptions& options) {
   if (!method.ok()) return diagnostics.fail(method.error());
   if (tracing.gen) {
     const bool values = options.tracing.debug_level != "none";
-    tracing.gen->reserve_events(64 + runs * (*method)->trace_events_per_execute(values));
+    // The runs' events, and an untraced run's block and event (time_untraced).
+    tracing.gen->reserve_events(64 + runs * ((*method)->trace_events_per_execute(values) + 2));
   }
+  const auto set_inputs = [&](Method& target, InputBuffers& owned) {
+    return !options.inputs.empty()     ? npy_inputs(target, options, owned)
+           : options.bundled_input >= 0 ? bundled_inputs(target, **loaded, options)
+                                        : fill_inputs(target, options, owned);
+  };
   InputBuffers owned;
-  Status inputs = !options.inputs.empty()     ? npy_inputs(**method, options, owned)
-                  : options.bundled_input >= 0 ? bundled_inputs(**method, **loaded, options)
-                                               : fill_inputs(**method, options, owned);
+  Status inputs = set_inputs(**method, owned);
   if (!inputs.ok()) return diagnostics.fail(inputs.error());
   if (!options.device.target.empty()) return run_on_device(options, **method, diagnostics);
   auto latencies = time_runs(**method, options, tracing);
   if (!latencies.ok()) return diagnostics.fail(latencies.error());
+  std::vector<double> untraced;
+  if (tracing.gen) {
+    auto measured = time_untraced(*(*loaded)->program, options, method_opts, tracing, set_inputs);
+    if (!measured.ok()) return diagnostics.fail(measured.error());
+    untraced = std::move(*measured);
+  }
   Status written = write_outputs(**method, options.output_dir);
   if (!written.ok()) return diagnostics.fail(written.error());
   if (tracing.gen) {
@@ -349,7 +414,7 @@ int run(const RunOptions& options) {
   std::vector<Value> outputs;
   for (size_t i = 0; i < (*method)->output_count(); ++i) outputs.push_back((*method)->output(i));
   const etdump::ETDumpGenStats stats = tracing.gen ? tracing.gen->stats() : etdump::ETDumpGenStats{};
-  print_report(options, outputs, *latencies, tracing.gen ? &stats : nullptr);
+  print_report(options, outputs, *latencies, tracing.gen ? &stats : nullptr, untraced);
   return kExitOk;
 }
 

@@ -26,6 +26,7 @@
 #include "etkit/core/file_data.h"
 #include "etkit/core/file_kind.h"
 #include "etkit/gui/event_details.h"
+#include "etkit/inspector/tracing_overhead.h"
 #include "events_view.h"
 #include "files_panel.h"
 #include "gap_canvas.h"
@@ -355,9 +356,17 @@ void MainWindow::show_workspace(std::unique_ptr<Workspace> workspace) {
     gap_->set_workspace(workspace_.get());
     show_baseline_->setEnabled(workspace_->baseline_timeline() != nullptr);
     const size_t problems = workspace_->errors().size();
-    status_->setText(QString("%1 events in %2 run blocks%3")
+    // How much the per-node profile slows the run, when the trace measured it.
+    QString overhead;
+    if (workspace_->trace() != nullptr) {
+      if (const auto measured = inspector::tracing_overhead(*workspace_->trace())) {
+        overhead = QString(", traced/untraced %1 (median of %2 runs each)").arg(measured->ratio, 0, 'f', 2).arg(measured->runs);
+      }
+    }
+    status_->setText(QString("%1 events in %2 run blocks%3%4")
                          .arg(workspace_->timeline().event_count())
                          .arg(workspace_->timeline().tracks().size())
+                         .arg(overhead)
                          .arg(problems ? QString(", %1 file(s) could not be used: see Files and problems").arg(problems)
                                        : QString()));
     setWindowTitle(workspace_->trace() != nullptr

@@ -72,6 +72,7 @@ Result<ETDumpSummary> describe_etdump(FilePtr file) {
     }
     summary.blocks.push_back(std::move(out));
   }
+  summary.tracing_overhead = tracing_overhead(trace);
   return summary;
 }
 

@@ -233,6 +233,8 @@ def samples(full_size=False):
                    _images((1, 3, 224, 224))),
             Sample("mobilenet_v2_xnnpack_full", lambda: torchvision.models.mobilenet_v2(),
                    _images((1, 3, 224, 224)), delegate="xnnpack"),
+            Sample("mobilenet_v2_xnnpack_int8_full", lambda: torchvision.models.mobilenet_v2(),
+                   _images((1, 3, 224, 224)), delegate="xnnpack_qs8"),
             Sample("resnet18_full", lambda: resnet18(), _images((1, 3, 224, 224))),
         ]
     return [

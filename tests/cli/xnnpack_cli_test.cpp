@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -89,7 +90,15 @@ TEST(XnnpackCli, EveryDelegatedRowHasOpTypesAndAModule) {
     EXPECT_FALSE(row["op_types"].empty()) << row["event_name"];
     EXPECT_FALSE(row["module_hierarchy"].empty()) << row["event_name"];
   }
-  EXPECT_EQ(delegated, 101u);  // one row per XNNGraph node
+  // One row per XNNGraph node, except the clamps (the relu6s) a traced run
+  // keeps with their convolution, as XNNPACK fuses them into one operator.
+  size_t clamps = 0;
+  const auto info = info_json(test::sample(kXnnSample + ".pte"));
+  for (const auto& type : info["delegate_payloads"][0]["node_types"]) {
+    if (type["kind"] == "Clamp") clamps += type["count"].get<size_t>();
+  }
+  EXPECT_EQ(clamps, 35u);
+  EXPECT_EQ(delegated, 101u - clamps);
 }
 
 // The 8da4w sample: its bundle's expected outputs come from eager PyTorch
@@ -111,6 +120,44 @@ TEST(XnnpackCli, DynamicallyQuantizedSampleVerifiesAndReportsItsValueKinds) {
   EXPECT_EQ(kinds, (std::set<std::string>{"fp32", "qd8", "qb4w"}));
   // The reshapes around the linear stay on XNNPACK; the quantized nodes run on etkit's kernels.
   EXPECT_EQ(runners, (std::set<std::string>{"etkit-qd8", "xnnpack"}));
+}
+
+// A traced run of a delegated method also times untraced runs, and the
+// trace says what tracing cost: the ratio `info` reads from the trace is the
+// ratio of the medians `table` shows for the two blocks' Method::execute.
+TEST(XnnpackCli, TracedRunRecordsUntracedRunsAndTheRatio) {
+  const std::string trace = test::temp("overhead.etdp");
+  auto ran = test::etinspect({"run", test::sample(kXnnSample + ".pte"), "--iterations", "5", "--warmup", "1",
+                              "--etdump", trace, "--json"});
+  ASSERT_EQ(ran.exit_code, 0) << ran.err;
+  const auto report = nlohmann::json::parse(ran.out);
+  ASSERT_TRUE(report.contains("tracing_overhead")) << ran.out;
+  EXPECT_GT(report["tracing_overhead"]["ratio"].get<double>(), 0);
+  const auto info = info_json(trace);
+  ASSERT_TRUE(info.contains("tracing_overhead")) << info.dump();
+  EXPECT_EQ(info["tracing_overhead"]["runs"], 5);
+  auto table = test::etinspect({"table", trace, "--format", "json"});
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+  };
+  std::vector<double> traced, untraced;
+  for (const auto& row : nlohmann::json::parse(table.out)) {
+    if (row["event_name"] != "Method::execute") continue;
+    const auto raw = row["raw"].get<std::vector<double>>();
+    if (row["event_block_name"] == "Untraced") untraced = raw;
+    if (row["event_block_name"] == "Execute") traced.assign(raw.end() - 5, raw.end());  // after the warm-up
+  }
+  ASSERT_EQ(untraced.size(), 5u);
+  ASSERT_EQ(traced.size(), 5u);
+  EXPECT_NEAR(info["tracing_overhead"]["ratio"].get<double>(), median(traced) / median(untraced), 1e-9);
+  // A program without delegate calls runs the same traced or not: no untraced runs.
+  const std::string portable = test::temp("portable.etdp");
+  auto plain = test::etinspect({"run", test::sample("tutorial_cnn/tutorial_cnn.pte"), "--etdump", portable, "--json"});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_FALSE(nlohmann::json::parse(plain.out).contains("tracing_overhead"));
+  EXPECT_FALSE(info_json(portable).contains("tracing_overhead"));
 }
 
 const std::string kInt8Sample = "mobilenet_v2_xnnpack_int8/mobilenet_v2_xnnpack_int8";

@@ -2,12 +2,50 @@
 
 namespace etkit::xnnpack {
 
+namespace {
+
+// How many node inputs read each value (delegate outputs count as readers).
+std::vector<uint32_t> reader_counts(const XnnGraph& graph) {
+  std::vector<uint32_t> readers(graph.values.size(), 0);
+  for (const GraphNode& node : graph.nodes) {
+    for (uint32_t v : node.inputs) {
+      if (v < readers.size()) ++readers[v];
+    }
+  }
+  for (uint32_t v : graph.outputs) {
+    if (v < readers.size()) ++readers[v];
+  }
+  return readers;
+}
+
+// Producers XNNPACK folds a following clamp into (their output range),
+// one operator in its own profile. Elementwise producers are left apart:
+// upstream's traces show their clamps as operators of their own.
+bool absorbs_clamp(NodeKind kind) {
+  return kind == NodeKind::kConv2d || kind == NodeKind::kDepthwiseConv2d || kind == NodeKind::kFullyConnected ||
+         kind == NodeKind::kConvTranspose2d;
+}
+
+// A Clamp whose input the step's last node writes and nothing else reads.
+bool fuses_into(const XnnGraph& graph, const PlanStep& step, const GraphNode& node,
+                const std::vector<uint32_t>& readers) {
+  if (node.kind != NodeKind::kClamp || node.inputs.empty() || step.runner != NodeRunner::kXnnpack) return false;
+  const GraphNode& producer = graph.nodes[step.nodes.back()];
+  const uint32_t v = node.inputs[0];
+  return absorbs_clamp(producer.kind) && producer.outputs.size() == 1 && producer.outputs[0] == v &&
+         v < readers.size() && readers[v] == 1;
+}
+
+}  // namespace
+
 std::vector<PlanStep> plan_steps(const XnnGraph& graph, bool per_node) {
   std::vector<PlanStep> steps;
+  const std::vector<uint32_t> readers = per_node ? reader_counts(graph) : std::vector<uint32_t>{};
   for (uint32_t n = 0; n < graph.nodes.size(); ++n) {
     const NodeRunner runner = node_runner(graph, graph.nodes[n]);
-    const bool extends = !per_node && !steps.empty() && runner == NodeRunner::kXnnpack &&
-                         steps.back().runner == NodeRunner::kXnnpack;
+    const bool same_runtime = !steps.empty() && runner == NodeRunner::kXnnpack &&
+                              steps.back().runner == NodeRunner::kXnnpack;
+    const bool extends = same_runtime && (!per_node || fuses_into(graph, steps.back(), graph.nodes[n], readers));
     if (!extends) steps.push_back({runner, {}});
     steps.back().nodes.push_back(n);
   }

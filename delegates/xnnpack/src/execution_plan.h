@@ -17,7 +17,10 @@ struct PlanStep {
 
 /// Splits the graph into steps; `per_node` gives every node its own step
 /// (what a traced run needs, since this XNNPACK reports no per-operator
-/// times).
+/// times), except that a Clamp stays with the node whose output only it
+/// reads: XNNPACK fuses the pair into one operator, so the traced run
+/// computes what the untraced one does and times it as XNNPACK's own
+/// profiler would (one operator).
 std::vector<PlanStep> plan_steps(const XnnGraph& graph, bool per_node);
 
 /// Per value: 1 when it needs a buffer of etkit's, because it is a

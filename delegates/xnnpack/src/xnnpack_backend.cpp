@@ -114,7 +114,9 @@ void name_steps(Delegate& d) {
     const std::string base = operator_name(d.graph, node);
     step.name = base + " #" + std::to_string(++seen[base]);
     step.debug_handle = static_cast<int32_t>(node.debug_handle);
-    d.outputs_per_run += node.outputs.size();
+    for (uint32_t n : step.plan.nodes) {
+      for (uint32_t v : d.graph.nodes[n].outputs) d.outputs_per_run += d.buffers[v] != nullptr;
+    }
   }
 }
 
@@ -264,8 +266,13 @@ Status XnnpackBackend::execute(BackendExecutionContext& context, void* handle,
         entry, ByteSpan{reinterpret_cast<const uint8_t*>(metadata), std::strlen(metadata)});
     ETKIT_TRY(status);
     if (!log_values) continue;
-    for (uint32_t v : d.graph.nodes[step.plan.nodes.front()].outputs) {
-      tracer->log_delegate_value(d.values[v], step.debug_handle);
+    // Each node's outputs with its own debug handle; a value XNNPACK keeps
+    // inside a fused step (a convolution's, before its clamp) has no buffer.
+    for (uint32_t n : step.plan.nodes) {
+      const GraphNode& node = d.graph.nodes[n];
+      for (uint32_t v : node.outputs) {
+        if (d.buffers[v] != nullptr) tracer->log_delegate_value(d.values[v], int32_t(node.debug_handle));
+      }
     }
   }
   for (size_t o = 0; o < d.graph.outputs.size(); ++o) {

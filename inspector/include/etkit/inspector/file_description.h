@@ -13,6 +13,7 @@
 #include "etkit/core/program_summary.h"
 #include "etkit/core/result.h"
 #include "etkit/inspector/delegate_payloads.h"
+#include "etkit/inspector/tracing_overhead.h"
 
 namespace etkit::inspector {
 
@@ -49,6 +50,7 @@ struct ETDumpSummary {
   uint32_t version = 0;
   uint64_t size = 0;
   std::vector<RunBlockSummary> blocks;
+  std::optional<TracingOverhead> tracing_overhead;  ///< when the trace holds untraced runs
 };
 
 struct EtrecordEntrySummary {
