@@ -127,7 +127,9 @@ Result<std::vector<std::string>> runner_arguments(const WorkDir& dir, const Devi
 std::vector<std::string> emulator_command(const Target& target, const std::string& runner,
                                           const std::vector<std::string>& args) {
   if (std::string(target.emulator) == "qemu-aarch64") {
-    std::vector<std::string> command{target.emulator, runner};
+    // The cross C library's loader and libraries, for a runner linked
+    // dynamically (with XNNPACK); a static runner ignores them.
+    std::vector<std::string> command{target.emulator, "-L", "/usr/aarch64-linux-gnu", runner};
     command.insert(command.end(), args.begin(), args.end());
     return command;
   }

@@ -13,6 +13,7 @@
 #include "etkit/core/flat_tensor.h"
 #include "etkit/core/input_snapshot.h"
 #include "etkit/etdump/etdump_gen.h"
+#include "device_backends.h"
 #include "device_kernels.h"
 #include "npy_io.h"
 #include "platform.h"
@@ -90,6 +91,7 @@ Status verify_bundle(const RunnerOptions& o, bundled::DeviceReport& report) {
   auto tracer = make_tracer(o, (cases + 4) * kEventsPerCase, cases + 16, debug.file);
   MethodOptions method_options;
   method_options.kernels = &device_kernels();
+  method_options.backends = &device_backends();
   method_options.tracer = tracer.get();
   for (const FlatTensor& data : loaded.data_files) method_options.data_files.push_back(&data);
   bundled::VerifyOptions options;
@@ -159,6 +161,7 @@ Status run_program(const RunnerOptions& o, bundled::DeviceReport& report) {
   auto tracer = make_tracer(o, 1024, runs + 8, debug.file);
   MethodOptions method_options;
   method_options.kernels = &device_kernels();
+  method_options.backends = &device_backends();
   method_options.tracer = tracer.get();
   for (const FlatTensor& data : loaded.data_files) method_options.data_files.push_back(&data);
   const std::string method_name = o.method.empty() ? "forward" : o.method;
