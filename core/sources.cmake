@@ -54,7 +54,12 @@ set(ETKIT_KERNELS_CORTEX_M_SOURCES
   ${ETKIT_KERNELS_DIR}/cortex_m/batch_matmul.cpp
   ${ETKIT_KERNELS_DIR}/cortex_m/max_pool2d.cpp
   ${ETKIT_KERNELS_DIR}/cortex_m/register_cortex_m.cpp)
-set(ETKIT_OP_SETS PORTABLE PRIM QUANTIZED CORTEX_M)
+set(ETKIT_KERNELS_LLM_SOURCES
+  ${ETKIT_KERNELS_DIR}/llm/sdpa_ops.cpp
+  ${ETKIT_KERNELS_DIR}/llm/cache_ops.cpp
+  ${ETKIT_KERNELS_DIR}/llm/hadamard_op.cpp
+  ${ETKIT_KERNELS_DIR}/llm/register_llm.cpp)
+set(ETKIT_OP_SETS PORTABLE PRIM QUANTIZED CORTEX_M LLM)
 set(ETKIT_KERNEL_SOURCES ${ETKIT_KERNEL_UTIL_SOURCES})
 foreach(set ${ETKIT_OP_SETS})
   list(APPEND ETKIT_KERNEL_SOURCES ${ETKIT_KERNELS_${set}_SOURCES})

@@ -20,6 +20,9 @@ const KernelRegistry& device_kernels() {
 #ifdef ETKIT_DEVICE_OP_SET_CORTEX_M
     register_cortex_m_kernels(registry);
 #endif
+#ifdef ETKIT_DEVICE_OP_SET_LLM
+    register_llm_kernels(registry);
+#endif
     registered = true;
   }
   return registry;

@@ -274,6 +274,22 @@ std::map<std::string, Schema> other_schemas() {
       "cortex_m::quantized_batch_matmul.out(Tensor lhs, int lhs_zero_point, Tensor rhs_transposed, int "
       "rhs_zero_point, int output_zero_point, int output_multiplier, int output_shift, Tensor scratch, *, "
       "Tensor(a!) out) -> Tensor(a!)",
+      // Upstream's LLM custom ops (extension/llm/custom_ops/op_sdpa_aot.cpp and
+      // op_fast_hadamard_transform_aten.cpp at the commit in core/kernels/op_lists).
+      "llama::sdpa_with_kv_cache.out(Tensor query, Tensor key, Tensor value, Tensor(a!) key_cache, "
+      "Tensor(b!) value_cache, SymInt start_pos, SymInt seq_len, Tensor? attn_mask=None, float drpout_p=0.0, "
+      "bool is_causal=False, float? scale=None, *, Tensor(c!) out) -> Tensor(c!)",
+      "llama::custom_sdpa.out(Tensor query, Tensor key, Tensor value, SymInt start_pos, Tensor? attn_mask=None, "
+      "float drpout_p=0.0, bool is_causal=False, float? scale=None, *, Tensor(a!) out) -> Tensor(a!)",
+      "llama::custom_quantized_sdpa.out(Tensor query, Tensor key, Tensor value, SymInt start_pos, "
+      "Tensor? attn_mask=None, float drpout_p=0.0, bool is_causal=False, float? scale=None, "
+      "Tensor? q_zero_points=None, Tensor? q_scales=None, Tensor? k_zero_points=None, Tensor? k_scales=None, "
+      "Tensor? v_zero_points=None, Tensor? v_scales=None, bool is_seq_at_dim_2=False, *, Tensor(a!) out) "
+      "-> Tensor(a!)",
+      "llama::update_cache.out(Tensor value, Tensor(a!) cache, SymInt start_pos, *, Tensor(b!) out) -> Tensor(b!)",
+      "llama::update_cache_with_indices.out(Tensor value, Tensor(a!) cache, SymInt start_pos, Tensor indices, *, "
+      "Tensor(b!) out) -> Tensor(b!)",
+      "llama::fast_hadamard_transform.out(Tensor mat, *, Tensor(a!) out) -> Tensor(a!)",
   };
   std::map<std::string, Schema> schemas;
   for (const char* text : texts) {

@@ -9,6 +9,7 @@ void register_all_kernels(KernelRegistry& registry) {
   register_prim_kernels(registry);
   register_quantized_kernels(registry);
   register_cortex_m_kernels(registry);
+  register_llm_kernels(registry);
 }
 
 const KernelRegistry& all_kernels() {

@@ -42,7 +42,8 @@ std::string test_sources() {
 TEST(OpSets, NoNameIsRegisteredTwice) {
   size_t total = 0;
   for (void (*register_set)(KernelRegistry&) :
-       {register_portable_kernels, register_prim_kernels, register_quantized_kernels, register_cortex_m_kernels}) {
+       {register_portable_kernels, register_prim_kernels, register_quantized_kernels, register_cortex_m_kernels,
+        register_llm_kernels}) {
     KernelRegistry registry;
     register_set(registry);
     EXPECT_EQ(registry.additions(), registry.size());
@@ -59,13 +60,14 @@ TEST(OpLists, UpstreamListsAreComplete) {
   EXPECT_EQ(upstream_ops("llm").size(), 6u);
 }
 
-TEST(OpLists, EveryOpOfTheFourSetsHasAKernelAndATest) {
+TEST(OpLists, EveryOpOfTheFiveSetsHasAKernelAndATest) {
   std::mt19937_64 rng(test::kernel_test_seed());
   std::set<std::string> dtype_cases;
   for (const test::DtypeCase& c : test::dtype_cases(rng)) dtype_cases.insert(c.op);
   const std::string sources = test_sources();
   for (const std::string& set :
-       {std::string("portable"), std::string("prim"), std::string("quantized"), std::string("cortex_m")}) {
+       {std::string("portable"), std::string("prim"), std::string("quantized"), std::string("cortex_m"),
+        std::string("llm")}) {
     for (const std::string& op : upstream_ops(set)) {
       if (kBackwardOps.count(op)) {
         EXPECT_EQ(all_kernels().find(op), nullptr) << op << " is a backward op, listed as not registered";

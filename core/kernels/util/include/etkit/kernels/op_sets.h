@@ -20,5 +20,8 @@ void register_quantized_kernels(KernelRegistry& registry);
 /// cortex_m:: int8 ops with CMSIS-NN's arithmetic (upstream's
 /// backends/cortex_m/ops).
 void register_cortex_m_kernels(KernelRegistry& registry);
+/// llama:: ops of LLM programs: attention over a KV cache, cache updates,
+/// the Hadamard transform (upstream's extension/llm/custom_ops).
+void register_llm_kernels(KernelRegistry& registry);
 
 }  // namespace etkit
