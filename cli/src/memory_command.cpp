@@ -57,10 +57,11 @@ void print_method(Printer& out, const inspector::MethodMemory& memory, size_t to
     rows.push_back({Cell::of(int64_t(t->planned.value)), Cell::of(int64_t(t->planned.arena)),
                     Cell::of(int64_t(t->planned.offset)), Cell::of(int64_t(t->planned.bytes)), optional_step(t->first),
                     optional_step(t->last), Cell::of(to_string(t->planned.tensor.scalar_type)), Cell::of(sizes + "]"),
-                    t->producer ? Cell::of(*t->producer) : Cell::empty(), Cell::of(consumers)});
+                    t->producer ? Cell::of(*t->producer) : Cell::empty(), Cell::of(consumers),
+                    Cell::of(t->planned.initial_state ? "mutable buffer" : "")});
   }
   out.table("tensors", {{"value"}, {"arena"}, {"offset"}, {"bytes"}, {"first"}, {"last"}, {"dtype"}, {"sizes"},
-                        {"producer"}, {"consumers"}},
+                        {"producer"}, {"consumers"}, {"state"}},
             rows);
   out.string_list("errors", memory.errors);
   out.end_object();

@@ -44,6 +44,7 @@ struct RunOptions {
   std::string fill = "ones";
   uint64_t seed = 0;
   int iterations = 1;
+  bool reset_state = false;
   int warmup = 0;
   std::string output_dir;
   bool print_outputs = false;
@@ -171,6 +172,8 @@ Result<std::vector<double>> time_runs(Method& method, const RunOptions& options,
   std::vector<double> latencies;
   const bool progress = use_colour(2) && options.iterations >= 20;
   for (int i = 0; i < options.warmup + options.iterations; ++i) {
+    // State (a KV cache) carries from run to run unless --reset-state.
+    if (i > 0 && options.reset_state) method.reset_state();
     if (i > 0) ETKIT_TRY(snapshot.restore(method));
     const auto start = std::chrono::steady_clock::now();
     Status status = method.execute();
@@ -210,6 +213,7 @@ Result<std::vector<double>> time_untraced(const Program& program, const RunOptio
   const bool progress = use_colour(2) && options.iterations >= 20;
   std::vector<double> latencies;
   for (int i = 0; i < options.warmup + options.iterations; ++i) {
+    if (i > 0 && options.reset_state) method->reset_state();
     if (i > 0) ETKIT_TRY(snapshot.restore(*method));
     const bool timed = i >= options.warmup;
     EventTracerEntry entry;
@@ -337,6 +341,7 @@ int run_on_device(const RunOptions& options, Method& method, Diagnostics& diagno
   job.output_dir = scratch;
   job.arguments = {"--method", options.method, "--iterations", std::to_string(options.iterations), "--warmup",
                    std::to_string(options.warmup)};
+  if (options.reset_state) job.arguments.push_back("--reset-state");
   append_trace_arguments(options.tracing, job.arguments);
   for (size_t i = 0; i < method.input_count(); ++i) {
     job.inputs.push_back(scratch + "/input_" + std::to_string(i) + ".npy");
@@ -441,6 +446,9 @@ void register_run(CLI::App& app, CommandContext& context) {
       ->check(whole_number(0, kMaxRuns));
   command->add_option("--output-dir", options->output_dir, "Write each output as output_<i>.npy");
   command->add_flag("--print-outputs", options->print_outputs, "Show the first values of each output");
+  command->add_flag("--reset-state", options->reset_state,
+                    "Before each run, put planned memory back as loaded (mutable buffers such as a KV cache "
+                    "to their initial state); by default state carries from run to run");
   command->add_flag("--json", options->json, "Machine-readable report on stdout");
   // Inputs come from exactly one place.
   input->excludes(bundled)->excludes(fill);

@@ -305,6 +305,22 @@ Status execute_instruction(MethodState& state, const PreparedInstruction& instru
 
 }  // namespace
 
+void Method::reset_state() {
+  MethodState& state = *state_;
+  for (size_t id = 1; id < state.arenas.size(); ++id) {
+    if (state.arenas[id].data() != nullptr) std::memset(state.arenas[id].data(), 0, state.arenas[id].size());
+  }
+  for (const auto& [index, initial] : state.initial_states) {
+    std::memcpy(state.values[index].unchecked_tensor().data(), initial.data, initial.size);
+  }
+}
+
+std::vector<size_t> Method::initial_state_values() const {
+  std::vector<size_t> indices;
+  for (const auto& entry : state_->initial_states) indices.push_back(entry.first);
+  return indices;
+}
+
 Status Method::execute() {
   MethodState& state = *state_;
   EventTracer* tracer = state.tracer;

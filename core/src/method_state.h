@@ -67,6 +67,9 @@ struct MethodState {
   std::vector<Span<uint8_t>> arenas;
   Span<uint8_t> scratch;  // kernel temporaries, in owned_arenas
   std::vector<LowPrecisionStaging> stagings;  // one per float16/bfloat16 instruction
+  /// Mutable buffers with an initial state: value index and the bytes
+  /// copied in at load (reset_state copies them again).
+  std::vector<std::pair<size_t, ByteSpan>> initial_states;
   size_t instruction_count = 0;
 
   ~MethodState();

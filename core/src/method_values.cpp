@@ -114,6 +114,51 @@ Result<ByteSpan> constant_data(const Program& program, const fb::Tensor& tensor,
   return segment.sub(offset, segment.size - offset);
 }
 
+// A planned tensor that also names data is a mutable buffer with an
+// initial state (a KV cache, a running statistic): its bytes are copied
+// into its planned place once, at load, from the program's mutable data
+// segment (data_buffer_idx indexes its offsets) or, for an external one,
+// from a data file by fully qualified name, as upstream's runtime does.
+// Later executions keep whatever the program writes there.
+Status load_initial_state(const Program& program, const fb::Tensor& tensor, const MethodOptions& options,
+                          MethodState& state, size_t index, Tensor& out) {
+  const auto* extra = tensor.extra_tensor_info();
+  const bool external = extra != nullptr && extra->location() == fb::TensorDataLocation::EXTERNAL;
+  const uint32_t buffer = tensor.data_buffer_idx();
+  if (!external && buffer == 0) return Ok{};
+  const size_t nbytes = out.nbytes();
+  ByteSpan data;
+  if (external) {
+    ETKIT_ASSIGN_OR_RETURN(data, constant_data(program, tensor, options, state.name.c_str(), index, nbytes));
+  } else {
+    // Table and index were verified at program load.
+    const fb::Program& root = *program.flatbuffer();
+    const uint64_t table = extra != nullptr ? extra->mutable_data_segments_idx() : 0;
+    const auto* sub = root.mutable_data_segments()->Get(static_cast<uint32_t>(table));
+    const ByteSpan segment = program.segment(sub->segment_index());
+    const uint64_t offset = sub->offsets()->Get(buffer);
+    if (offset > segment.size || segment.size - offset < nbytes) {
+      return Error::make(ErrorCode::kMalformed,
+                         "method '%s': values[%zu]: initial state of %zu bytes at offset %llu of segment %u runs "
+                         "past its %zu bytes",
+                         state.name.c_str(), index, nbytes, (unsigned long long)offset, sub->segment_index(),
+                         segment.size);
+    }
+    data = segment.sub(offset, nbytes);
+  }
+  if (out.scalar_type() == ScalarType::kBool) {
+    const int64_t bad = first_non_bool_byte(data.data, nbytes);
+    if (bad >= 0) {
+      return Error::make(ErrorCode::kMalformed,
+                         "method '%s': values[%zu]: initial bool element %lld holds %u; bools are 0 or 1",
+                         state.name.c_str(), index, static_cast<long long>(bad), unsigned{data.data[bad]});
+    }
+  }
+  std::memcpy(out.data(), data.data, nbytes);
+  state.initial_states.emplace_back(index, ByteSpan{data.data, nbytes});
+  return Ok{};
+}
+
 Status make_tensor(const Program& program, const fb::Tensor& tensor,
                    const MethodOptions& options, MethodState& state, size_t index,
                    Tensor& out) {
@@ -149,7 +194,7 @@ Status make_tensor(const Program& program, const fb::Tensor& tensor,
         uint64_t{alloc->memory_offset_high()} << 32 | alloc->memory_offset_low();
     // Bounds were verified against non_const_buffer_sizes at program load.
     out.set_data(state.arenas[alloc->memory_id()].data() + offset, nbytes);
-    return Ok{};
+    return load_initial_state(program, tensor, options, state, index, out);
   }
   const auto* extra = tensor.extra_tensor_info();
   const bool external =

@@ -96,6 +96,9 @@ std::vector<PlannedTensorSummary> planned_tensors(const fb::ExecutionPlan& plan)
     planned.arena = info->memory_id();
     planned.offset = uint64_t(info->memory_offset_high()) << 32 | info->memory_offset_low();
     planned.tensor = shape_of(tensor);
+    const fb::ExtraTensorInfo* extra = tensor.extra_tensor_info();
+    planned.initial_state = tensor.data_buffer_idx() > 0 ||
+                            (extra != nullptr && extra->location() == fb::TensorDataLocation::EXTERNAL);
     // Verified at load: sizes are non-negative and within the limits.
     auto bytes = checked_nbytes(Span<const int64_t>(planned.tensor.sizes.data(), planned.tensor.sizes.size()),
                                 element_size(planned.tensor.scalar_type));

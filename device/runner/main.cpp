@@ -4,7 +4,7 @@
 //   runner verify BUNDLE --report FILE [--rtol X] [--atol X] [--method M]
 //                 [--case N] [--data PTD]... [trace options]
 //   runner run PROGRAM --report FILE [--method M] [--input NPY]...
-//              [--iterations N] [--warmup N] [--output-dir DIR]
+//              [--iterations N] [--warmup N] [--reset-state] [--output-dir DIR]
 //              [--data PTD]... [trace options]
 //   trace options: --etdump FILE [--debug-level L] [--debug-buffer FILE]
 //                  [--debug-filter TEXT] [--trace-allocations]
@@ -45,6 +45,10 @@ bool parse(int argc, char** argv, RunnerOptions& o) {
     const std::string flag = argv[i];
     if (flag == "--trace-allocations") {
       o.trace_allocations = true;
+      continue;
+    }
+    if (flag == "--reset-state") {
+      o.reset_state = true;
       continue;
     }
     if (!needs_value(flag.c_str()) || i + 1 >= argc) {

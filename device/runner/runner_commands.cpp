@@ -171,6 +171,7 @@ Status run_program(const RunnerOptions& o, bundled::DeviceReport& report) {
   ETKIT_TRY(set_npy_inputs(*method, o, owned));
   const InputSnapshot snapshot = InputSnapshot::capture(*method);
   for (size_t i = 0; i < runs; ++i) {
+    if (i > 0 && o.reset_state) method->reset_state();
     if (i > 0) ETKIT_TRY(snapshot.restore(*method));
     const double start = seconds_now();
     Status status = method->execute();

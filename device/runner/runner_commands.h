@@ -18,6 +18,7 @@ struct RunnerOptions {
   std::vector<std::string> data;
   std::vector<std::string> inputs;
   int iterations = 1, warmup = 0;
+  bool reset_state = false;  // planned memory as loaded before each run (else state carries)
   std::string output_dir;
   std::string etdump, debug_level = "none", debug_buffer, debug_filter;
   bool trace_allocations = false;

@@ -59,6 +59,13 @@ void trace_lifetimes(const MethodSummary& method, std::vector<TensorLifetime>& t
     if (!tensor.first) tensor.first = last_step;
     tensor.last = last_step;
   }
+  // A mutable buffer's state lives from load to load: every step of every
+  // execution. Nothing else may share its bytes.
+  for (TensorLifetime& tensor : tensors) {
+    if (!tensor.planned.initial_state) continue;
+    tensor.first = 0;
+    tensor.last = last_step;
+  }
 }
 
 ArenaUse arena_use(uint32_t id, uint64_t size, const std::vector<TensorLifetime>& tensors, size_t steps) {

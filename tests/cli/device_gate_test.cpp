@@ -208,6 +208,22 @@ TEST_P(DeviceGate, CortexMOpSetComputesTheHostsBits) {
       << "outputs do not depend on the input";
 }
 
+// A mutable buffer's state carries from run to run on the devices as on the
+// host (the runner loads the method once), and --reset-state reaches them.
+TEST_P(DeviceGate, MutableBufferStateCarriesAcrossRuns) {
+  const std::string program = test::write_temp("running_sum_device.pte", test::running_sum_program().build());
+  auto last_output = [&](bool reset) {
+    std::vector<std::string> args = {"run", program, "--device", GetParam(), "--fill", "ones", "--iterations", "3",
+                                     "--json", "--print-outputs"};
+    if (reset) args.push_back("--reset-state");
+    const auto run = etinspect(args);
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+    return nlohmann::json::parse(run.out)["outputs"][0]["values"];
+  };
+  EXPECT_EQ(last_output(false), nlohmann::json::parse("[13.0, 23.0, 33.0, 43.0]"));
+  EXPECT_EQ(last_output(true), nlohmann::json::parse("[11.0, 21.0, 31.0, 41.0]"));
+}
+
 // The event names of a trace's table rows, in order.
 std::vector<std::string> table_events(const std::string& trace) {
   const auto table = etinspect({"table", trace, "--format", "json"});

@@ -57,6 +57,37 @@ TEST(RunCommand, ComputesTheAffineProgramFromNpyInputs) {
   EXPECT_EQ(element_as_double(*view, 2), -7.0);
 }
 
+// A mutable buffer (a running sum, initially 10, 20, 30, 40) keeps its
+// state from run to run; --reset-state starts every run from the initial
+// state; `memory` marks it and keeps its bytes alive through the method.
+TEST(RunCommand, StateCarriesAcrossIterationsUnlessReset) {
+  const std::string program = test::write_temp("running_sum.pte", test::running_sum_program().build());
+  const std::string input = temp("ones.npy");
+  write_floats(input, {1, 1, 1, 1}, {4});
+  auto last_output = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = {"run", program, "--input", input, "--iterations", "3", "--json",
+                                     "--print-outputs"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    auto run = etinspect(args);
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+    return nlohmann::json::parse(run.out)["outputs"][0]["values"];
+  };
+  EXPECT_EQ(last_output({}), nlohmann::json::parse("[13.0, 23.0, 33.0, 43.0]"));
+  EXPECT_EQ(last_output({"--reset-state"}), nlohmann::json::parse("[11.0, 21.0, 31.0, 41.0]"));
+  EXPECT_EQ(last_output({"--reset-state", "--warmup", "2"}), nlohmann::json::parse("[11.0, 21.0, 31.0, 41.0]"));
+  auto memory = etinspect({"memory", program, "--json"});
+  ASSERT_EQ(memory.exit_code, 0) << memory.err;
+  const auto report = nlohmann::json::parse(memory.out);
+  bool found = false;
+  for (const auto& tensor : report["methods"][0]["tensors"]) {
+    if (tensor["value"] != 1) continue;
+    found = true;
+    EXPECT_EQ(tensor["state"], "mutable buffer");
+    EXPECT_EQ(tensor["first"], 0);
+  }
+  EXPECT_TRUE(found) << memory.out;
+}
+
 // A corrupted plan asking for more memory than the machine has is bad
 // input (exit 2 naming the arena and size), found before any allocation.
 TEST(RunCommand, PlannedArenasBeyondTheMachinesMemoryAreBadInput) {

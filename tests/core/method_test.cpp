@@ -459,5 +459,35 @@ TEST(InputSnapshot, RestoredInputsMakeEveryRunTheSame) {
   EXPECT_EQ(first_output(), 4.f);
 }
 
+// The buffer starts as the program's initial data, keeps what each execute
+// wrote, and reset_state() puts it back.
+TEST(MutableBuffers, InitialStateIsCopiedInAtLoadAndKeptAcrossExecutions) {
+  auto program = test::running_sum_program().load();
+  ASSERT_TRUE(program.ok()) << program.error().message();
+  auto method = Method::load(*program, "forward", test::with_kernels());
+  ASSERT_TRUE(method.ok()) << method.error().message();
+  EXPECT_EQ((*method)->initial_state_values(), (std::vector<size_t>{1}));
+  auto state = [&] {
+    const float* d = (*method)->output(0).unchecked_tensor().data_as<float>();
+    return std::vector<float>(d, d + 4);
+  };
+  EXPECT_EQ(state(), (std::vector<float>{10, 20, 30, 40}));  // before any execute
+  std::vector<float> x = {1, 2, 3, 4};
+  ASSERT_TRUE((*method)->set_input(0, f32(x, {4})).ok());
+  ASSERT_TRUE((*method)->execute().ok());
+  EXPECT_EQ(state(), (std::vector<float>{11, 22, 33, 44}));
+  ASSERT_TRUE((*method)->execute().ok());
+  EXPECT_EQ(state(), (std::vector<float>{12, 24, 36, 48}));
+  (*method)->reset_state();
+  EXPECT_EQ(state(), (std::vector<float>{10, 20, 30, 40}));
+  ASSERT_TRUE((*method)->set_input(0, f32(x, {4})).ok());
+  ASSERT_TRUE((*method)->execute().ok());
+  EXPECT_EQ(state(), (std::vector<float>{11, 22, 33, 44}));
+  // A second method loaded from the same program starts from the initial state.
+  auto fresh = Method::load(*program, "forward", test::with_kernels());
+  ASSERT_TRUE(fresh.ok());
+  EXPECT_EQ((*fresh)->output(0).unchecked_tensor().data_as<float>()[0], 10.f);
+}
+
 }  // namespace
 }  // namespace etkit

@@ -1,5 +1,7 @@
 #include "support/program_builder.h"
 
+#include <cstring>
+
 #include "etkit/core/file_data.h"
 #include "program_generated.h"
 
@@ -19,6 +21,15 @@ int32_t ProgramBuilder::constant_tensor(std::vector<int32_t> sizes, ScalarType d
   v.dtype = dtype;
   v.constant = int32_t(constants_.size());
   constants_.push_back(std::move(bytes));
+  values_.push_back(v);
+  return int32_t(values_.size() - 1);
+}
+int32_t ProgramBuilder::mutable_buffer(std::vector<int32_t> sizes, int64_t offset, std::vector<float> initial) {
+  ValueSpec v{ValueSpec::kTensor, std::move(sizes), offset, false, 0, {}};
+  v.mutable_index = int32_t(mutable_data_.size());
+  std::vector<uint8_t> bytes(initial.size() * sizeof(float));
+  std::memcpy(bytes.data(), initial.data(), bytes.size());
+  mutable_data_.push_back(std::move(bytes));
   values_.push_back(v);
   return int32_t(values_.size() - 1);
 }
@@ -89,7 +100,7 @@ std::vector<uint8_t> ProgramBuilder::build() const {
           alloc = fb::CreateAllocationDetails(b, 1, uint32_t(v.offset), uint32_t(v.offset >> 32));
         }
         auto t = fb::CreateTensor(b, static_cast<fb::ScalarType>(v.dtype), 0, b.CreateVector(v.sizes),
-                                  b.CreateVector(order), false, uint32_t(v.constant), alloc, 0,
+                                  b.CreateVector(order), false, uint32_t(v.constant + v.mutable_index), alloc, 0,
                                   v.dynamic ? fb::TensorShapeDynamism::DYNAMIC_BOUND
                                             : fb::TensorShapeDynamism::STATIC);
         values.push_back(fb::CreateEValue(b, fb::KernelTypes::Tensor, t.Union()));
@@ -152,11 +163,46 @@ std::vector<uint8_t> ProgramBuilder::build() const {
     b.ForceVectorAlignment(bytes.size(), 1, 16);
     buffers.push_back(fb::CreateBuffer(b, b.CreateVector(bytes)));
   }
+  // Mutable buffers' initial states: one segment, each entry 16-byte aligned.
+  std::vector<uint8_t> segment;
+  std::vector<uint64_t> mutable_offsets = {0};  // index 0 reserved
+  for (size_t m = 1; m < mutable_data_.size(); ++m) {
+    segment.resize((segment.size() + 15) / 16 * 16);
+    mutable_offsets.push_back(segment.size());
+    segment.insert(segment.end(), mutable_data_[m].begin(), mutable_data_[m].end());
+  }
+  flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::DataSegment>>> segments = 0;
+  flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::SubsegmentOffsets>>> mutables = 0;
+  if (!segment.empty()) {
+    segments = b.CreateVector(std::vector<flatbuffers::Offset<fb::DataSegment>>{
+        fb::CreateDataSegment(b, 0, segment.size())});
+    mutables = b.CreateVector(std::vector<flatbuffers::Offset<fb::SubsegmentOffsets>>{
+        fb::CreateSubsegmentOffsets(b, 0, b.CreateVector(mutable_offsets))});
+  }
   auto program = fb::CreateProgram(
       b, 0, b.CreateVector(std::vector<flatbuffers::Offset<fb::ExecutionPlan>>{plan}),
-      constants_.size() > 1 ? b.CreateVector(buffers) : 0);
+      constants_.size() > 1 ? b.CreateVector(buffers) : 0, 0, segments, 0, mutables);
   b.Finish(program, fb::ProgramIdentifier());
-  return std::vector<uint8_t>(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
+  std::vector<uint8_t> bytes(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
+  if (segment.empty()) return bytes;
+  // The eh00 extended header goes right after the file identifier; every
+  // flatbuffer offset is relative except the root's, which moves with it.
+  constexpr uint32_t kHeader = 32;
+  const uint64_t program_size = bytes.size() + kHeader;
+  const uint64_t base = (program_size + 15) / 16 * 16, data_size = segment.size();
+  uint8_t header[kHeader] = {'e', 'h', '0', '0'};
+  std::memcpy(header + 4, &kHeader, 4);
+  std::memcpy(header + 8, &program_size, 8);
+  std::memcpy(header + 16, &base, 8);
+  std::memcpy(header + 24, &data_size, 8);
+  uint32_t root = 0;
+  std::memcpy(&root, bytes.data(), 4);
+  root += kHeader;
+  std::memcpy(bytes.data(), &root, 4);
+  bytes.insert(bytes.begin() + 8, header, header + kHeader);
+  bytes.resize(base);
+  bytes.insert(bytes.end(), segment.begin(), segment.end());
+  return bytes;
 }
 
 Result<Program> ProgramBuilder::load() const {
@@ -175,6 +221,17 @@ ProgramBuilder two_step_program(int64_t b_offset, int64_t arena) {
   builder.inputs({x});
   builder.outputs({b});
   builder.arena(arena);
+  return builder;
+}
+
+ProgramBuilder running_sum_program() {
+  ProgramBuilder builder;
+  const int32_t x = builder.tensor({4}, 0);
+  const int32_t state = builder.mutable_buffer({4}, 32, {10.f, 20.f, 30.f, 40.f});
+  builder.kernel_call("aten::add", "out", {state, x, builder.integer(1), state, state});
+  builder.inputs({x});
+  builder.outputs({state});
+  builder.arena(64);
   return builder;
 }
 

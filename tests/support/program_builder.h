@@ -21,6 +21,11 @@ class ProgramBuilder {
   /// A constant tensor whose bytes are stored in the program (the legacy
   /// inline constant buffer, as older upstream exports keep them).
   int32_t constant_tensor(std::vector<int32_t> sizes, ScalarType dtype, std::vector<uint8_t> bytes);
+  /// A float32 mutable buffer planned at `offset` with an initial state,
+  /// as upstream writes one: data_buffer_idx indexes the offsets of the
+  /// program's mutable data segment (the program then gets an eh00 header
+  /// and that segment after the flatbuffer).
+  int32_t mutable_buffer(std::vector<int32_t> sizes, int64_t offset, std::vector<float> initial);
   int32_t integer(int64_t value);
   int32_t none();
   int32_t tensor_list(std::vector<int32_t> items);
@@ -53,6 +58,7 @@ class ProgramBuilder {
     std::string text;
     ScalarType dtype = ScalarType::kFloat;
     int32_t constant = 0;  // index into constants_ (0: not a constant)
+    int32_t mutable_index = 0;  // index into the mutable segment's offsets (0: none)
   };
   struct Call {
     int32_t op;
@@ -62,6 +68,7 @@ class ProgramBuilder {
   std::vector<std::pair<std::string, std::string>> operators_;
   std::vector<Call> calls_;
   std::vector<std::vector<uint8_t>> constants_ = {{}};  // index 0 reserved
+  std::vector<std::vector<uint8_t>> mutable_data_ = {{}};  // index 0 reserved
   std::vector<int32_t> inputs_, outputs_;
   int64_t arena_ = 1024;
 };
@@ -71,5 +78,10 @@ class ProgramBuilder {
 /// at 0 the plan reuses x's bytes once x is read (as upstream plans inputs);
 /// with b at 16 it puts b on bytes a still needs.
 ProgramBuilder two_step_program(int64_t b_offset, int64_t arena);
+
+/// A running sum held in a mutable buffer with an initial state, as LLM
+/// programs hold their KV caches: state (value 1, initially 10, 20, 30, 40)
+/// = state + x (the input, float32[4]); the output is the state.
+ProgramBuilder running_sum_program();
 
 }  // namespace etkit::test

@@ -87,7 +87,15 @@ class Method {
   Status set_input(size_t index, const Value& scalar);
 
   /// Runs every instruction. Errors name the instruction and operator.
+  /// Planned memory is not cleared between executions: a mutable buffer
+  /// (a KV cache) keeps what the last execute wrote, as upstream's runtime.
   Status execute();
+
+  /// Puts planned memory back as load left it: zeroed, with every mutable
+  /// buffer's initial state copied in again (inputs must be set again).
+  void reset_state();
+  /// Value indices of the mutable buffers that carry an initial state.
+  std::vector<size_t> initial_state_values() const;
 
   /// Sets the tracer for later executions (e.g. a fresh trace per run).
   void set_tracer(EventTracer* tracer);

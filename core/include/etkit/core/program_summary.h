@@ -57,6 +57,10 @@ struct PlannedTensorSummary {
   uint64_t offset = 0;  ///< in the arena
   uint64_t bytes = 0;   ///< numel x element size of its (upper-bound) sizes
   TensorShape tensor;
+  /// A mutable buffer with an initial state (planned and naming data: the
+  /// mutable data segment or an external file), copied in at load and kept
+  /// across executions.
+  bool initial_state = false;
 };
 
 struct MethodSummary {

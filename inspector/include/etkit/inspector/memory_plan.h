@@ -23,7 +23,7 @@ namespace etkit::inspector {
 
 struct TensorLifetime {
   PlannedTensorSummary planned;
-  std::optional<size_t> first;  ///< step; absent: no lifetime
+  std::optional<size_t> first;  ///< step; absent: no lifetime (a mutable buffer: the whole method)
   std::optional<size_t> last;
   std::optional<std::string> producer;  ///< op of the first instruction writing it; absent for inputs
   std::vector<std::string> consumers;   ///< ops of the later instructions referencing it, in order
