@@ -182,6 +182,8 @@ Result<std::vector<double>> time_runs(Method& method, const RunOptions& options,
       // Marks the block this execute created, as upstream's runners do.
       tracing.gen->set_bundled_input_index(options.bundled_input);
     }
+    // Warm-ups are a phase of their own, left out of statistics.
+    if (tracing.gen && i < options.warmup) tracing.gen->rename_block(inspector::kWarmupBlockName);
     if (!status.ok()) return status.error().with_context("%s", options.program.c_str());
     if (i >= options.warmup) latencies.push_back(std::chrono::duration<double, std::milli>(end - start).count());
     if (progress) fmt::print(stderr, "\r{}/{}", i + 1, options.warmup + options.iterations);

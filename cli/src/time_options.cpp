@@ -14,6 +14,8 @@ void add_time_unit_options(CLI::App& command, TimeUnitOptions& options) {
                   "Unit of delegate events' timestamps when a backend logs in its own unit (default: the source "
                   "unit)")
       ->check(CLI::IsMember(units));
+  command.add_flag("--include-warmup", options.include_warmup,
+                   "Also show the warm-up runs (run --warmup tags their blocks Warmup; left out by default)");
 }
 
 Result<inspector::EventBlockOptions> event_block_options(const TimeUnitOptions& options) {
@@ -22,6 +24,7 @@ Result<inspector::EventBlockOptions> event_block_options(const TimeUnitOptions& 
     ETKIT_ASSIGN_OR_RETURN(inspector::TimeUnit delegate, inspector::parse_time_unit(options.delegate));
     units.delegate_source = delegate;
   }
+  units.include_warmup = options.include_warmup;
   return units;
 }
 

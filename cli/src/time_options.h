@@ -1,7 +1,8 @@
 #pragma once
-// The time-unit options of the commands that report durations (table,
-// diff, modules): --source-time-unit, --time-unit and --delegate-time-unit,
-// declared once so every command spells and checks them the same way.
+// The options of the commands that report durations (table, diff,
+// modules): --source-time-unit, --time-unit, --delegate-time-unit and
+// --include-warmup, declared once so every command spells and checks them
+// the same way.
 
 #include <string>
 
@@ -18,9 +19,10 @@ struct TimeUnitOptions {
   std::string source = "ns";  ///< unit of the trace's timestamps
   std::string target = "ms";  ///< unit of the report
   std::string delegate;       ///< unit of delegate events' timestamps; empty: the source unit
+  bool include_warmup = false;  ///< keep the "Warmup" run blocks
 };
 
-/// Adds the three options to `command`.
+/// Adds the four options to `command`.
 void add_time_unit_options(CLI::App& command, TimeUnitOptions& options);
 
 /// The inspector's options for these units.

@@ -177,6 +177,8 @@ Status run_program(const RunnerOptions& o, bundled::DeviceReport& report) {
     Status status = method->execute();
     const double end = seconds_now();
     if (!status.ok()) return status.error().with_context("%s", o.file.c_str());
+    // Warm-ups are a phase of their own (the host's name, etkit/inspector/event_blocks.h).
+    if (tracer && i < size_t(o.warmup)) tracer->rename_block("Warmup");
     if (i >= size_t(o.warmup)) report.latencies_ms.push_back((end - start) * 1e3);
   }
   if (!o.output_dir.empty()) ETKIT_TRY(write_outputs(*method, o.output_dir));

@@ -421,6 +421,11 @@ void ETDumpGen::append_value(const Value& value, LoggedValueKind kind, int32_t c
   record->tensor_count = static_cast<uint32_t>(s.tensors.size()) - record->tensor_first;
 }
 
+void ETDumpGen::rename_block(const char* name) {
+  BlockRecord* block = current_block(*this, *state_);
+  if (block != nullptr) block->name = intern(*state_, name);
+}
+
 void ETDumpGen::set_bundled_input_index(int32_t index) {
   BlockRecord* block = current_block(*this, *state_);
   if (block != nullptr) block->bundled_input_index = index;

@@ -351,12 +351,40 @@ GroupedEvents::~GroupedEvents() = default;
 GroupedEvents::GroupedEvents(GroupedEvents&&) noexcept = default;
 GroupedEvents& GroupedEvents::operator=(GroupedEvents&&) noexcept = default;
 
+namespace {
+
+// Removes the groups of warm-up runs; their runs' events no longer land in
+// any block.
+void drop_warmup_groups(std::vector<Group>& groups, RunPlaces& places) {
+  std::vector<int64_t> new_index(groups.size(), -1);
+  std::vector<Group> kept;
+  for (size_t g = 0; g < groups.size(); ++g) {
+    if (groups[g].name == std::string_view(kWarmupBlockName)) continue;
+    new_index[g] = int64_t(kept.size());
+    kept.push_back(std::move(groups[g]));
+  }
+  const bool dropped = kept.size() != groups.size();
+  groups = std::move(kept);
+  if (!dropped) return;
+  for (size_t b = 0; b < places.group.size(); ++b) {
+    const int64_t moved = new_index[places.group[b]];
+    if (moved >= 0) {
+      places.group[b] = uint32_t(moved);
+    } else {
+      std::fill(places.key[b].begin(), places.key[b].end(), -1);
+    }
+  }
+}
+
+}  // namespace
+
 Result<GroupedEvents> GroupedEvents::build(const etdump::ETDump& trace, const EventBlockOptions& options) {
   auto state = std::make_unique<State>();
   ETKIT_ASSIGN_OR_RETURN(state->scale, scale_of(options.source, options.target));
   ETKIT_ASSIGN_OR_RETURN(state->delegate_scale,
                          scale_of(options.delegate_source.value_or(options.source), options.target));
   state->groups = group_runs(trace, options.locate_events ? &state->places : nullptr);
+  if (!options.include_warmup) drop_warmup_groups(state->groups, state->places);
   return GroupedEvents(std::move(state));
 }
 

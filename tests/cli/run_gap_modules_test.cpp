@@ -10,6 +10,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <unistd.h>
@@ -86,6 +87,28 @@ TEST(RunCommand, StateCarriesAcrossIterationsUnlessReset) {
     EXPECT_EQ(tensor["first"], 0);
   }
   EXPECT_TRUE(found) << memory.out;
+}
+
+// Warm-ups are traced as blocks named Warmup and left out of statistics:
+// the table's Execute rows hold the timed runs only, unless --include-warmup.
+TEST(RunCommand, WarmupsAreTaggedAndLeftOutOfStatistics) {
+  const std::string trace = temp("warmup.etdp");
+  auto run = etinspect({"run", sample("tutorial_cnn/tutorial_cnn.pte"), "--warmup", "2", "--iterations", "3",
+                        "--etdump", trace});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  auto runs_of = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = {"table", trace, "--format", "json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    auto table = etinspect(args);
+    EXPECT_EQ(table.exit_code, 0) << table.err;
+    std::map<std::string, size_t> runs;
+    for (const auto& row : nlohmann::json::parse(table.out)) {
+      if (row["event_name"] == "Method::execute") runs[row["event_block_name"]] = row["raw"].size();
+    }
+    return runs;
+  };
+  EXPECT_EQ(runs_of({}), (std::map<std::string, size_t>{{"Execute", 3}}));
+  EXPECT_EQ(runs_of({"--include-warmup"}), (std::map<std::string, size_t>{{"Execute", 3}, {"Warmup", 2}}));
 }
 
 // A corrupted plan asking for more memory than the machine has is bad

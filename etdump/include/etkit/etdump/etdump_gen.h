@@ -106,6 +106,9 @@ class ETDumpGen final : public EventTracer {
                  int32_t instruction_id, const char* name) override;
   void log_delegate_value(const Value& value, int32_t delegate_debug_id_int) override;
   void set_bundled_input_index(int32_t index) override;
+  /// Renames the current run block (a runner tags its warm-up executes
+  /// "Warmup", see etkit/inspector/event_blocks.h). Not during execute().
+  void rename_block(const char* name);
 
   /// Current time in clock ticks (for backends' post-hoc events, which
   /// pass ticks to log_profiling_delegate).

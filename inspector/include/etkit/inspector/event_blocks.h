@@ -67,6 +67,11 @@ struct EventBlock {
   std::vector<Event> events;
 };
 
+/// The name runners give the run blocks of warm-up executes (`run
+/// --warmup`): upstream's Inspector groups them apart from "Execute", and
+/// etkit's statistics leave them out unless include_warmup.
+inline constexpr const char* kWarmupBlockName = "Warmup";
+
 struct EventBlockOptions {
   TimeUnit source = TimeUnit::kNanoseconds;
   TimeUnit target = TimeUnit::kMilliseconds;
@@ -77,6 +82,9 @@ struct EventBlockOptions {
   /// for views that go from a drawn event to its table row and back; costs
   /// 4 bytes per event.
   bool locate_events = false;
+  /// Keep the "Warmup" blocks (left out by default: warm-ups are not what
+  /// a latency statistic is about).
+  bool include_warmup = false;
 };
 
 /// Where an event of the trace landed: its block, which of the block's runs
