@@ -27,10 +27,8 @@ from export_samples import SEED  # noqa: E402
 UPSTREAM_MS = {"mobilenet_v2_full": 849.0, "resnet18_full": 3700.0}
 
 
-def torch_median_ms(sample, iterations, warmup):
-    generator = torch.Generator().manual_seed(SEED)
-    model = models.randomize_batch_norms(sample.build(), generator).eval()
-    inputs = sample.make_inputs(generator)
+def median_call_ms(model, inputs, iterations, warmup):
+    """Median ms of model(*inputs) over `iterations` calls after `warmup`."""
     times = []
     with torch.no_grad():
         for i in range(warmup + iterations):
@@ -39,6 +37,12 @@ def torch_median_ms(sample, iterations, warmup):
             if i >= warmup:
                 times.append((time.perf_counter() - start) * 1e3)
     return statistics.median(times)
+
+
+def torch_median_ms(sample, iterations, warmup):
+    generator = torch.Generator().manual_seed(SEED)
+    model = models.randomize_batch_norms(sample.build(), generator).eval()
+    return median_call_ms(model, sample.make_inputs(generator), iterations, warmup)
 
 
 def main():

@@ -12,21 +12,20 @@ profiling: a traced run gives XNNPACK one runtime per node (this XNNPACK
 reports no per-operator times).
 """
 import argparse
+import json
 import os
-import statistics
 import subprocess
 import sys
-import time
 
 import torch
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from network_bench import median_call_ms  # noqa: E402
 from xnnpack_bench import etkit_ms, per_node_coverage  # noqa: E402
 
 
 def etkit_traced_ms(etinspect, program, iterations, warmup, trace):
-    import json
     result = subprocess.run([etinspect, "run", program, "--fill", "random", "--threads", "1",
                              "--iterations", str(iterations), "--warmup", str(warmup), "--etdump", trace,
                              "--json"], capture_output=True, text=True, check=True)
@@ -48,15 +47,7 @@ def libtorch_int8_ms(iterations, warmup):
         for _ in range(4):
             model(torch.randn(1, 3, 224, 224, generator=generator))
     torch.ao.quantization.convert(model, inplace=True)
-    x = torch.randn(1, 3, 224, 224, generator=generator)
-    times = []
-    with torch.no_grad():
-        for i in range(warmup + iterations):
-            start = time.perf_counter()
-            model(x)
-            if i >= warmup:
-                times.append((time.perf_counter() - start) * 1e3)
-    return statistics.median(times)
+    return median_call_ms(model, (torch.randn(1, 3, 224, 224, generator=generator),), iterations, warmup)
 
 
 def main():

@@ -53,6 +53,21 @@ TEST(XnnpackCli, DelegatedSampleVerifiesOnOneThreadAndAllCores) {
   EXPECT_EQ(test::etinspect({"verify", "--threads", "-1", test::sample(kXnnSample + ".bpte")}).exit_code, 2);
 }
 
+// The largest |a - b| of two float32 [1, 100] outputs written by `run --output-dir`.
+double max_abs_difference(const std::string& a_path, const std::string& b_path) {
+  auto a = test::checked(inspector::read_npy(a_path), a_path);
+  auto b = test::checked(inspector::read_npy(b_path), b_path);
+  EXPECT_EQ(a.shape, b.shape);
+  EXPECT_EQ(a.numel(), 100);
+  if (a.numel() != 100 || b.numel() != 100) return INFINITY;
+  std::vector<float> x(100), y(100);
+  std::memcpy(x.data(), a.data.data(), 400);
+  std::memcpy(y.data(), b.data.data(), 400);
+  double worst = 0;
+  for (size_t i = 0; i < x.size(); ++i) worst = std::max(worst, double(std::abs(x[i] - y[i])));
+  return worst;
+}
+
 TEST(XnnpackCli, DelegatedSampleComputesWhatThePortableSampleComputes) {
   const std::string xnn_dir = test::temp("xnn-out"), portable_dir = test::temp("portable-out");
   for (const auto& [program, dir] : {std::pair{test::sample(kXnnSample + ".pte"), xnn_dir},
@@ -60,15 +75,7 @@ TEST(XnnpackCli, DelegatedSampleComputesWhatThePortableSampleComputes) {
     auto result = test::etinspect({"run", program, "--fill", "random", "--seed", "5", "--output-dir", dir});
     ASSERT_EQ(result.exit_code, 0) << result.err;
   }
-  auto a = test::checked(inspector::read_npy(xnn_dir + "/output_0.npy"), "xnn output");
-  auto b = test::checked(inspector::read_npy(portable_dir + "/output_0.npy"), "portable output");
-  ASSERT_EQ(a.shape, b.shape);
-  ASSERT_EQ(a.numel(), 100);
-  std::vector<float> x(100), y(100);
-  std::memcpy(x.data(), a.data.data(), 400);
-  std::memcpy(y.data(), b.data.data(), 400);
-  double worst = 0;
-  for (size_t i = 0; i < x.size(); ++i) worst = std::max(worst, double(std::abs(x[i] - y[i])));
+  const double worst = max_abs_difference(xnn_dir + "/output_0.npy", portable_dir + "/output_0.npy");
   // Batch norms folded into the convolutions and XNNPACK's summation order:
   // float32 rounding apart, nothing more.
   EXPECT_LT(worst, 1e-5);
@@ -219,15 +226,7 @@ TEST(XnnpackCli, GapOfTheInt8SampleAgainstTheFloatSampleNamesWhereTheErrorGrows)
   EXPECT_LT(first_conv_error, 0.02) << "input quantization and one int8 convolution";
   // The last op's gap is the gap of the two programs' outputs, computed here
   // from their .npy files.
-  auto a = test::checked(inspector::read_npy(dir + "/int8/output_0.npy"), "int8 output");
-  auto b = test::checked(inspector::read_npy(dir + "/float/output_0.npy"), "float output");
-  ASSERT_EQ(a.numel(), 100);
-  std::vector<float> x(100), y(100);
-  std::memcpy(x.data(), a.data.data(), 400);
-  std::memcpy(y.data(), b.data.data(), 400);
-  double worst = 0;
-  for (size_t i = 0; i < x.size(); ++i) worst = std::max(worst, double(std::abs(x[i] - y[i])));
-  EXPECT_NEAR(output_max_abs, worst, 1e-6);
+  EXPECT_NEAR(output_max_abs, max_abs_difference(dir + "/int8/output_0.npy", dir + "/float/output_0.npy"), 1e-6);
   // The op that adds the most error is named, with its growth the largest.
   const auto& growth = report["largest_error_growth"];
   ASSERT_TRUE(growth.is_object()) << gap.out;

@@ -299,8 +299,9 @@ class _Builder:
         else:
             raise ValueError("no XNNPACK lowering for %s" % node.name)
 
-    def _convolution(self, node, args, handle):
-        source = self.operand(args["input"], node)
+    def folded_weights(self, node, args):
+        """A convolution's weight and bias (None when it has none) with the
+        batch norm that is its only user folded in, and that fold (or None)."""
         weight = self.p.constant(args["weight"]).detach()
         bias = self.p.constant(args["bias"]) if args["bias"] is not None else None
         fold = self._batch_norm_after(node)
@@ -308,6 +309,11 @@ class _Builder:
             scale, shift = fold
             weight = weight * scale.reshape(-1, 1, 1, 1)
             bias = shift if bias is None else bias * scale + shift
+        return weight, bias, fold
+
+    def _convolution(self, node, args, handle):
+        source = self.operand(args["input"], node)
+        weight, bias, fold = self.folded_weights(node, args)
         groups = args["groups"]
         out_channels, group_in, kh, kw = weight.shape
         in_channels = group_in * groups

@@ -138,13 +138,8 @@ class Int8Builder(xnnpack._Builder):
         source_node = args["input"]
         source = self.operand(source_node, node)
         in_params = self.params(source_node)
-        weight = self.p.constant(args["weight"]).detach().float()
-        bias = self.p.constant(args["bias"]) if args["bias"] is not None else None
-        fold = self._batch_norm_after(node)
-        if fold is not None:
-            scale, shift = fold
-            weight = weight * scale.reshape(-1, 1, 1, 1)
-            bias = shift if bias is None else bias * scale + shift
+        weight, bias, fold = self.folded_weights(node, args)
+        weight = weight.float()
         if bias is None:
             bias = torch.zeros(weight.shape[0])
         q, w_scales = int8.channel_weights(weight)
