@@ -155,5 +155,32 @@ TEST(BundleCommand, NpyCasesBecomeABundleThatVerifies) {
       << bad.err;
 }
 
+// A stateful bundle (successive steps of a running sum, initially 10, 20,
+// 30, 40, each adding ones) verifies as upstream's runtime verifies it: the
+// cases in order on one loaded method, state carried. One case alone runs
+// on a freshly loaded method, so a later step fails alone.
+TEST(BundleCommand, StatefulCasesVerifyInOrderOnOneMethod) {
+  const std::string program = test::write_temp("running_sum.pte", test::running_sum_program().build());
+  std::vector<int64_t> sizes = {4};
+  auto npy = [&](const std::string& name, std::vector<float> values) {
+    auto t = Tensor::make(ScalarType::kFloat, Span<const int64_t>(sizes.data(), 1), {}, values.data(), 16);
+    const std::string path = test::write_temp(name, {});
+    EXPECT_TRUE(t.ok() && inspector::write_npy(path, *t).ok());
+    return path;
+  };
+  const std::string ones = npy("ones.npy", {1, 1, 1, 1});
+  const std::string step1 = npy("step1.npy", {11, 21, 31, 41}), step2 = npy("step2.npy", {12, 22, 32, 42}),
+                    step3 = npy("step3.npy", {13, 23, 33, 43});
+  const std::string bundle = ones + ".bpte";
+  auto made = etinspect({"bundle", program, "--case", ones + "=" + step1, "--case", ones + "=" + step2, "--case",
+                         ones + "=" + step3, "-o", bundle});
+  ASSERT_EQ(made.exit_code, 0) << made.err;
+  auto verified = etinspect({"verify", bundle});
+  EXPECT_EQ(verified.exit_code, 0) << verified.out << verified.err;
+  EXPECT_NE(verified.out.find("summary: 3 passed"), std::string::npos) << verified.out;
+  EXPECT_EQ(etinspect({"verify", bundle, "--case", "0"}).exit_code, 0);
+  EXPECT_EQ(etinspect({"verify", bundle, "--case", "2"}).exit_code, 1);
+}
+
 }  // namespace
 }  // namespace etkit
