@@ -32,6 +32,8 @@ Status quantized_batch_matmul_out(KernelContext& context, Span<Value*> args) {
   ETKIT_TRY(resize_output(context, out, Span<const int64_t>(sizes, 3)));
   const int32_t lhs_offset = int32_t(int_arg(args, 1)), rhs_offset = int32_t(int_arg(args, 3));
   const int32_t out_offset = int32_t(int_arg(args, 4));
+  ETKIT_KERNEL_CHECK(context, cmsis::valid_shift(int_arg(args, 6)), "output_shift %lld is outside [%d, %d]",
+                     (long long)int_arg(args, 6), cmsis::kMinShift, cmsis::kMaxShift);
   const int32_t multiplier = int32_t(int_arg(args, 5)), shift = int32_t(int_arg(args, 6));
   const int8_t* a = lhs.data_as<const int8_t>();
   const int8_t* bt = rhs.data_as<const int8_t>();

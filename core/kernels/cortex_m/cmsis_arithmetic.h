@@ -18,9 +18,12 @@ inline int32_t doubling_high_multiply(int32_t a, int32_t b) {
   return int32_t(product >> 31);  // arithmetic shift: floor
 }
 
-/// dividend / 2^exponent rounded to nearest, ties away from zero.
+/// dividend / 2^exponent rounded to nearest, ties away from zero. Total
+/// for any exponent: past 31 every int32 rounds to 0 (kernels refuse such
+/// shifts, but the arithmetic itself never shifts out of range).
 inline int32_t divide_by_power_of_two(int32_t dividend, int32_t exponent) {
   if (exponent <= 0) return dividend;
+  if (exponent > 31) return 0;
   const int32_t mask = int32_t((int64_t(1) << exponent) - 1);
   const int32_t remainder = dividend & mask;
   int32_t result = dividend >> exponent;
@@ -37,9 +40,14 @@ inline int32_t requantize(int32_t value, int32_t multiplier, int32_t shift) {
   const int32_t right = shift > 0 ? 0 : -shift;
   // The left shift wraps like CMSIS-NN's 32-bit multiply, without the
   // undefined behaviour of a signed overflow.
-  const int32_t scaled = int32_t(uint32_t(value) << left);
+  const int32_t scaled = left > 31 ? 0 : int32_t(uint32_t(value) << left);
   return divide_by_power_of_two(doubling_high_multiply(scaled, multiplier), right);
 }
+
+/// Shifts a 32-bit requantization can mean: beyond ±31 every value
+/// vanishes or wraps away, so kernels refuse them as a corrupted parameter.
+constexpr int32_t kMinShift = -31, kMaxShift = 31;
+inline bool valid_shift(int64_t shift) { return shift >= kMinShift && shift <= kMaxShift; }
 
 inline int32_t clamp(int32_t v, int32_t lo, int32_t hi) { return v < lo ? lo : (v > hi ? hi : v); }
 

@@ -63,6 +63,10 @@ Status quantized_add_out(KernelContext& context, Span<Value*> args) {
   const int32_t b_mult = int32_t(int_arg(args, 6)), b_shift = int32_t(int_arg(args, 7));
   const int32_t out_offset = int32_t(int_arg(args, 8));
   const int32_t out_mult = int32_t(int_arg(args, 9)), out_shift = int32_t(int_arg(args, 10));
+  for (const int32_t shift : {a_shift, b_shift, out_shift}) {
+    ETKIT_KERNEL_CHECK(context, cmsis::valid_shift(shift), "shift %d is outside [%d, %d]", shift, cmsis::kMinShift,
+                       cmsis::kMaxShift);
+  }
   const int32_t act_min = int32_t(int_arg(args, 11)), act_max = int32_t(int_arg(args, 12));
   constexpr int kLeftShift = 20;
   const int8_t* x = a.data_as<const int8_t>();
@@ -88,6 +92,8 @@ Status quantized_mul_out(KernelContext& context, Span<Value*> args) {
   const int32_t a_offset = -int32_t(int_arg(args, 1)), b_offset = -int32_t(int_arg(args, 3));
   const int32_t out_offset = int32_t(int_arg(args, 4));
   const int32_t out_mult = int32_t(int_arg(args, 5)), out_shift = int32_t(int_arg(args, 6));
+  ETKIT_KERNEL_CHECK(context, cmsis::valid_shift(out_shift), "output_shift %d is outside [%d, %d]", out_shift,
+                     cmsis::kMinShift, cmsis::kMaxShift);
   const int8_t* x = a.data_as<const int8_t>();
   const int8_t* y = b.data_as<const int8_t>();
   int8_t* z = out.data_as<int8_t>();

@@ -100,6 +100,21 @@ TEST(CortexMElementwise, MulDivAndActivationByHand) {
   EXPECT_EQ(values_of(lut.result()), (std::vector<int64_t>{127, -128, -1}));
 }
 
+// Found by the execute_generated fuzzer: a shift of 623191334 reached a
+// 64-bit shift. The arithmetic is total (past 31 every value rounds to 0),
+// and the kernels refuse such shifts.
+TEST(CortexMElementwise, OutOfRangeShiftsAreRefusedAndTheArithmeticStaysDefined) {
+  EXPECT_EQ(cmsis::divide_by_power_of_two(1000, 40), 0);
+  EXPECT_EQ(cmsis::divide_by_power_of_two(-1000, 623191334), 0);
+  EXPECT_EQ(cmsis::requantize(5, kHalf, 40), 0);  // 5 << 40 wraps away in 32 bits
+  for (const int64_t shift : {int64_t(32), int64_t(-32), int64_t(623191334)}) {
+    OpRunner mul("cortex_m::quantized_mul.out");
+    mul.tensor(int8({3}, {1})).integer(0).tensor(int8({4}, {1})).integer(0).integer(0).integer(kHalf)
+        .integer(shift).out(at::kChar, {1}).returned();
+    EXPECT_NE(mul.run().find("outside [-31, 31]"), std::string::npos) << shift;
+  }
+}
+
 TEST(CortexMElementwise, MinimumAndMaximumBroadcast) {
   const at::Tensor a = int8({1, 5}, {2, 1}), b = int8({2, 3, 4}, {3});
   for (bool maximum : {false, true}) {
