@@ -81,6 +81,7 @@ Status conv_params(KernelContext& context, Span<Value*> args, bool depthwise, co
   const int64_t channels = out.size(1);
   ETKIT_TRY(check_int32_vector(context, tensor_arg(args, k + 2), channels, "requantize multipliers"));
   ETKIT_TRY(check_int32_vector(context, tensor_arg(args, k + 3), channels, "requantize shifts"));
+  ETKIT_TRY(check_shifts(context, tensor_arg(args, k + 3)));
   p.multipliers = tensor_arg(args, k + 2).data_as<const int32_t>();
   p.shifts = tensor_arg(args, k + 3).data_as<const int32_t>();
   const Tensor* bias = optional_tensor_arg(args, 2);
@@ -214,6 +215,8 @@ Status quantized_linear_out(KernelContext& context, Span<Value*> args) {
   ETKIT_TRY(int_list_arg(context, args, 8, shifts));
   ETKIT_KERNEL_CHECK(context, multipliers.size >= 1 && shifts.size >= 1,
                      "requantize multipliers and shifts must hold a value");
+  ETKIT_KERNEL_CHECK(context, cmsis::valid_shift(shifts[0]), "requantize shift %lld is outside [%d, %d]",
+                     (long long)shifts[0], cmsis::kMinShift, cmsis::kMaxShift);
   const int32_t input_offset = int32_t(int_arg(args, 4)), filter_offset = int32_t(int_arg(args, 5));
   const int32_t output_offset = int32_t(int_arg(args, 6));
   const int32_t activation_max = int32_t(int_arg(args, 9)), activation_min = int32_t(int_arg(args, 10));

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "cmsis_arithmetic.h"
 #include "etkit/kernels/kernel_util.h"
 
 namespace etkit::kernels {
@@ -32,6 +33,17 @@ inline Status check_int32_vector(KernelContext& context, const Tensor& t, int64_
   ETKIT_KERNEL_CHECK(context, t.scalar_type() == ScalarType::kInt && t.numel() == n,
                      "%s must be %lld int32 values, got %lld %s", what, (long long)n, (long long)t.numel(),
                      to_string(t.scalar_type()));
+  return Ok{};
+}
+
+/// Every requantization shift of a per-channel int32 tensor within the
+/// range a 32-bit requantization can mean (cmsis::valid_shift).
+inline Status check_shifts(KernelContext& context, const Tensor& shifts) {
+  const int32_t* s = shifts.data_as<const int32_t>();
+  for (int64_t c = 0; c < shifts.numel(); ++c) {
+    ETKIT_KERNEL_CHECK(context, cmsis::valid_shift(s[c]), "requantize shift %d (channel %lld) is outside [%d, %d]",
+                       s[c], (long long)c, cmsis::kMinShift, cmsis::kMaxShift);
+  }
   return Ok{};
 }
 

@@ -47,6 +47,7 @@ Status quantized_transpose_conv2d_out(KernelContext& context, Span<Value*> args)
   }
   ETKIT_TRY(check_int32_vector(context, tensor_arg(args, 9), channels_out, "requantize multipliers"));
   ETKIT_TRY(check_int32_vector(context, tensor_arg(args, 10), channels_out, "requantize shifts"));
+  ETKIT_TRY(check_shifts(context, tensor_arg(args, 10)));
   if (bias != nullptr) ETKIT_TRY(check_int32_vector(context, *bias, channels_out, "bias"));
   const int32_t input_offset = int32_t(int_arg(args, 7)), output_offset = int32_t(int_arg(args, 8));
   const int32_t act_min = int32_t(int_arg(args, 11)), act_max = int32_t(int_arg(args, 12));

@@ -180,5 +180,13 @@ TEST(CortexMOps, MisshapenArgumentsFailNamingTheOp) {
   EXPECT_NE(error.find("cortex_m::quantized_conv2d.out"), std::string::npos) << error;
 }
 
+TEST(CortexMOps, ConvolutionShiftsBeyond31AreRefusedNamingTheChannel) {
+  OpRunner op("cortex_m::quantized_conv2d.out");
+  op.tensor(int8({1, 2, 3, 4}, {1, 1, 2, 2})).tensor(int8({2}, {1, 1, 1, 1})).tensor(int32({10}))
+      .ints({1, 1}).ints({0, 0}).ints({1, 1}).integer(0).integer(0).tensor(int32({kHalf})).tensor(int32({40}))
+      .integer(-128).integer(127).tensor(at::zeros({0}, at::kChar)).out(at::kChar, {1, 1, 2, 2}).returned();
+  EXPECT_NE(op.run().find("requantize shift 40 (channel 0) is outside [-31, 31]"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace etkit
