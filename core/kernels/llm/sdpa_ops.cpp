@@ -190,6 +190,19 @@ Status finish_setup(KernelContext& context, Span<Value*> args, size_t start_arg,
   return Ok{};
 }
 
+// Float q [B, S, H, D] against float k and v: checks the dtypes, sizes out
+// as q and attends.
+Status attend_float(KernelContext& context, const Attention& a, const Tensor& q, const Tensor& k, const Tensor& v,
+                    Tensor& out) {
+  ETKIT_KERNEL_CHECK(context, q.scalar_type() == ScalarType::kFloat && out.scalar_type() == ScalarType::kFloat,
+                     "query and out must be floating point, got %s and %s", to_string(q.scalar_type()),
+                     to_string(out.scalar_type()));
+  ETKIT_TRY(resize_output(context, out, q.sizes()));
+  const Layout q_layout{false, a.seq, a.q_heads, a.head_dim}, kv_layout{false, a.kv_len, a.kv_heads, a.head_dim};
+  return run_float(context, a, q.data_as<const float>(), k.data_as<const float>(), v.data_as<const float>(),
+                   out.data_as<float>(), q_layout, kv_layout);
+}
+
 // custom_sdpa.out(Tensor q, Tensor k, Tensor v, SymInt start_pos, Tensor? attn_mask=None,
 //                 float dropout_p=0.0, bool is_causal=False, float? scale=None, *, Tensor(a!) out)
 Status custom_sdpa_out(KernelContext& context, Span<Value*> args) {
@@ -200,13 +213,7 @@ Status custom_sdpa_out(KernelContext& context, Span<Value*> args) {
   Attention a;
   ETKIT_TRY(check_attention(context, q, k, v, optional_tensor_arg(args, 4), bool_arg(args, 6), false, a));
   ETKIT_TRY(finish_setup(context, args, 3, 5, 7, a));
-  ETKIT_KERNEL_CHECK(context, q.scalar_type() == ScalarType::kFloat && out.scalar_type() == ScalarType::kFloat,
-                     "query and out must be floating point, got %s and %s", to_string(q.scalar_type()),
-                     to_string(out.scalar_type()));
-  ETKIT_TRY(resize_output(context, out, q.sizes()));
-  const Layout q_layout{false, a.seq, a.q_heads, a.head_dim}, kv_layout{false, a.kv_len, a.kv_heads, a.head_dim};
-  return run_float(context, a, q.data_as<const float>(), k.data_as<const float>(), v.data_as<const float>(),
-                   out.data_as<float>(), q_layout, kv_layout);
+  return attend_float(context, a, q, k, v, out);
 }
 
 // Writes the step's keys or values into a cache at start_pos (checked).
@@ -249,13 +256,7 @@ Status sdpa_with_kv_cache_out(KernelContext& context, Span<Value*> args) {
   Attention a;
   ETKIT_TRY(check_attention(context, q, k_cache, v_cache, optional_tensor_arg(args, 7), bool_arg(args, 9), false, a));
   ETKIT_TRY(finish_setup(context, args, 5, 8, 10, a));
-  ETKIT_KERNEL_CHECK(context, q.scalar_type() == ScalarType::kFloat && out.scalar_type() == ScalarType::kFloat,
-                     "query and out must be floating point, got %s and %s", to_string(q.scalar_type()),
-                     to_string(out.scalar_type()));
-  ETKIT_TRY(resize_output(context, out, q.sizes()));
-  const Layout q_layout{false, a.seq, a.q_heads, a.head_dim}, kv_layout{false, a.kv_len, a.kv_heads, a.head_dim};
-  return run_float(context, a, q.data_as<const float>(), k_cache.data_as<const float>(),
-                   v_cache.data_as<const float>(), out.data_as<float>(), q_layout, kv_layout);
+  return attend_float(context, a, q, k_cache, v_cache, out);
 }
 
 // An int8 tensor's per-token, per-head parameters: shaped as the tensor but
