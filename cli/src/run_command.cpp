@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <limits>
 #include <random>
@@ -163,9 +164,17 @@ Status make_output_dir(const std::string& dir) {
   return Ok{};
 }
 
+// What a caller marks around each execute of time_runs (trace blocks and
+// events); `i` counts warm-ups first.
+struct RunMarks {
+  std::function<void(int i)> before = [](int) {};
+  std::function<void(int i)> after = [](int) {};
+  const char* what = "";  // error context and progress label ("" for the traced runs)
+};
+
 // Executes warm-up and timed runs on the same inputs; returns the timed
 // runs' latencies in ms.
-Result<std::vector<double>> time_runs(Method& method, const RunOptions& options, Tracing& tracing) {
+Result<std::vector<double>> time_runs(Method& method, const RunOptions& options, const RunMarks& marks) {
   // Later instructions may reuse an input's planned bytes, so the inputs
   // are put back before each run (outside the timed region).
   const InputSnapshot snapshot = InputSnapshot::capture(method);
@@ -175,28 +184,38 @@ Result<std::vector<double>> time_runs(Method& method, const RunOptions& options,
     // State (a KV cache) carries from run to run unless --reset-state.
     if (i > 0 && options.reset_state) method.reset_state();
     if (i > 0) ETKIT_TRY(snapshot.restore(method));
+    marks.before(i);
     const auto start = std::chrono::steady_clock::now();
     Status status = method.execute();
     const auto end = std::chrono::steady_clock::now();
-    if (tracing.gen && options.bundled_input >= 0) {
-      // Marks the block this execute created, as upstream's runners do.
-      tracing.gen->set_bundled_input_index(options.bundled_input);
-    }
-    // Warm-ups are a phase of their own, left out of statistics.
-    if (tracing.gen && i < options.warmup) tracing.gen->rename_block(inspector::kWarmupBlockName);
-    if (!status.ok()) return status.error().with_context("%s", options.program.c_str());
+    marks.after(i);
+    if (!status.ok()) return status.error().with_context("%s%s", options.program.c_str(), marks.what);
     if (i >= options.warmup) latencies.push_back(std::chrono::duration<double, std::milli>(end - start).count());
-    if (progress) fmt::print(stderr, "\r{}/{}", i + 1, options.warmup + options.iterations);
+    if (progress) fmt::print(stderr, "\r{}{}/{}", marks.what, i + 1, options.warmup + options.iterations);
   }
   if (progress) fmt::print(stderr, "\r\033[K");
   return latencies;
 }
 
+// The marks of the traced runs: a bundled input's index on each block, as
+// upstream's runners do, and warm-ups as a phase of their own, left out of
+// statistics.
+RunMarks traced_marks(const RunOptions& options, Tracing& tracing) {
+  RunMarks marks;
+  if (!tracing.gen) return marks;
+  marks.after = [&options, &tracing](int i) {
+    if (options.bundled_input >= 0) tracing.gen->set_bundled_input_index(options.bundled_input);
+    if (i < options.warmup) tracing.gen->rename_block(inspector::kWarmupBlockName);
+  };
+  return marks;
+}
+
 // Traced, a method's delegate calls run node by node (one XNNPACK runtime
 // per node). To say what that costs, a second, untraced copy of the method
-// runs as many times on the same inputs, each execute written to the trace
-// as a "Method::execute" event of the "Untraced" block (tracing_overhead.h).
-// Returns the untraced latencies in ms; none when nothing is delegated.
+// runs as many times on the same inputs, each timed execute written to the
+// trace as the "Method::execute" event of an "Untraced" block
+// (tracing_overhead.h). Returns the untraced latencies in ms; none when
+// nothing is delegated.
 template <typename SetInputs>
 Result<std::vector<double>> time_untraced(const Program& program, const RunOptions& options,
                                           const MethodOptions& traced_options, Tracing& tracing,
@@ -211,28 +230,18 @@ Result<std::vector<double>> time_untraced(const Program& program, const RunOptio
   ETKIT_ASSIGN_OR_RETURN(auto method, Method::load(program, options.method, untraced_options));
   InputBuffers owned;
   ETKIT_TRY(set_inputs(*method, owned));
-  const InputSnapshot snapshot = InputSnapshot::capture(*method);
-  const bool progress = use_colour(2) && options.iterations >= 20;
-  std::vector<double> latencies;
-  for (int i = 0; i < options.warmup + options.iterations; ++i) {
-    if (i > 0 && options.reset_state) method->reset_state();
-    if (i > 0) ETKIT_TRY(snapshot.restore(*method));
-    const bool timed = i >= options.warmup;
-    EventTracerEntry entry;
-    if (timed) {  // one block per run, as each traced execute makes one
-      tracing.gen->create_event_block(inspector::kUntracedBlockName);
-      entry = tracing.gen->start_profiling("Method::execute", -1, 0);
-    }
-    const auto start = std::chrono::steady_clock::now();
-    Status status = method->execute();
-    const auto end = std::chrono::steady_clock::now();
-    if (timed) tracing.gen->end_profiling(entry);
-    if (!status.ok()) return status.error().with_context("%s (untraced)", options.program.c_str());
-    if (timed) latencies.push_back(std::chrono::duration<double, std::milli>(end - start).count());
-    if (progress) fmt::print(stderr, "\runtraced, for the tracing overhead: {}/{}", i + 1, options.warmup + options.iterations);
-  }
-  if (progress) fmt::print(stderr, "\r\033[K");
-  return latencies;
+  EventTracerEntry entry;
+  RunMarks marks;
+  marks.what = " (untraced, for the tracing overhead) ";
+  marks.before = [&](int i) {
+    if (i < options.warmup) return;
+    tracing.gen->create_event_block(inspector::kUntracedBlockName);  // one block per run, as traced
+    entry = tracing.gen->start_profiling("Method::execute", -1, 0);
+  };
+  marks.after = [&](int i) {
+    if (i >= options.warmup) tracing.gen->end_profiling(entry);
+  };
+  return time_runs(*method, options, marks);
 }
 
 // One value as .npy: tensors as they are, scalars as 0-d arrays.
@@ -401,7 +410,7 @@ int run(const RunOptions& options) {
   Status inputs = set_inputs(**method, owned);
   if (!inputs.ok()) return diagnostics.fail(inputs.error());
   if (!options.device.target.empty()) return run_on_device(options, **method, diagnostics);
-  auto latencies = time_runs(**method, options, tracing);
+  auto latencies = time_runs(**method, options, traced_marks(options, tracing));
   if (!latencies.ok()) return diagnostics.fail(latencies.error());
   std::vector<double> untraced;
   if (tracing.gen) {
