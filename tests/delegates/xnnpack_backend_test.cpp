@@ -5,7 +5,7 @@
 // and node-by-node runs compute the same; traces carry debug handles.
 
 #include <gtest/gtest.h>
-#include <torch/torch.h>
+#include <ATen/ATen.h>
 
 #include <nlohmann/json.hpp>
 
@@ -32,7 +32,7 @@ using test::checked;
 using test::corpus;
 
 at::Tensor from_bytes(ByteSpan bytes, std::vector<int64_t> sizes) {
-  return torch::from_blob(const_cast<uint8_t*>(bytes.data), sizes, torch::kFloat32).clone();
+  return at::from_blob(const_cast<uint8_t*>(bytes.data), sizes, at::kFloat).clone();
 }
 
 Tensor view_of(at::Tensor& t) {
@@ -69,7 +69,7 @@ at::Tensor run(Method& method, std::vector<at::Tensor> inputs) {
   EXPECT_TRUE(status.ok()) << (status.ok() ? "" : status.error().message());
   const Tensor& out = method.output(0).unchecked_tensor();
   std::vector<int64_t> sizes(out.sizes().begin(), out.sizes().end());
-  return torch::from_blob(out.data(), sizes, torch::kFloat32).clone();
+  return at::from_blob(out.data(), sizes, at::kFloat).clone();
 }
 
 ByteSpan constant_of(const XnnGraph& graph, const GraphNode& node, size_t input) {
@@ -81,16 +81,16 @@ TEST(XnnpackBackend, CorpusMlpMatchesLibtorch) {
   XnnGraph graph = checked(read_xnn_graph(loaded->program->segment(0), [&](const std::string& key) {
                              return loaded->program->named_data(key);
                            }), "graph");
-  torch::manual_seed(7);
-  at::Tensor x = torch::randn({3, 16});
+  at::manual_seed(7);
+  at::Tensor x = at::randn({3, 16});
   const at::Tensor w1 = from_bytes(constant_of(graph, graph.nodes[0], 1), {32, 16});
   const at::Tensor b1 = from_bytes(constant_of(graph, graph.nodes[0], 2), {32});
   const at::Tensor w2 = from_bytes(constant_of(graph, graph.nodes[2], 1), {10, 32});
   const at::Tensor b2 = from_bytes(constant_of(graph, graph.nodes[2], 2), {10});
   const at::Tensor expected =
-      torch::softmax(torch::linear(torch::relu(torch::linear(x, w1, b1)), w2, b2), 1);
+      at::softmax(at::linear(at::relu(at::linear(x, w1, b1)), w2, b2), 1);
   const at::Tensor actual = run(*loaded->method, {x});
-  EXPECT_TRUE(torch::allclose(actual, expected, 1e-5, 1e-7)) << (actual - expected).abs().max();
+  EXPECT_TRUE(at::allclose(actual, expected, 1e-5, 1e-7)) << (actual - expected).abs().max();
 }
 
 TEST(XnnpackBackend, CorpusProgramAroundADelegateMatchesLibtorch) {
@@ -98,16 +98,16 @@ TEST(XnnpackBackend, CorpusProgramAroundADelegateMatchesLibtorch) {
   // FullyConnected, Hardswish over the sum and the second input), then mul.out.
   auto loaded = load_method("xnn_dbg.pte");
   XnnGraph graph = checked(read_xnn_graph(loaded->program->inline_delegate_data(0), nullptr), "graph");
-  torch::manual_seed(8);
-  at::Tensor x = torch::randn({2, 8}), y = torch::randn({2, 8});
+  at::manual_seed(8);
+  at::Tensor x = at::randn({2, 8}), y = at::randn({2, 8});
   const at::Tensor w = from_bytes(constant_of(graph, graph.nodes[4], 1), {4, 8});
   const at::Tensor b = from_bytes(constant_of(graph, graph.nodes[4], 2), {4});
   const at::Tensor a = x + y;
-  const at::Tensor inner = torch::clamp(torch::sigmoid(a * y) - a, -0.5, 0.5);
-  const at::Tensor d = torch::hardswish(torch::linear(inner, w, b));
+  const at::Tensor inner = at::clamp(at::sigmoid(a * y) - a, -0.5, 0.5);
+  const at::Tensor d = at::hardswish(at::linear(inner, w, b));
   const at::Tensor expected = d * d;
   const at::Tensor actual = run(*loaded->method, {x, y});
-  EXPECT_TRUE(torch::allclose(actual, expected, 1e-5, 1e-7)) << (actual - expected).abs().max();
+  EXPECT_TRUE(at::allclose(actual, expected, 1e-5, 1e-7)) << (actual - expected).abs().max();
 }
 
 // Records the delegate events a backend reports.
@@ -148,12 +148,12 @@ struct ConvPayload {
 };
 
 ConvPayload conv_payload(bool nchw, int conv_width = 4) {
-  torch::manual_seed(9);
+  at::manual_seed(9);
   ConvPayload p;
-  p.w = torch::randn({4, 3, 3, 3});
-  p.b = torch::randn({4});
-  p.wd = torch::randn({4, 1, 3, 3});
-  p.bd = torch::randn({4});
+  p.w = at::randn({4, 3, 3, 3});
+  p.b = at::randn({4});
+  p.wd = at::randn({4, 1, 3, 3});
+  p.bd = at::randn({4});
   const std::vector<at::Tensor> constants = {p.w.permute({0, 2, 3, 1}).contiguous(), p.b,
                                              p.wd.permute({1, 2, 3, 0}).contiguous(), p.bd};
   using nlohmann::json;
@@ -237,7 +237,7 @@ at::Tensor run_payload(const std::vector<uint8_t>& payload, at::Tensor input, st
   context.kernels = &all_kernels();
   context.tracing = per_node;
   void* handle = checked(backend.init(context, ByteSpan{payload.data(), payload.size()}, {}), "init");
-  at::Tensor output = torch::zeros(out_sizes);
+  at::Tensor output = at::zeros(out_sizes);
   Tensor in = view_of(input), out = view_of(output);
   Value in_value = Value::from_tensor(&in), out_value = Value::from_tensor(&out);
   Value* args[] = {&in_value, &out_value};
@@ -250,20 +250,20 @@ at::Tensor run_payload(const std::vector<uint8_t>& payload, at::Tensor input, st
 }
 
 at::Tensor conv_reference(const ConvPayload& p, const at::Tensor& x_nchw) {
-  const at::Tensor conv = torch::conv2d(x_nchw, p.w, p.b, 2, 1).clamp(0, 6);
-  return torch::conv2d(conv, p.wd, p.bd, 1, 1, 1, 4);
+  const at::Tensor conv = at::conv2d(x_nchw, p.w, p.b, 2, 1).clamp(0, 6);
+  return at::conv2d(conv, p.wd, p.bd, 1, 1, 1, 4);
 }
 
 TEST(XnnpackBackend, NchwInputBehindTransposesMatchesLibtorch) {
   const ConvPayload p = conv_payload(true);
-  torch::manual_seed(10);
-  const at::Tensor x = torch::randn({1, 3, 8, 8});
+  at::manual_seed(10);
+  const at::Tensor x = at::randn({1, 3, 8, 8});
   const at::Tensor expected = conv_reference(p, x);
   const at::Tensor fused = run_payload(p.bytes, x.clone(), {1, 4, 4, 4}, false);
-  EXPECT_TRUE(torch::allclose(fused, expected, 1e-5, 1e-5)) << (fused - expected).abs().max();
+  EXPECT_TRUE(at::allclose(fused, expected, 1e-5, 1e-5)) << (fused - expected).abs().max();
   DelegateEventRecorder recorder;
   const at::Tensor traced = run_payload(p.bytes, x.clone(), {1, 4, 4, 4}, true, &recorder);
-  EXPECT_TRUE(torch::equal(traced, fused));
+  EXPECT_TRUE(at::equal(traced, fused));
   ASSERT_EQ(recorder.events.size(), 4u);
   const std::vector<int32_t> ids = {recorder.events[0].id, recorder.events[1].id,
                                     recorder.events[2].id, recorder.events[3].id};
@@ -276,14 +276,14 @@ TEST(XnnpackBackend, NchwInputBehindTransposesMatchesLibtorch) {
 
 TEST(XnnpackBackend, ChannelsLastInputWithoutTransposesMatchesLibtorch) {
   const ConvPayload p = conv_payload(false);
-  torch::manual_seed(11);
-  const at::Tensor x = torch::randn({1, 3, 8, 8});
+  at::manual_seed(11);
+  const at::Tensor x = at::randn({1, 3, 8, 8});
   const at::Tensor expected = conv_reference(p, x).permute({0, 2, 3, 1}).contiguous();
   const at::Tensor nhwc = x.permute({0, 2, 3, 1}).contiguous();
   const at::Tensor fused = run_payload(p.bytes, nhwc, {1, 4, 4, 4}, false);
-  EXPECT_TRUE(torch::allclose(fused, expected, 1e-5, 1e-5)) << (fused - expected).abs().max();
+  EXPECT_TRUE(at::allclose(fused, expected, 1e-5, 1e-5)) << (fused - expected).abs().max();
   const at::Tensor traced = run_payload(p.bytes, nhwc, {1, 4, 4, 4}, true);
-  EXPECT_TRUE(torch::allclose(traced, expected, 1e-5, 1e-5));
+  EXPECT_TRUE(at::allclose(traced, expected, 1e-5, 1e-5));
 }
 
 TEST(XnnpackBackend, ArgumentsOfTheWrongSizeAreErrors) {
@@ -292,7 +292,7 @@ TEST(XnnpackBackend, ArgumentsOfTheWrongSizeAreErrors) {
   BackendInitContext context;
   context.kernels = &all_kernels();
   void* handle = checked(backend.init(context, ByteSpan{p.bytes.data(), p.bytes.size()}, {}), "init");
-  at::Tensor input = torch::zeros({1, 3, 4, 4}), output = torch::zeros({1, 4, 4, 4});
+  at::Tensor input = at::zeros({1, 3, 4, 4}), output = at::zeros({1, 4, 4, 4});
   Tensor in = view_of(input), out = view_of(output);
   Value in_value = Value::from_tensor(&in), out_value = Value::from_tensor(&out);
   Value* args[] = {&in_value, &out_value};
@@ -346,8 +346,8 @@ TEST(XnnpackBackend, TracesCarryDebugHandlesWhereUpstreamsCarryOperatorNames) {
   // as the int id, inside the DELEGATE_CALL's span.
   etdump::ETDumpGen gen;
   auto loaded = load_method("xnn_dbg.pte", &gen);
-  torch::manual_seed(12);
-  run(*loaded->method, {torch::randn({2, 8}), torch::randn({2, 8})});
+  at::manual_seed(12);
+  run(*loaded->method, {at::randn({2, 8}), at::randn({2, 8})});
   const std::string path = test::write_temp("xnn_dbg_etkit.etdp", checked(gen.serialize(), "serialize"));
   auto ours = checked(etdump::ETDump::load_file(path), "our trace");
   const auto events = execute_block(ours);
@@ -374,8 +374,8 @@ TEST(XnnpackBackend, DelegatedNodesLogTheirOutputsWithTheirDebugHandles) {
   options.debug_buffer = Span<uint8_t>(buffer.data(), buffer.size());
   etdump::ETDumpGen gen(options);
   auto loaded = load_method("xnn_dbg.pte", &gen);
-  torch::manual_seed(13);
-  const at::Tensor x = torch::randn({2, 8}), y = torch::randn({2, 8});
+  at::manual_seed(13);
+  const at::Tensor x = at::randn({2, 8}), y = at::randn({2, 8});
   run(*loaded->method, {x, y});
   const std::string path = test::write_temp("xnn_dbg_values.etdp", checked(gen.serialize(), "serialize"));
   auto trace = checked(etdump::ETDump::load_file(path), "trace");
@@ -391,7 +391,7 @@ TEST(XnnpackBackend, DelegatedNodesLogTheirOutputsWithTheirDebugHandles) {
       Tensor logged = checked(etdump::debug_tensor(event.debug.tensors[0], ByteSpan{buffer.data(), buffer.size()}),
                               "logged tensor");
       std::vector<int64_t> sizes(logged.sizes().begin(), logged.sizes().end());
-      last = torch::from_blob(logged.data(), sizes, torch::kFloat32).clone();
+      last = at::from_blob(logged.data(), sizes, at::kFloat).clone();
     }
   }
   EXPECT_EQ(ids, (std::vector<int32_t>{101, 102, 103, 104, 105, 106}));
@@ -401,8 +401,8 @@ TEST(XnnpackBackend, DelegatedNodesLogTheirOutputsWithTheirDebugHandles) {
   const at::Tensor b = from_bytes(constant_of(graph, graph.nodes[4], 2), {4});
   const at::Tensor a = x + y;
   const at::Tensor expected =
-      torch::hardswish(torch::linear(torch::clamp(torch::sigmoid(a * y) - a, -0.5, 0.5), w, b));
-  EXPECT_TRUE(torch::allclose(last, expected, 1e-5, 1e-7));
+      at::hardswish(at::linear(at::clamp(at::sigmoid(a * y) - a, -0.5, 0.5), w, b));
+  EXPECT_TRUE(at::allclose(last, expected, 1e-5, 1e-7));
 }
 
 }  // namespace

@@ -8,7 +8,7 @@
 // exactly, and the errors for quantized values etkit cannot run.
 
 #include <gtest/gtest.h>
-#include <torch/torch.h>
+#include <ATen/ATen.h>
 
 #include <nlohmann/json.hpp>
 
@@ -77,7 +77,7 @@ at::Tensor run_payload(const std::vector<uint8_t>& payload, at::Tensor input, st
   context.tracing = per_node;
   context.method_name = "forward";
   void* handle = checked(backend.init(context, ByteSpan{payload.data(), payload.size()}, {}), "init");
-  at::Tensor output = torch::zeros(out_sizes);
+  at::Tensor output = at::zeros(out_sizes);
   Tensor in = view_of(input), out = view_of(output);
   Value in_value = Value::from_tensor(&in), out_value = Value::from_tensor(&out);
   Value* args[] = {&in_value, &out_value};
@@ -111,7 +111,7 @@ int32_t quantize(double x, double scale, int32_t zero_point) {
 
 at::Tensor random_int8(std::mt19937_64& rng, std::vector<int64_t> sizes, int lo = -127, int hi = 127) {
   std::uniform_int_distribution<int> pick(lo, hi);
-  at::Tensor t = torch::empty(sizes, torch::kInt8);
+  at::Tensor t = at::empty(sizes, at::kChar);
   for (int64_t i = 0; i < t.numel(); ++i) t.data_ptr<int8_t>()[i] = int8_t(pick(rng));
   return t;
 }
@@ -122,7 +122,7 @@ TEST(XnnpackQuantized, StaticConvolutionIsWithinOneQuantumOfTheIntegerReference)
   const int zp_in = 3, zp_out = -5;
   const std::vector<float> s_w = {0.01f, 0.02f};
   const at::Tensor w = random_int8(rng, {2, 3, 3, 3});  // OHWI
-  const at::Tensor bias = torch::tensor({150, -320}, torch::kInt32);
+  const at::Tensor bias = at::tensor({150, -320}, at::kInt);
   PayloadBuilder p;
   const int x = p.value("fp32", {1, 4, 4, 3}, 0, 1);
   const int xq = p.per_tensor("qint8", {1, 4, 4, 3}, s_in, zp_in);
@@ -139,8 +139,8 @@ TEST(XnnpackQuantized, StaticConvolutionIsWithinOneQuantumOfTheIntegerReference)
   p.node("Conv2d", 2, conv);
   p.convert(yq, y, 3);
   const std::vector<uint8_t> payload = p.finish();
-  const at::Tensor input = torch::randn({1, 4, 4, 3}) * 2;
-  at::Tensor expected = torch::zeros({1, 4, 4, 2});
+  const at::Tensor input = at::randn({1, 4, 4, 3}) * 2;
+  at::Tensor expected = at::zeros({1, 4, 4, 2});
   const auto in = input.accessor<float, 4>();
   const auto wa = w.accessor<int8_t, 4>();
   for (int oh = 0; oh < 4; ++oh)
@@ -171,7 +171,7 @@ TEST(XnnpackQuantized, StaticLinearWithPerChannelFilterRunsAsAPointwiseConvoluti
   const int zp_in = -2, zp_out = 7;
   const std::vector<float> s_w = {0.01f, 0.03f, 0.02f, 0.015f};
   const at::Tensor w = random_int8(rng, {4, 8});
-  const at::Tensor bias = torch::tensor({10, -400, 900, 0}, torch::kInt32);
+  const at::Tensor bias = at::tensor({10, -400, 900, 0}, at::kInt);
   PayloadBuilder p;
   const int x = p.value("fp32", {3, 8}, 0, 1);
   const int xq = p.per_tensor("qint8", {3, 8}, s_in, zp_in);
@@ -184,8 +184,8 @@ TEST(XnnpackQuantized, StaticLinearWithPerChannelFilterRunsAsAPointwiseConvoluti
   p.convert(x, xq, 1);
   p.fully_connected(xq, wq, bq, yq, 2);
   p.convert(yq, y, 3);
-  const at::Tensor input = torch::randn({3, 8});
-  at::Tensor expected = torch::zeros({3, 4});
+  const at::Tensor input = at::randn({3, 8});
+  at::Tensor expected = at::zeros({3, 4});
   for (int r = 0; r < 3; ++r)
     for (int o = 0; o < 4; ++o) {
       int64_t acc = bias[o].item<int32_t>();
@@ -237,7 +237,7 @@ void check_dynamic_linear(WeightKind kind) {
       std::memcpy(&s, &bits, 4);
     }
   }
-  const at::Tensor bias = torch::randn({n});
+  const at::Tensor bias = at::randn({n});
   PayloadBuilder p;
   const int x = p.value("fp32", {rows, k}, 0, 1);
   const int xq = p.value("qdint8", {rows, k}, 0, 0, {{"num_nonbatch_dims", 1}}, "PerTokenDynamicQuant");
@@ -274,8 +274,8 @@ void check_dynamic_linear(WeightKind kind) {
   p.convert(x, xq, 1);
   p.fully_connected(xq, wq, b, y, 2);
   const std::vector<uint8_t> payload = p.finish();
-  const at::Tensor input = torch::randn({rows, k}) * 3;
-  at::Tensor expected = torch::zeros({rows, n});
+  const at::Tensor input = at::randn({rows, k}) * 3;
+  at::Tensor expected = at::zeros({rows, n});
   for (int r = 0; r < rows; ++r) {
     const float* xr = input.data_ptr<float>() + r * k;
     const RowParams q = row_params(xr, k);
@@ -299,7 +299,7 @@ void check_dynamic_linear(WeightKind kind) {
   for (bool per_node : {false, true}) {
     std::string log;
     const at::Tensor actual = run_payload(payload, input.clone(), {rows, n}, per_node, &log);
-    EXPECT_TRUE(torch::allclose(actual, expected, 1e-5, 1e-5))
+    EXPECT_TRUE(at::allclose(actual, expected, 1e-5, 1e-5))
         << int(kind) << " " << (actual - expected).abs().max().item<float>();
     EXPECT_NE(log.find("2 on etkit's dynamic quantization kernels"), std::string::npos) << log;
   }
@@ -395,7 +395,7 @@ TEST(XnnpackQuantized, ValueKindsAndRunnersAreReported) {
   EXPECT_EQ(operator_name(graph, graph.nodes[1]), "Fully Connected (NC, QD8, FP32, QB4W) etkit");
   EXPECT_TRUE(unsupported_reason(graph).empty()) << unsupported_reason(graph);
   // All weights 0 (0x88 is 8, 8): the output is 0 whatever the input.
-  const at::Tensor out = run_payload(payload, torch::randn({1, 64}), {1, 8}, false);
+  const at::Tensor out = run_payload(payload, at::randn({1, 64}), {1, 8}, false);
   EXPECT_EQ(out.abs().max().item<float>(), 0.0f);
 }
 
