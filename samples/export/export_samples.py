@@ -22,7 +22,8 @@ import torch
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from etexport.bundle import eager_outputs, write_bundle  # noqa: E402
 from etexport.capture import capture  # noqa: E402
-from etexport.emit import emit_method  # noqa: E402
+from etexport import cortex_m  # noqa: E402
+from etexport.emit import emit_method, record_values  # noqa: E402
 from etexport.etrecord import write_etrecord  # noqa: E402
 from etexport.int8 import Int8Reference  # noqa: E402
 from etexport.program import write_program  # noqa: E402
@@ -75,11 +76,19 @@ def export(sample, out_dir, cases, references, flatc, pte_only):
     captured = capture(model, example)
     constants = []
     calibration = []
-    if sample.delegate == "xnnpack_qs8":  # inputs of their own, not the bundle's
+    if sample.delegate in ("xnnpack_qs8", "cortex_m_int8"):  # inputs of their own, not the bundle's
         calibration_generator = torch.Generator().manual_seed(SEED + 1)
         calibration = [sample.make_inputs(calibration_generator) for _ in range(CALIBRATION_RUNS)]
-    method = emit_method("forward", captured, example, constants, delegate=sample.delegate,
-                         flatc=flatc, calibration_inputs=calibration)
+    lowered = None
+    if sample.delegate == "cortex_m_int8":
+        ranges = cortex_m.ShapeCalibration()
+        for inputs in [example] + calibration:
+            ranges.observe(record_values(captured.graph_module, list(captured.constants) + list(inputs)))
+        lowered = cortex_m.lower_to_cortex_m(captured, ranges)
+        method = emit_method("forward", lowered, example, constants, flatc=flatc, strided_dim_orders=True)
+    else:
+        method = emit_method("forward", captured, example, constants, delegate=sample.delegate,
+                             flatc=flatc, calibration_inputs=calibration)
     program = write_program([method], constants, flatc)
     directory = os.path.join(out_dir, sample.name)
     os.makedirs(directory, exist_ok=True)
@@ -91,13 +100,16 @@ def export(sample, out_dir, cases, references, flatc, pte_only):
         def expected(inputs):
             if sample.delegate == "xnnpack_qs8":
                 return int8_outputs(method, captured, inputs)
+            if lowered is not None:  # the reference integer arithmetic
+                with torch.no_grad():
+                    return (lowered.graph_module(*lowered.constants, *inputs).detach().clone(),)
             with sample.reference(model) if sample.reference else contextlib.nullcontext():
                 return eager_outputs(model, inputs)
         bundle_cases = [(example, expected(example))]
         for _ in range(cases - 1):
             inputs = sample.make_inputs(generator)
             bundle_cases.append((inputs, expected(inputs)))
-        if sample.reference or sample.delegate == "xnnpack_qs8":  # how far the quantized outputs are from the float model's
+        if sample.reference or sample.delegate in ("xnnpack_qs8", "cortex_m_int8"):  # how far the quantized outputs are from the float model's
             gaps = [(q - f).abs() for inputs, outs in bundle_cases
                     for q, f in zip(outs, eager_outputs(model, inputs))]
             print("%-18s quantized vs float outputs: max |diff| %.4g, mean |diff| %.4g" % (

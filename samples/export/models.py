@@ -192,7 +192,8 @@ class Sample:
         self.make_inputs = make_inputs
         self.note = note
         # "xnnpack": delegate what XNNPACK takes; "xnnpack_8da4w": linears as 8da4w;
-        # "xnnpack_qs8": what XNNPACK takes, static int8
+        # "xnnpack_qs8": what XNNPACK takes, static int8; "cortex_m_int8": every op
+        # as upstream's cortex_m:: int8 ops (etexport/cortex_m.py)
         self.delegate = delegate
         # A context manager over the model under which eager mode computes
         # the bundle's expected outputs (quantized samples); None: plain eager.
@@ -214,6 +215,47 @@ class TransformerBlock(nn.Module):
 
     def forward(self, x):
         return self.block(x)
+
+
+class ResidualBlock(nn.Module):
+    """Two 3x3 convolutions with batch norm and a shortcut (a strided 1x1
+    convolution when the shape changes), ReLU after the add."""
+
+    def __init__(self, cin, cout, stride):
+        super().__init__()
+        self.conv1 = nn.Conv2d(cin, cout, 3, stride, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(cout)
+        self.relu = nn.ReLU()
+        self.conv2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
+        self.bn2 = nn.BatchNorm2d(cout)
+        self.shortcut = nn.Sequential()
+        if stride != 1 or cin != cout:
+            self.shortcut = nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout))
+
+    def forward(self, x):
+        out = self.relu(self.bn1(self.conv1(x)))
+        out = self.bn2(self.conv2(out))
+        return self.relu(out + self.shortcut(x))
+
+
+class TinyResNet(nn.Module):
+    """The image-classification ResNet of MLPerf Tiny's kind (32x32 RGB in,
+    10 classes, three residual stages of 16/32/64 channels), with a max pool
+    after the stem."""
+
+    def __init__(self, classes=10):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, 16, 3, 1, 1, bias=False), nn.BatchNorm2d(16), nn.ReLU(),
+                                  nn.MaxPool2d(2))
+        self.stage1 = ResidualBlock(16, 16, 1)
+        self.stage2 = ResidualBlock(16, 32, 2)
+        self.stage3 = ResidualBlock(32, 64, 2)
+        self.pool = nn.AdaptiveAvgPool2d(1)
+        self.fc = nn.Linear(64, classes)
+
+    def forward(self, x):
+        x = self.stage3(self.stage2(self.stage1(self.stem(x))))
+        return self.fc(torch.flatten(self.pool(x), 1))
 
 
 def _images(shape):
@@ -259,6 +301,10 @@ def samples(full_size=False):
                "one transformer block (attention and MLP, 64 channels, 16 tokens) with 8da4w "
                "linears: per-token int8 activations, 4-bit weights in groups of 32, XNNPACK",
                delegate="xnnpack_8da4w", reference=quantize.simulate_8da4w),
+        Sample("resnet8_cortex_m_int8", TinyResNet, _images((1, 3, 32, 32)),
+               "MLPerf Tiny-style ResNet (residual adds, max pooling), static int8 on "
+               "upstream's cortex_m:: ops, channels-last, CMSIS-NN arithmetic",
+               delegate="cortex_m_int8"),
         Sample("nano_gpt", NanoGPT, _tokens),
         Sample("nano_gpt_bf16", lambda: NanoGPT().to(torch.bfloat16), _tokens,
                "the nanoGPT sample in bfloat16 (weights rounded from the float32 sample's)"),

@@ -22,6 +22,7 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+from etexport import cortex_m  # noqa: E402
 from etexport import int8  # noqa: E402
 from etexport import memory_plan  # noqa: E402
 from etexport import quantize  # noqa: E402
@@ -149,6 +150,50 @@ class Int8Test(unittest.TestCase):
         # scale 0.5: x * 2 rounded half to even, + zero point 3, clamped.
         out = int8.quantize(torch.tensor([0.25, 0.75, -100.0]), 0.5, 3)
         self.assertEqual(out.tolist(), [3.0, 5.0, -128.0])
+
+
+class CortexMTest(unittest.TestCase):
+    """etexport/cortex_m.py, whose reference arithmetic gives the Cortex-M
+    sample's expected outputs, against values derived by hand from
+    CMSIS-NN's documented rules."""
+
+    def test_multiplier_is_a_q31_mantissa_and_a_power_of_two(self):
+        # 0.3 = 0.6 * 2^-1: round(0.6 * 2^31) = 1288490189; 1.0 = 0.5 * 2^1.
+        self.assertEqual(cortex_m.quantize_multiplier(0.3), (1288490189, -1))
+        self.assertEqual(cortex_m.quantize_multiplier(1.0), (1 << 30, 1))
+        with self.assertRaises(ValueError):
+            cortex_m.quantize_multiplier(2.0 ** -40)
+
+    def test_requantize_rounds_twice_half_away_from_zero(self):
+        import torch
+        # Multiplier 2^30 (one half) and shift -1: x / 4 in two roundings.
+        # 5: high multiply (5 * 2^30 + 2^30) >> 31 = 3, then 3 / 2 = 1.5 -> 2.
+        # -5: (-5 * 2^30 + 2^30) >> 31 = -2, then -1 exactly. 1000 -> 500 -> 250.
+        out = cortex_m.requantize(torch.tensor([5, -5, 1000, -1000, 6]), 1 << 30, -1)
+        # -1000 -> -500 -> -250; 6 -> 3 -> 1.5 -> 2.
+        self.assertEqual(out.tolist(), [2, -1, 250, -250, 2])
+        # A positive shift scales before the multiply: 3 * 2 * 0.5 = 3.
+        self.assertEqual(cortex_m.requantize(torch.tensor([3]), 1 << 30, 1).tolist(), [3])
+
+    def test_average_rounds_half_away_from_zero(self):
+        import torch
+        # Windows of 2x2: sums 2 (0.5 -> 1), -2 (-0.5 -> -1), 5 (1.25 -> 1), -6 (-1.5 -> -2).
+        x = torch.tensor([[[[1, 1, -1, -1, 2, 1, -2, -2],
+                            [0, 0, 0, 0, 1, 1, -1, -1]]]], dtype=torch.int8)
+        out = cortex_m._quantized_avg_pool2d(x, [2, 2], [2, 2], [0, 0], False, 0, 1 << 30, 1, None)
+        self.assertEqual(out.flatten().tolist(), [1, -1, 1, -2])
+
+    def test_add_scales_inputs_by_2_to_the_20_over_twice_the_larger_scale(self):
+        import torch
+        # Scales 0.5 and 0.25 into 0.5, as the lowering sets them: inputs
+        # (q << 20) times 0.5 / 1 and 0.25 / 1, the sum times 1 / (2^20 * 0.5).
+        ma, sa = cortex_m.quantize_multiplier(0.5)
+        mb, sb = cortex_m.quantize_multiplier(0.25)
+        mo, so = cortex_m.quantize_multiplier(1.0 / (1 << 20) / 0.5)
+        out = cortex_m._quantized_add(torch.tensor([3, -3]), 0, ma, sa, torch.tensor([2, 1]), 0, mb, sb,
+                                      5, mo, so, -128, 127)
+        # (3*0.5 + 2*0.25) / 0.5 = 4, + 5; (-1.5 + 0.25) / 0.5 = -2.5 -> -3 (away from zero), + 5.
+        self.assertEqual(out.tolist(), [9, 2])
 
 
 class ExportedSamplesTest(unittest.TestCase):
@@ -287,6 +332,18 @@ class ExportedSamplesTest(unittest.TestCase):
         # (XNNPACK's requantization rules written in PyTorch ops); Debian's
         # XNNPACK, run by etkit, computes the same bits.
         name = "mobilenet_v2_xnnpack_int8"
+        for ext in (".pte", ".etrecord"):
+            self.assertTrue(filecmp.cmp(self.path(name, ext), os.path.join(SAMPLES, name, name + ext),
+                                        shallow=False), "run samples/export/export_samples.py to regenerate")
+        for bundle in (self.path(name, ".bpte"), os.path.join(SAMPLES, name, name + ".bpte")):
+            result = subprocess.run([ETINSPECT, "verify", bundle, "--atol", "0", "--rtol", "0"],
+                                    capture_output=True, text=True)
+            self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+
+    def test_cortex_m_sample_is_what_the_exporter_writes_and_verifies_bit_exactly(self):
+        # Expected outputs from etexport/cortex_m.py's CMSIS-NN arithmetic in
+        # PyTorch ops; etkit's cortex_m:: kernels compute the same bits.
+        name = "resnet8_cortex_m_int8"
         for ext in (".pte", ".etrecord"):
             self.assertTrue(filecmp.cmp(self.path(name, ext), os.path.join(SAMPLES, name, name + ext),
                                         shallow=False), "run samples/export/export_samples.py to regenerate")

@@ -66,6 +66,16 @@ TEST_P(DeviceGate, EverySampleVerifiesAtItsStatedTolerance) {
   }
 }
 
+// The int8 Cortex-M sample (a small ResNet on cortex_m:: ops, channels-last)
+// computes its bundle's bits on the devices: its expected outputs come from
+// the exporter's CMSIS-NN reference arithmetic, not from etkit.
+TEST_P(DeviceGate, CortexMInt8ResNetVerifiesBitExactly) {
+  const auto result = etinspect({"verify", "--device", GetParam(), "--atol", "0", "--rtol", "0",
+                                 test::sample("resnet8_cortex_m_int8/resnet8_cortex_m_int8.bpte")});
+  EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
+  EXPECT_NE(result.out.find("summary: 3 passed, 0 failed of 3 cases"), std::string::npos) << result.out;
+}
+
 // The phone runs XNNPACK (Debian's arm64 build): the float, static int8 and
 // 8da4w samples verify inside it at the host's tolerances, the int8 one
 // bit-exactly. The board has no XNNPACK: a delegated program fails there

@@ -159,8 +159,22 @@ def bind(node, with_defaults=True):
     return bound
 
 
+# Ops defined by the exporter itself (torch.library, etexport/cortex_m.py):
+# their kernel is the schema's out variant, with every argument in order.
+SCHEMA_NAMESPACES = ("cortex_m::", "dim_order_ops::")
+_SCHEMA_KINDS = {"Tensor": "T", "Optional[Tensor]": "t", "List[int]": "I", "Optional[List[int]]": "J",
+                 "int": "i", "float": "d", "bool": "b"}
+
+
+def _schema_rule(target):
+    schema = target._schema
+    return Rule(schema.name + ".out", [(a.name, _SCHEMA_KINDS[str(a.type)]) for a in schema.arguments])
+
+
 def rule_for(target, bound):
     """The lowering rule for a functional ATen op, or None if unsupported."""
+    if hasattr(target, "_schema") and target._schema.name.startswith(SCHEMA_NAMESPACES):
+        return _schema_rule(target)
     if target in BINARY:
         other = bound["other"]
         return BINARY[target]["scalar" if not isinstance(other, torch.fx.Node) else "tensor"]

@@ -83,6 +83,7 @@ class _Emitter:
         self.value_of = {}
         self.planned = {}            # value index -> [first, last]
         self.operator_index = {}
+        self.strided_dim_orders = False  # dim order from each eager result's strides
 
     # values -------------------------------------------------------------
     def _add(self, kind, payload):
@@ -110,8 +111,11 @@ class _Emitter:
     def tensor_value(self, tensor, planned=True, buffer=None):
         if tensor.dtype not in SCALAR_TYPES:
             raise ExportError("dtype %s has no ExecuTorch scalar type" % tensor.dtype)
+        dim_order = list(range(tensor.dim()))
+        if self.strided_dim_orders:  # channels-last activations keep their layout
+            dim_order = sorted(dim_order, key=lambda d: -tensor.stride(d))
         payload = {"scalar_type": SCALAR_TYPES[tensor.dtype], "sizes": list(tensor.shape),
-                   "dim_order": list(range(tensor.dim()))}
+                   "dim_order": dim_order}
         if buffer is not None:
             payload["data_buffer_idx"] = buffer
         index = self._add("Tensor", payload)
@@ -250,12 +254,14 @@ _DTYPE_CODES = {torch.uint8: 0, torch.int8: 1, torch.int16: 2, torch.int32: 3, t
 
 
 def emit_method(name, captured, example_inputs, constants, delegate=None, flatc="flatc",
-                calibration_inputs=()):
+                calibration_inputs=(), strided_dim_orders=False):
     """Lowers the captured graph to kernel calls; with delegate="xnnpack",
     runs of ops XNNPACK takes become XNNPACK delegate calls; with
     "xnnpack_8da4w", linear layers become 8da4w XNNPACK calls; with
     "xnnpack_qs8", the same runs as "xnnpack" become static int8 calls whose
-    activation ranges come from the example and `calibration_inputs`."""
+    activation ranges come from the example and `calibration_inputs`.
+    strided_dim_orders: each tensor's dim order follows its eager result's
+    strides (channels-last graphs such as etexport/cortex_m.py's)."""
     graph_module = captured.graph_module
     graph_module.graph.eliminate_dead_code()
     graph_module.recompile()
@@ -264,6 +270,7 @@ def emit_method(name, captured, example_inputs, constants, delegate=None, flatc=
     method.graph_module = graph_module
     method.node_results = results
     emitter = _Emitter(method, constants)
+    emitter.strided_dim_orders = strided_dim_orders
     placeholders = [n for n in graph_module.graph.nodes if n.op == "placeholder"]
     constant_count = len(captured.constant_names)
     constant_nodes = {node: captured.constants[i] for i, node in enumerate(placeholders[:constant_count])}
