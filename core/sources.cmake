@@ -88,6 +88,7 @@ set(ETKIT_CORE_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/src/method_values.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/tensor.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/tensor_access.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/src/token_generation.cpp
   ${CMAKE_CURRENT_LIST_DIR}/src/value.cpp
   ${ETKIT_KERNEL_UTIL_SOURCES})
 set(ETKIT_CORE_SCHEMAS

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "commands.h"
+#include "etkit/inspector/event_blocks.h"
 #include "diagnostics.h"
 #include "reversed_events.h"
 #include "option_checks.h"
@@ -163,7 +164,17 @@ void register_table(CLI::App& app, CommandContext& context) {
   CLI::App* command = app.add_subcommand("table", "Per-event statistics of a trace, as upstream's Inspector tabulates");
   command->add_option("etdump", options->etdump, ".etdp trace")->required();
   add_time_unit_options(*command, options->units);
-  command->add_option("--block", options->block, "Only event blocks with this name");
+  auto* block = command->add_option("--block", options->block, "Only event blocks with this name");
+  // generate's traces: each step a run of block Prefill or Decode.
+  command
+      ->add_option_function<std::string>(
+          "--phase",
+          [options](const std::string& phase) {
+            options->block = phase == "prefill" ? inspector::kPrefillBlockName : inspector::kDecodeBlockName;
+          },
+          "Only the prefill or the decode steps of a generate trace (blocks Prefill / Decode)")
+      ->check(CLI::IsMember({"prefill", "decode"}))
+      ->excludes(block);
   command->add_option("--sort", options->sort, "Sort by a column (statistics descending)")
       ->check(CLI::IsMember({"p10", "p50", "p90", "avg", "min", "max", "event_name", "event_block_name"}));
   command->add_option("--top", options->top, "Keep the first N rows")->check(whole_number(1));

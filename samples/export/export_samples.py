@@ -26,7 +26,8 @@ from etexport import cortex_m  # noqa: E402
 from etexport.emit import emit_method, record_values  # noqa: E402
 from etexport.etrecord import write_etrecord  # noqa: E402
 from etexport.int8 import Int8Reference  # noqa: E402
-from etexport.program import write_program  # noqa: E402
+from etexport import llm  # noqa: E402
+from etexport.program import MetadataMethod, write_program  # noqa: E402
 import models  # noqa: E402
 
 SAMPLES_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -67,11 +68,85 @@ def write_references(directory, method, inputs):
         json.dump(index, f, indent=1, sort_keys=True)
 
 
+LLM_PROMPT = [1, 17, 42, 7, 99, 3, 250, 64]
+LLM_NEW_TOKENS = 64
+
+
+def eager_llm_steps(model, tokens):
+    """Logits of each step of a KV-cache model fed `tokens` one by one from
+    position 0 (its caches reset first)."""
+    model.reset_caches()
+    with torch.no_grad():
+        return [model(torch.tensor([[t]]), torch.tensor([i])).clone() for i, t in enumerate(tokens)]
+
+
+def eager_greedy(model, prompt, count):
+    """PyTorch eager's greedy continuation of `prompt`: token by token, the
+    argmax of the last logits."""
+    logits = eager_llm_steps(model, prompt)[-1]
+    generated = []
+    with torch.no_grad():
+        for i in range(count):
+            generated.append(int(logits.argmax()))
+            if i + 1 < count:
+                logits = model(torch.tensor([[generated[-1]]]), torch.tensor([len(prompt) + i]))
+    return generated
+
+
+def export_kv_cache_llm(sample, model, out_dir, flatc, pte_only):
+    """A decoder with KV caches as upstream's LLM flow exports it: forward
+    (tokens [1, 1], input_pos [1]) with the caches as mutable buffers, the
+    metadata methods its runner reads, a bundle of successive steps, and
+    eager PyTorch's greedy generation for `etinspect generate` to match."""
+    start = time.monotonic()
+    config = model.config
+    example = (torch.tensor([[LLM_PROMPT[0]]]), torch.tensor([0]))
+    model.tracing = True
+    captured = capture(model, example)
+    model.tracing = False
+    llm.rewire_start_pos(captured.graph_module,
+                         [n for n in captured.graph_module.graph.nodes if n.op == "placeholder"][-1])
+    caches = [n for n in captured.constant_names if n.endswith(("k_cache", "v_cache"))]
+    model.reset_caches()  # tracing wrote into them (the captured constants alias them)
+    constants = []
+    method = emit_method("forward", captured, example, constants, flatc=flatc, mutable_buffers=caches)
+    metadata = [MetadataMethod("enable_dynamic_shape", False), MetadataMethod("get_max_seq_len", config.max_seq_len),
+                MetadataMethod("get_n_layers", config.n_layers), MetadataMethod("get_vocab_size", config.vocab_size),
+                MetadataMethod("use_kv_cache", True), MetadataMethod("use_sdpa_with_kv_cache", False)]
+    program = write_program([method] + metadata, constants, flatc)
+    directory = os.path.join(out_dir, sample.name)
+    os.makedirs(directory, exist_ok=True)
+    stem = os.path.join(directory, sample.name)
+    with open(stem + ".pte", "wb") as f:
+        f.write(program)
+    written = [stem + ".pte"]
+    if not pte_only:
+        # Bundle: the prompt's steps in order, on one loaded method (stateful).
+        steps = eager_llm_steps(model, LLM_PROMPT)
+        bundle_cases = [((torch.tensor([[t]]), torch.tensor([i])), (logits,))
+                        for i, (t, logits) in enumerate(zip(LLM_PROMPT, steps))]
+        with open(stem + ".bpte", "wb") as f:
+            f.write(write_bundle(program, "forward", bundle_cases, flatc))
+        write_etrecord(stem + ".etrecord", [method])
+        generated = eager_greedy(model, LLM_PROMPT, LLM_NEW_TOKENS)
+        with open(os.path.join(directory, "eager_generation.json"), "w") as f:
+            json.dump({"source": "PyTorch eager, greedy, export_samples.py", "prompt_tokens": LLM_PROMPT,
+                       "generated_tokens": generated}, f, indent=1)
+            f.write("\n")
+        written += [stem + ".bpte", stem + ".etrecord", "eager_generation.json"]
+    print("%-18s %3d instructions, arena %7.2f MiB, constants %6.2f MiB, %.1f s -> %s" % (
+        sample.name, len(method.instructions), method.arena_size / 2**20,
+        sum(t.numel() * t.element_size() for t in constants) / 2**20,
+        time.monotonic() - start, ", ".join(os.path.basename(w) for w in written)), flush=True)
+
+
 def export(sample, out_dir, cases, references, flatc, pte_only):
     start = time.monotonic()
     generator = torch.Generator().manual_seed(SEED)
     torch.manual_seed(SEED)
     model = models.randomize_batch_norms(sample.build(), generator).eval()
+    if sample.delegate == "llm_kv_cache":
+        return export_kv_cache_llm(sample, model, out_dir, flatc, pte_only)
     example = sample.make_inputs(generator)
     captured = capture(model, example)
     constants = []

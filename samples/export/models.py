@@ -11,6 +11,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 import torchvision
 
+from etexport import llm
 from etexport import quantize
 
 
@@ -258,6 +259,147 @@ class TinyResNet(nn.Module):
         return self.fc(torch.flatten(self.pool(x), 1))
 
 
+class TinyLlamaConfig:
+    vocab_size = 256
+    dim = 64
+    n_layers = 2
+    n_heads = 4
+    n_kv_heads = 2       # grouped-query attention: two query heads per kv head
+    hidden_dim = 176     # SwiGLU
+    max_seq_len = 128
+    norm_eps = 1e-5
+    embedding_group = 32  # 4-bit embedding: one scale per 32 columns
+    rope_theta = 10000.0
+
+
+class RMSNorm(nn.Module):
+    def __init__(self, dim, eps):
+        super().__init__()
+        self.eps = eps
+        self.weight = nn.Parameter(torch.ones(dim))
+
+    def forward(self, x):
+        return x * torch.rsqrt((x * x).mean(-1, keepdim=True) + self.eps) * self.weight
+
+
+class LlamaAttention(nn.Module):
+    """Grouped-query attention over a KV cache held in mutable buffers,
+    through upstream's llama::update_cache and llama::custom_sdpa."""
+
+    def __init__(self, config):
+        super().__init__()
+        self.n_heads, self.n_kv_heads = config.n_heads, config.n_kv_heads
+        self.head_dim = config.dim // config.n_heads
+        self.wq = nn.Linear(config.dim, config.n_heads * self.head_dim, bias=False)
+        self.wk = nn.Linear(config.dim, config.n_kv_heads * self.head_dim, bias=False)
+        self.wv = nn.Linear(config.dim, config.n_kv_heads * self.head_dim, bias=False)
+        self.wo = nn.Linear(config.n_heads * self.head_dim, config.dim, bias=False)
+        cache = (1, config.max_seq_len, config.n_kv_heads, self.head_dim)
+        self.register_buffer("k_cache", torch.zeros(cache))
+        self.register_buffer("v_cache", torch.zeros(cache))
+
+    def forward(self, x, rope, start_pos):
+        seq = x.shape[1]
+        q = rope(self.wq(x).view(1, seq, self.n_heads, self.head_dim))
+        k = rope(self.wk(x).view(1, seq, self.n_kv_heads, self.head_dim))
+        v = self.wv(x).view(1, seq, self.n_kv_heads, self.head_dim)
+        torch.ops.llama.update_cache(k, self.k_cache, start_pos)
+        torch.ops.llama.update_cache(v, self.v_cache, start_pos)
+        y = torch.ops.llama.custom_sdpa(q, self.k_cache, self.v_cache, start_pos, None, 0.0, True)
+        return self.wo(y.view(1, seq, self.n_heads * self.head_dim))
+
+
+class FeedForward(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.w1 = nn.Linear(config.dim, config.hidden_dim, bias=False)
+        self.w2 = nn.Linear(config.hidden_dim, config.dim, bias=False)
+        self.w3 = nn.Linear(config.dim, config.hidden_dim, bias=False)
+
+    def forward(self, x):
+        return self.w2(F.silu(self.w1(x)) * self.w3(x))
+
+
+class LlamaBlock(nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.attention_norm = RMSNorm(config.dim, config.norm_eps)
+        self.attention = LlamaAttention(config)
+        self.ffn_norm = RMSNorm(config.dim, config.norm_eps)
+        self.feed_forward = FeedForward(config)
+
+    def forward(self, x, rope, start_pos):
+        h = x + self.attention(self.attention_norm(x), rope, start_pos)
+        return h + self.feed_forward(self.ffn_norm(h))
+
+
+class Rope(nn.Module):
+    """Rotary embeddings at the input positions: x * cos + rotate_half(x) * sin,
+    the tables looked up by position (an embedding) and rotate_half as a
+    fixed [head_dim, head_dim] matrix."""
+
+    def __init__(self, config):
+        super().__init__()
+        head_dim = config.dim // config.n_heads
+        half = head_dim // 2
+        inv_freq = 1.0 / (config.rope_theta ** (torch.arange(half, dtype=torch.float64) / half))
+        angles = torch.arange(config.max_seq_len, dtype=torch.float64).unsqueeze(1) * inv_freq
+        angles = torch.cat([angles, angles], dim=1)
+        self.register_buffer("cos_table", angles.cos().float())
+        self.register_buffer("sin_table", angles.sin().float())
+        rotate = torch.zeros(head_dim, head_dim)
+        rotate[torch.arange(half) + half, torch.arange(half)] = -1.0  # out[:half] = -x[half:]
+        rotate[torch.arange(half), torch.arange(half) + half] = 1.0   # out[half:] = x[:half]
+        self.register_buffer("rotate_half", rotate)
+        self.cos = self.sin = None
+
+    def at(self, positions):
+        seq = positions.shape[0]
+        self.cos = F.embedding(positions, self.cos_table).view(1, seq, 1, -1)
+        self.sin = F.embedding(positions, self.sin_table).view(1, seq, 1, -1)
+        return self
+
+    def forward(self, x):  # the tables at the current positions: looked up by at()
+        return x * self.cos + (x @ self.rotate_half) * self.sin
+
+
+class TinyLlama(nn.Module):
+    """A small Llama-style decoder as upstream's LLM export shapes it:
+    forward(tokens [1, 1], input_pos [1]) -> logits of the last token
+    [1, vocab]; RMSNorm, RoPE, SwiGLU, grouped-query attention over KV caches
+    in mutable buffers (llama::update_cache, llama::custom_sdpa), token
+    embeddings in 4 bits (quantized_decomposed::embedding_4bit, groups of
+    32). One token per call: prefill runs the prompt token by token, as
+    upstream's runner does for programs without dynamic shapes."""
+
+    def __init__(self, config=TinyLlamaConfig()):
+        super().__init__()
+        self.config = config
+        table = torch.randn(config.vocab_size, config.dim) * 0.5
+        packed, scales = llm.quantize_embedding_4bit(table, config.embedding_group)
+        self.register_buffer("tok_embeddings_packed", packed)
+        self.register_buffer("tok_embeddings_scales", scales)
+        self.rope = Rope(config)
+        self.layers = nn.ModuleList(LlamaBlock(config) for _ in range(config.n_layers))
+        self.norm = RMSNorm(config.dim, config.norm_eps)
+        self.output = nn.Linear(config.dim, config.vocab_size, bias=False)
+        self.tracing = False  # make_fx cannot trace .item(): see etexport/llm.py
+
+    def reset_caches(self):
+        for layer in self.layers:
+            layer.attention.k_cache.zero_()
+            layer.attention.v_cache.zero_()
+
+    def forward(self, tokens, input_pos):
+        start_pos = llm.TRACE_START_POS if self.tracing else int(input_pos[0])
+        h = torch.ops.quantized_decomposed.embedding_4bit(
+            self.tok_embeddings_packed, self.tok_embeddings_scales, None, -8, 7, tokens)
+        rope = self.rope.at(input_pos)
+        for layer in self.layers:
+            h = layer(h, rope, start_pos)
+        return self.output(self.norm(h))[:, -1, :]
+
+
 def _images(shape):
     return lambda g: (torch.randn(*shape, generator=g),)
 
@@ -305,6 +447,10 @@ def samples(full_size=False):
                "MLPerf Tiny-style ResNet (residual adds, max pooling), static int8 on "
                "upstream's cortex_m:: ops, channels-last, CMSIS-NN arithmetic",
                delegate="cortex_m_int8"),
+        Sample("tiny_llama", TinyLlama, None,
+               "Llama-style decoder: RMSNorm, RoPE, SwiGLU, grouped-query attention, KV caches "
+               "as mutable buffers, llama::update_cache and llama::custom_sdpa, 4-bit embedding",
+               delegate="llm_kv_cache"),
         Sample("nano_gpt", NanoGPT, _tokens),
         Sample("nano_gpt_bf16", lambda: NanoGPT().to(torch.bfloat16), _tokens,
                "the nanoGPT sample in bfloat16 (weights rounded from the float32 sample's)"),

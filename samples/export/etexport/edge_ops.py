@@ -71,6 +71,7 @@ RULES = {
     aten._adaptive_avg_pool2d.default: Rule("aten::_adaptive_avg_pool2d.out",
                                             [("self", "T"), ("output_size", "I")]),
     aten.relu.default: _unary("relu"),
+    aten.silu.default: _unary("silu"),
     aten.sigmoid.default: _unary("sigmoid"),
     aten.tanh.default: _unary("tanh"),
     aten.exp.default: _unary("exp"),
@@ -161,9 +162,9 @@ def bind(node, with_defaults=True):
 
 # Ops defined by the exporter itself (torch.library, etexport/cortex_m.py):
 # their kernel is the schema's out variant, with every argument in order.
-SCHEMA_NAMESPACES = ("cortex_m::", "dim_order_ops::")
+SCHEMA_NAMESPACES = ("cortex_m::", "dim_order_ops::", "llama::", "quantized_decomposed::")
 _SCHEMA_KINDS = {"Tensor": "T", "Optional[Tensor]": "t", "List[int]": "I", "Optional[List[int]]": "J",
-                 "int": "i", "float": "d", "bool": "b"}
+                 "int": "i", "float": "d", "Optional[float]": "d", "bool": "b"}
 
 
 def _schema_rule(target):

@@ -72,6 +72,7 @@ class EmittedMethod:
         self.node_kernels = {}     # node -> edge kernel, delegated nodes included
         self.delegates = []        # xnnpack.Delegated, by delegate index
         self.node_results = {}     # node -> eager tensor(s)
+        self.mutable_states = []   # initial state of each mutable buffer (data_buffer_idx - 1)
         self.graph_module = None
 
 
@@ -84,6 +85,7 @@ class _Emitter:
         self.planned = {}            # value index -> [first, last]
         self.operator_index = {}
         self.strided_dim_orders = False  # dim order from each eager result's strides
+        self.mutable = []                # value indices of mutable buffers
 
     # values -------------------------------------------------------------
     def _add(self, kind, payload):
@@ -130,6 +132,16 @@ class _Emitter:
             self.constant_index[key] = len(self.constants)  # index 0 is reserved
         return self.tensor_value(tensor, planned=False, buffer=self.constant_index[key])
 
+    def mutable_buffer(self, tensor):
+        """A planned tensor that keeps its bytes between executions, its
+        initial state in the mutable data segment (data_buffer_idx counts
+        from 1 there, as constants do in theirs)."""
+        self.method.mutable_states.append(tensor.detach().clone().contiguous())
+        index = self.tensor_value(tensor, buffer=len(self.method.mutable_states))
+        self.planned[index] = [-1, -1]  # alive from before the first instruction...
+        self.mutable.append(index)      # ...to past the last
+        return index
+
     def read(self, index):
         if index in self.planned:
             self.planned[index][1] = max(self.planned[index][1], len(self.method.instructions))
@@ -153,12 +165,15 @@ class _Emitter:
                 return self.scalar(None, kind)
             return self._add("DoubleList", {"items": [float(v) for v in value]})
         if isinstance(value, torch.fx.Node):
+            if value in self.value_of and value.target is torch.ops.aten._local_scalar_dense.default:
+                return self.value_of[value]  # an Int the program computes (a start position)
             raise ExportError("symbolic scalar %s is not supported" % value.name)
         return self.scalar(value, kind)
 
     def operator(self, kernel):
         if kernel not in self.operator_index:
-            name, overload = kernel.rsplit(".", 1)
+            # Prim ops such as aten::_local_scalar_dense have no overload name.
+            name, overload = kernel.rsplit(".", 1) if "." in kernel else (kernel, "")
             self.method.operators.append((name, overload))
             self.operator_index[kernel] = len(self.method.operators) - 1
         return self.operator_index[kernel]
@@ -203,6 +218,16 @@ class _Emitter:
             return
         result = results[node]
         bound = edge_ops.bind(node)
+        if target is torch.ops.aten._local_scalar_dense.default:
+            # The tensor's one element as an Int value the kernel writes.
+            out = self.scalar(int(result), "i")
+            self.method.debug_handles[node] = len(self.method.debug_handles) + 1
+            self.method.node_kernels[node] = "aten::_local_scalar_dense"
+            self.method.instructions.append(Instruction(
+                self.operator("aten::_local_scalar_dense"), [self.argument(bound["self"], "T"), out],
+                node, "aten::_local_scalar_dense"))
+            self.value_of[node] = out
+            return
         if target in edge_ops.SPLITS:
             parts = [self.tensor_value(t) for t in result]
             sizes = [t.shape[bound["dim"]] for t in result]
@@ -254,18 +279,26 @@ _DTYPE_CODES = {torch.uint8: 0, torch.int8: 1, torch.int16: 2, torch.int32: 3, t
 
 
 def emit_method(name, captured, example_inputs, constants, delegate=None, flatc="flatc",
-                calibration_inputs=(), strided_dim_orders=False):
+                calibration_inputs=(), strided_dim_orders=False, mutable_buffers=()):
     """Lowers the captured graph to kernel calls; with delegate="xnnpack",
     runs of ops XNNPACK takes become XNNPACK delegate calls; with
     "xnnpack_8da4w", linear layers become 8da4w XNNPACK calls; with
     "xnnpack_qs8", the same runs as "xnnpack" become static int8 calls whose
     activation ranges come from the example and `calibration_inputs`.
     strided_dim_orders: each tensor's dim order follows its eager result's
-    strides (channels-last graphs such as etexport/cortex_m.py's)."""
+    strides (channels-last graphs such as etexport/cortex_m.py's).
+    mutable_buffers: names of captured buffers the graph mutates (KV
+    caches): planned for the whole method, their initial state (the buffer
+    before the example runs) in the mutable data segment."""
     graph_module = captured.graph_module
     graph_module.graph.eliminate_dead_code()
     graph_module.recompile()
-    results = record_values(graph_module, list(captured.constants) + list(example_inputs))
+    mutable_positions = {i for i, n in enumerate(captured.constant_names) if n in mutable_buffers}
+    if len(mutable_positions) != len(set(mutable_buffers)):
+        raise ExportError("mutable buffers %s are not all buffers of the model" % sorted(mutable_buffers))
+    # The example run mutates them: it gets copies, the initial state stays.
+    run_constants = [c.clone() if i in mutable_positions else c for i, c in enumerate(captured.constants)]
+    results = record_values(graph_module, run_constants + list(example_inputs))
     method = EmittedMethod(name)
     method.graph_module = graph_module
     method.node_results = results
@@ -294,7 +327,9 @@ def emit_method(name, captured, example_inputs, constants, delegate=None, flatc=
     elif delegate is not None:
         raise ExportError("unknown delegate %s" % delegate)
     for position, node in enumerate(placeholders):
-        if position < constant_count:
+        if position in mutable_positions:
+            emitter.value_of[node] = emitter.mutable_buffer(captured.constants[position])
+        elif position < constant_count:
             if node.users and all(user in group_of for user in node.users):
                 continue  # only delegates read it: it travels as their named data
             emitter.value_of[node] = emitter.constant(captured.constants[position])
@@ -321,6 +356,8 @@ def emit_method(name, captured, example_inputs, constants, delegate=None, flatc=
                 method.outputs.append(index)
                 if index in emitter.planned:
                     emitter.planned[index][1] = len(method.instructions)
+    for index in emitter.mutable:
+        emitter.planned[index][1] = len(method.instructions)
     method.allocations = [
         memory_plan.Allocation(index, _nbytes(method.values[index]), first, last)
         for index, (first, last) in emitter.planned.items()]

@@ -23,7 +23,7 @@ _SERIALIZED_DTYPES = {  # torch.export's ScalarType enum, not ExecuTorch's
 
 def edge_target(kernel):
     """aten::view_copy.out -> the functional edge op it came from."""
-    name, overload = kernel.rsplit(".", 1)
+    name, overload = kernel.rsplit(".", 1) if "." in kernel else (kernel, "default")
     namespace, op = name.split("::")
     overload = "default" if overload == "out" else overload[:-len("_out")] \
         if overload.endswith("_out") else overload
@@ -32,6 +32,8 @@ def edge_target(kernel):
 
 def _argument(value):
     if isinstance(value, torch.fx.Node):
+        if value.target is torch.ops.aten._local_scalar_dense.default:  # an int the program computes
+            return {"as_sym_int": {"as_name": value.name}}
         return {"as_tensor": {"name": value.name}}
     if value is None:
         return {"as_none": []}

@@ -62,6 +62,20 @@ def _plan_json(method, delegate_segments):
     }
 
 
+class MetadataMethod:
+    """A method of no inputs returning one constant, as upstream's LLM
+    export writes `get_max_seq_len`, `use_kv_cache` and the like for its
+    runner to read."""
+
+    def __init__(self, name, value):
+        self.name = name
+        kind = ("Bool", {"bool_val": value}) if isinstance(value, bool) else ("Int", {"int_val": int(value)})
+        self.values = [{"val_type": kind[0], "val": kind[1]}]
+        self.inputs, self.outputs = [], [0]
+        self.instructions, self.operators, self.delegates = [], [], []
+        self.arena_size = 0
+
+
 def tensor_bytes(tensor):
     """The tensor's little-endian bytes in C order; bfloat16, which NumPy
     lacks, through its 16-bit pattern."""
@@ -88,6 +102,14 @@ def write_program(methods, constants, flatc="flatc"):
     delegates' named data (one segment per distinct key)."""
     segment, offsets = constant_segment(constants)
     segments = [segment]
+    stateful = [m for m in methods if getattr(m, "mutable_states", None)]
+    if len(stateful) > 1:
+        raise ValueError("mutable buffers in more than one method are not written")
+    mutable_data = None
+    if stateful:  # the initial state of mutable buffers, addressed as constants are
+        state, state_offsets = constant_segment(stateful[0].mutable_states)
+        mutable_data = {"segment_index": len(segments), "offsets": state_offsets}
+        segments.append(state)
     plans, named = [], {}
     for method in methods:
         delegate_segments = []
@@ -114,6 +136,8 @@ def write_program(methods, constants, flatc="flatc"):
     }
     if named_data:
         document["named_data"] = named_data
+    if mutable_data:
+        document["mutable_data_segments"] = [mutable_data]
     flatbuffer = compile_json(SCHEMAS["program"], document, flatc)
     packed = bytearray()
     for data, place in zip(segments, layout):

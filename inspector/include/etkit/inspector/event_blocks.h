@@ -72,6 +72,12 @@ struct EventBlock {
 /// etkit's statistics leave them out unless include_warmup.
 inline constexpr const char* kWarmupBlockName = "Warmup";
 
+/// The run blocks of `etinspect generate`'s steps, one run per execute:
+/// prefill and decode apart (upstream's Inspector would average them into
+/// one "Execute" block).
+inline constexpr const char* kPrefillBlockName = "Prefill";
+inline constexpr const char* kDecodeBlockName = "Decode";
+
 struct EventBlockOptions {
   TimeUnit source = TimeUnit::kNanoseconds;
   TimeUnit target = TimeUnit::kMilliseconds;
