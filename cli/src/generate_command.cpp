@@ -171,7 +171,7 @@ void print_generation(const GenerateOptions& options, const std::vector<int64_t>
 }
 
 // The same generation inside a device: the runner generates and returns the
-// tokens (generated.npy) and each step's latency; phases follow from the
+// tokens (as output_0.npy) and each step's latency; phases follow from the
 // prompt length and the program's kind, as on the host.
 Result<GenerationResult> generate_on_device(const GenerateOptions& options, const std::vector<int64_t>& prompt,
                                             const DecoderMetadata& metadata) {
@@ -200,11 +200,11 @@ Result<GenerationResult> generate_on_device(const GenerateOptions& options, cons
   append_trace_arguments(options.tracing, job.arguments);
   ETKIT_ASSIGN_OR_RETURN(bundled::DeviceReport report, cli::run_on_device(options.device, job));
   if (report.failed) return Error::make(report.error_code, "%s", report.error_message.c_str());
-  ETKIT_ASSIGN_OR_RETURN(inspector::NpyArray generated, inspector::read_npy(scratch + "/generated.npy"));
+  ETKIT_ASSIGN_OR_RETURN(inspector::NpyArray generated, inspector::read_npy(scratch + "/output_0.npy"));
   ETKIT_ASSIGN_OR_RETURN(Tensor view, generated.view());
   GenerationResult result;
   if (view.scalar_type() != ScalarType::kLong || view.dim() != 1) {
-    return Error::make(ErrorCode::kMalformed, "device: generated.npy is not a 1-D int64 array");
+    return Error::make(ErrorCode::kMalformed, "device: the generated tokens (output_0.npy) are not a 1-D int64 array");
   }
   result.generated.assign(view.data_as<const int64_t>(), view.data_as<const int64_t>() + view.numel());
   // One latency per step: the prompt's steps, then one per further token.

@@ -1,5 +1,5 @@
 #pragma once
-// The op sets this runner was built with (ETKIT_DEVICE_OP_SETS).
+// The op sets this runner was built with (ETKIT_DEVICE_ONLY_OP_SETS, default all).
 
 #include "etkit/core/kernel_registry.h"
 

@@ -6,6 +6,9 @@
 //   runner run PROGRAM --report FILE [--method M] [--input NPY]...
 //              [--iterations N] [--warmup N] [--reset-state] [--output-dir DIR]
 //              [--data PTD]... [trace options]
+//   runner generate PROGRAM --report FILE --prompt-tokens 1,2,3 [--max-new N]
+//                   [--temperature T] [--top-p P] [--seed S] [--method M]
+//                   [--output-dir DIR] [--data PTD]... [trace options]
 //   trace options: --etdump FILE [--debug-level L] [--debug-buffer FILE]
 //                  [--debug-filter TEXT] [--trace-allocations]
 //
@@ -29,7 +32,8 @@ using etkit::device::RunnerOptions;
 bool needs_value(const char* flag) {
   static const char* const kFlags[] = {"--report", "--rtol", "--atol", "--method", "--case", "--data",
                                        "--input", "--iterations", "--warmup", "--output-dir", "--etdump",
-                                       "--debug-level", "--debug-buffer", "--debug-filter"};
+                                       "--debug-level", "--debug-buffer", "--debug-filter",
+                                       "--prompt-tokens", "--max-new", "--temperature", "--top-p", "--seed"};
   for (const char* f : kFlags) {
     if (std::strcmp(f, flag) == 0) return true;
   }
@@ -70,8 +74,20 @@ bool parse(int argc, char** argv, RunnerOptions& o) {
     else if (flag == "--debug-level") o.debug_level = value;
     else if (flag == "--debug-buffer") o.debug_buffer = value;
     else if (flag == "--debug-filter") o.debug_filter = value;
+    else if (flag == "--max-new") o.max_new = std::strtoll(value.c_str(), nullptr, 10);
+    else if (flag == "--temperature") o.temperature = std::strtod(value.c_str(), nullptr);
+    else if (flag == "--top-p") o.top_p = std::strtod(value.c_str(), nullptr);
+    else if (flag == "--seed") o.seed = std::strtoull(value.c_str(), nullptr, 10);
+    else if (flag == "--prompt-tokens") {
+      for (const char* p = value.c_str(); *p != '\0';) {
+        char* end = nullptr;
+        o.prompt_tokens.push_back(std::strtoll(p, &end, 10));
+        if (end == p) return false;
+        p = *end == ',' ? end + 1 : end;
+      }
+    }
   }
-  return !o.report.empty() && (o.command == "verify" || o.command == "run");
+  return !o.report.empty() && (o.command == "verify" || o.command == "run" || o.command == "generate");
 }
 
 }  // namespace
@@ -79,7 +95,7 @@ bool parse(int argc, char** argv, RunnerOptions& o) {
 int main(int argc, char** argv) {
   RunnerOptions options;
   if (!parse(argc, argv, options)) {
-    std::fprintf(stderr, "usage: runner verify|run FILE --report FILE [options]\n");
+    std::fprintf(stderr, "usage: runner verify|run|generate FILE --report FILE [options]\n");
     return 2;
   }
   return etkit::device::run_command(options);

@@ -12,6 +12,7 @@
 #include "etkit/core/file_kind.h"
 #include "etkit/core/flat_tensor.h"
 #include "etkit/core/input_snapshot.h"
+#include "etkit/core/token_generation.h"
 #include "etkit/etdump/etdump_gen.h"
 #include "device_backends.h"
 #include "device_kernels.h"
@@ -190,11 +191,72 @@ Status run_program(const RunnerOptions& o, bundled::DeviceReport& report) {
   return Ok{};
 }
 
+uint64_t nanoseconds_now() { return uint64_t(seconds_now() * 1e9); }
+
+// Tags the steps' trace blocks as the host does (etkit/inspector/event_blocks.h).
+class PhaseTagger : public GenerationObserver {
+ public:
+  explicit PhaseTagger(etdump::ETDumpGen* gen) : gen_(gen) {}
+  void after_step(const GenerationStep& step) override {
+    if (gen_ != nullptr) gen_->rename_block(step.phase == GenerationPhase::kPrefill ? "Prefill" : "Decode");
+  }
+
+ private:
+  etdump::ETDumpGen* gen_;
+};
+
+// Token generation (core's token_generation, as etinspect generate on the
+// host): the report's latencies are the steps', in order; the tokens go to
+// output_0.npy (int64 [n]), as a run's first output.
+Status generate(const RunnerOptions& o, bundled::DeviceReport& report) {
+  report.kind = bundled::DeviceReport::Kind::kRun;
+  Loaded loaded;
+  ETKIT_TRY(load(o, loaded));
+  const size_t steps = size_t(o.max_new) + o.prompt_tokens.size() + 1;
+  DebugFile debug;
+  if (!o.debug_buffer.empty()) debug.file = std::fopen(o.debug_buffer.c_str(), "wb");
+  auto tracer = make_tracer(o, 1024, steps + 8, debug.file);
+  MethodOptions method_options;
+  method_options.kernels = &device_kernels();
+  method_options.backends = &device_backends();
+  for (const FlatTensor& data : loaded.data_files) method_options.data_files.push_back(&data);
+  const std::string method_name = o.method.empty() ? "forward" : o.method;
+  DecoderMetadata metadata;
+  {
+    ETKIT_ASSIGN_OR_RETURN(auto probe, Method::load(*loaded.program, method_name, method_options));
+    ETKIT_ASSIGN_OR_RETURN(metadata, read_decoder_metadata(*loaded.program, method_options, *probe));
+  }
+  method_options.tracer = tracer.get();
+  ETKIT_ASSIGN_OR_RETURN(auto method, Method::load(*loaded.program, method_name, method_options));
+  if (tracer) tracer->reserve_events(64 + steps * method->trace_events_per_execute(o.debug_level != "none"));
+  PhaseTagger tagger(tracer.get());
+  const SamplingOptions sampling{o.temperature, o.top_p, o.seed};
+  ETKIT_ASSIGN_OR_RETURN(GenerationResult result,
+                         generate_tokens(*method, metadata,
+                                         Span<const int64_t>(o.prompt_tokens.data(), o.prompt_tokens.size()),
+                                         o.max_new, sampling, nanoseconds_now, &tagger));
+  for (const GenerationStep& step : result.steps) report.latencies_ms.push_back(double(step.end_ns - step.start_ns) / 1e6);
+  if (!o.output_dir.empty()) {
+    const int64_t count = int64_t(result.generated.size());
+    ETKIT_ASSIGN_OR_RETURN(Tensor tokens, Tensor::make(ScalarType::kLong, Span<const int64_t>(&count, 1), {},
+                                                       result.generated.data(), result.generated.size() * 8));
+    ETKIT_TRY(write_npy(o.output_dir + "/output_0.npy", tokens));
+  }
+  report.outputs = 1;
+  if (tracer) {
+    ETKIT_TRY(tracer->write(o.etdump));
+    record_totals(*tracer, report);
+  }
+  return Ok{};
+}
+
 }  // namespace
 
 int run_command(const RunnerOptions& o) {
   bundled::DeviceReport report;
-  Status status = o.command == "verify" ? verify_bundle(o, report) : run_program(o, report);
+  Status status = o.command == "verify"     ? verify_bundle(o, report)
+                  : o.command == "generate" ? generate(o, report)
+                                            : run_program(o, report);
   if (!status.ok()) {
     report.failed = true;
     report.error_code = status.error().code();

@@ -9,7 +9,7 @@
 namespace etkit::device {
 
 struct RunnerOptions {
-  std::string command;  ///< "verify" or "run"
+  std::string command;  ///< "verify", "run" or "generate"
   std::string file;     ///< the bundle or program
   std::string report;
   double rtol = 1e-5, atol = 1e-8;
@@ -22,6 +22,11 @@ struct RunnerOptions {
   std::string output_dir;
   std::string etdump, debug_level = "none", debug_buffer, debug_filter;
   bool trace_allocations = false;
+  // generate: prompt token ids, tokens to generate, sampling.
+  std::vector<int64_t> prompt_tokens;
+  int64_t max_new = 32;
+  double temperature = 0.0, top_p = 1.0;
+  uint64_t seed = 0;
 };
 
 int run_command(const RunnerOptions& options);

@@ -106,7 +106,9 @@ ETDumpGen::~ETDumpGen() = default;
 
 void ETDumpGen::reserve_events(size_t capacity) {
   if (capacity > state_->records.size()) state_->records.resize(capacity);
-  state_->tensors.reserve(capacity + 16);
+  // Tensor records (about 280 bytes each) only when values are logged: a
+  // profiling-only trace of many runs must fit a board's arena.
+  if (options_.debug_level != DebugLevel::kNone) state_->tensors.reserve(capacity + 16);
   options_.event_capacity = capacity;
 }
 

@@ -93,6 +93,25 @@ def eager_greedy(model, prompt, count):
     return generated
 
 
+def eager_greedy_window(model, prompt, count, window):
+    """Greedy generation with a model over a window of tokens and no cache,
+    as nanoGPT's generate: the whole sequence (its last `window` tokens)
+    each step, the argmax of the last position's logits."""
+    sequence = list(prompt)
+    with torch.no_grad():
+        for _ in range(count):
+            logits = model(torch.tensor([sequence[-window:]]))
+            sequence.append(int(logits[0, -1].argmax()))
+    return sequence[len(prompt):]
+
+
+def write_eager_generation(directory, prompt, generated):
+    with open(os.path.join(directory, "eager_generation.json"), "w") as f:
+        json.dump({"source": "PyTorch eager, greedy, export_samples.py", "prompt_tokens": prompt,
+                   "generated_tokens": generated}, f, indent=1)
+        f.write("\n")
+
+
 def export_kv_cache_llm(sample, model, out_dir, flatc, pte_only):
     """A decoder with KV caches as upstream's LLM flow exports it: forward
     (tokens [1, 1], input_pos [1]) with the caches as mutable buffers, the
@@ -128,11 +147,7 @@ def export_kv_cache_llm(sample, model, out_dir, flatc, pte_only):
         with open(stem + ".bpte", "wb") as f:
             f.write(write_bundle(program, "forward", bundle_cases, flatc))
         write_etrecord(stem + ".etrecord", [method])
-        generated = eager_greedy(model, LLM_PROMPT, LLM_NEW_TOKENS)
-        with open(os.path.join(directory, "eager_generation.json"), "w") as f:
-            json.dump({"source": "PyTorch eager, greedy, export_samples.py", "prompt_tokens": LLM_PROMPT,
-                       "generated_tokens": generated}, f, indent=1)
-            f.write("\n")
+        write_eager_generation(directory, LLM_PROMPT, eager_greedy(model, LLM_PROMPT, LLM_NEW_TOKENS))
         written += [stem + ".bpte", stem + ".etrecord", "eager_generation.json"]
     print("%-18s %3d instructions, arena %7.2f MiB, constants %6.2f MiB, %.1f s -> %s" % (
         sample.name, len(method.instructions), method.arena_size / 2**20,
@@ -194,6 +209,10 @@ def export(sample, out_dir, cases, references, flatc, pte_only):
             f.write(write_bundle(program, "forward", bundle_cases, flatc))
         write_etrecord(stem + ".etrecord", [method])
         written += [stem + ".bpte", stem + ".etrecord"]
+        if sample.generates:
+            window = example[0].shape[1]
+            write_eager_generation(directory, LLM_PROMPT, eager_greedy_window(model, LLM_PROMPT, LLM_NEW_TOKENS, window))
+            written.append("eager_generation.json")
         if references and not method.delegates:
             write_references(os.path.join(directory, "reference"), method, example)
             written.append(os.path.join(directory, "reference/"))

@@ -187,7 +187,7 @@ def _image_and_labels(g):
 class Sample:
     """A model and how to make its inputs."""
 
-    def __init__(self, name, build, make_inputs, note="", delegate=None, reference=None):
+    def __init__(self, name, build, make_inputs, note="", delegate=None, reference=None, generates=False):
         self.name = name
         self.build = build
         self.make_inputs = make_inputs
@@ -199,6 +199,9 @@ class Sample:
         # A context manager over the model under which eager mode computes
         # the bundle's expected outputs (quantized samples); None: plain eager.
         self.reference = reference
+        # A language model over a window of tokens: the exporter also writes
+        # eager PyTorch's greedy generation for `etinspect generate` to match.
+        self.generates = generates
 
 
 class TransformerBlockConfig(GPTConfig):
@@ -451,7 +454,7 @@ def samples(full_size=False):
                "Llama-style decoder: RMSNorm, RoPE, SwiGLU, grouped-query attention, KV caches "
                "as mutable buffers, llama::update_cache and llama::custom_sdpa, 4-bit embedding",
                delegate="llm_kv_cache"),
-        Sample("nano_gpt", NanoGPT, _tokens),
+        Sample("nano_gpt", NanoGPT, _tokens, generates=True),
         Sample("nano_gpt_bf16", lambda: NanoGPT().to(torch.bfloat16), _tokens,
                "the nanoGPT sample in bfloat16 (weights rounded from the float32 sample's)"),
     ]

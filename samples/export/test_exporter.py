@@ -352,6 +352,33 @@ class ExportedSamplesTest(unittest.TestCase):
                                     capture_output=True, text=True)
             self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
 
+    def test_llama_sample_is_what_the_exporter_writes_and_its_steps_verify_in_order(self):
+        # The bundle's cases are successive decode steps of one loaded method
+        # (its KV caches carry): eager PyTorch's logits within 1e-6.
+        name = "tiny_llama"
+        for ext in (".pte", ".etrecord"):
+            self.assertTrue(filecmp.cmp(self.path(name, ext), os.path.join(SAMPLES, name, name + ext),
+                                        shallow=False), "run samples/export/export_samples.py to regenerate")
+        with open(os.path.join(SAMPLES, name, "eager_generation.json")) as f:
+            checked_in = json.load(f)
+        with open(os.path.join(self.tmp.name, name, "eager_generation.json")) as f:
+            self.assertEqual(json.load(f), checked_in)
+        for bundle in (self.path(name, ".bpte"), os.path.join(SAMPLES, name, name + ".bpte")):
+            result = subprocess.run([ETINSPECT, "verify", bundle, "--atol", "1e-6"], capture_output=True, text=True)
+            self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+            self.assertIn("summary: 8 passed, 0 failed of 8 cases", result.stdout)
+        # The KV caches are mutable buffers: planned, with an initial state.
+        plan = dump_program(self.path(name, ".pte"))
+        self.assertEqual(len(plan["mutable_data_segments"]), 1)
+        forward = next(p for p in plan["execution_plan"] if p["name"] == "forward")
+        stateful = [v["val"] for v in forward["values"]
+                    if v["val_type"] == "Tensor" and v["val"].get("allocation_info")
+                    and v["val"].get("data_buffer_idx", 0) > 0]
+        self.assertEqual(len(stateful), 4)  # k and v of two layers
+        names = sorted(p["name"] for p in plan["execution_plan"])
+        self.assertEqual(names, ["enable_dynamic_shape", "forward", "get_max_seq_len", "get_n_layers",
+                                 "get_vocab_size", "use_kv_cache", "use_sdpa_with_kv_cache"])
+
     def test_references_cover_every_instruction(self):
         for name in NAMES:
             with self.subTest(model=name):

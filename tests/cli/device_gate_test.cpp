@@ -76,6 +76,26 @@ TEST_P(DeviceGate, CortexMInt8ResNetVerifiesBitExactly) {
   EXPECT_NE(result.out.find("summary: 3 passed, 0 failed of 3 cases"), std::string::npos) << result.out;
 }
 
+// The Llama sample generates inside the devices what PyTorch eager
+// generates (64 greedy tokens, KV caches in the devices' planned memory),
+// traced too, with the prefill and decode steps apart in the trace.
+TEST_P(DeviceGate, TheLlamaSampleGeneratesEagerPyTorchsTokens) {
+  const std::vector<uint8_t> bytes = test::read_file(test::sample("tiny_llama/eager_generation.json"));
+  const nlohmann::json eager = nlohmann::json::parse(std::string(bytes.begin(), bytes.end()));
+  std::string prompt;
+  for (const auto& t : eager["prompt_tokens"]) prompt += (prompt.empty() ? "" : ",") + std::to_string(t.get<int>());
+  const std::string trace = test::temp("device_generate_" + GetParam() + ".etdp");
+  const auto result = etinspect({"generate", test::sample("tiny_llama/tiny_llama.pte"), "--prompt-tokens", prompt,
+                                 "--max-new", "64", "--device", GetParam(), "--etdump", trace, "--json"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const nlohmann::json out = nlohmann::json::parse(result.out);
+  EXPECT_EQ(out["generated_token_ids"], eager["generated_tokens"]);
+  EXPECT_EQ(out["decode_latencies_ms"].size(), 63u);
+  const auto table = etinspect({"table", trace, "--phase", "decode", "--format", "csv"});
+  EXPECT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table.out.find("Decode,native_call_custom_sdpa.out"), std::string::npos) << table.out.substr(0, 400);
+}
+
 // The phone runs XNNPACK (Debian's arm64 build): the float, static int8 and
 // 8da4w samples verify inside it at the host's tolerances, the int8 one
 // bit-exactly. The board has no XNNPACK: a delegated program fails there
