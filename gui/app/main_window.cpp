@@ -31,6 +31,7 @@
 #include "files_panel.h"
 #include "gap_canvas.h"
 #include "memory_canvas.h"
+#include "steps_canvas.h"
 #include "timeline_canvas.h"
 
 namespace etkit::gui {
@@ -81,6 +82,8 @@ MainWindow::MainWindow() {
   tabs_->addTab(make_memory_tab(), "Memory");
   gap_ = new GapCanvas(this);
   tabs_->addTab(gap_, "Numeric gap");
+  steps_ = new StepsCanvas(this);
+  tabs_->addTab(steps_, "Tokens");
   setCentralWidget(tabs_);
 
   details_ = new DetailsPanel(this);
@@ -124,6 +127,10 @@ MainWindow::MainWindow() {
     if (method != nullptr && step < method->instructions.size()) select_instruction(method->instructions[step].index);
   });
   connect(gap_, &GapCanvas::instruction_selected, this, &MainWindow::select_instruction);
+  connect(steps_, &StepsCanvas::step_selected, this, [this](double start, double end) {
+    show_view(View::kTimeline);
+    timeline_->show_span(start, end);
+  });
   make_menus();
 }
 
@@ -133,6 +140,7 @@ MainWindow::~MainWindow() {
   timeline_->set_workspace(nullptr, nullptr);
   memory_->set_workspace(nullptr);
   gap_->set_workspace(nullptr);
+  steps_->set_workspace(nullptr);
   events_->set_table(nullptr);
 }
 
@@ -206,8 +214,8 @@ void MainWindow::make_menus() {
   file->addSeparator();
   file->addAction("&Quit", QKeySequence::Quit, qApp, &QApplication::quit);
   QMenu* view = menuBar()->addMenu("&View");
-  const char* names[] = {"&Timeline", "&Events", "&Memory", "Numeric &gap"};
-  for (int i = 0; i < 4; ++i) {
+  const char* names[] = {"&Timeline", "&Events", "&Memory", "Numeric &gap", "T&okens"};
+  for (int i = 0; i < 5; ++i) {
     view->addAction(names[i], QKeySequence(Qt::CTRL | (Qt::Key_1 + i)), this, [this, i] { show_view(View(i)); });
   }
   view->addAction("&Fit All", timeline_, &TimelineCanvas::fit_all);
@@ -334,6 +342,7 @@ void MainWindow::show_workspace(std::unique_ptr<Workspace> workspace) {
   timeline_->set_workspace(nullptr, nullptr);
   memory_->set_workspace(nullptr);
   gap_->set_workspace(nullptr);
+  steps_->set_workspace(nullptr);
   events_->set_table(nullptr);
   style_.reset();
   workspace_ = std::move(workspace);
@@ -354,6 +363,7 @@ void MainWindow::show_workspace(std::unique_ptr<Workspace> workspace) {
       if (workspace_->memory()[m].name == workspace_->request().method) memory_method_->setCurrentIndex(int(m));
     }
     gap_->set_workspace(workspace_.get());
+    steps_->set_workspace(workspace_.get());
     show_baseline_->setEnabled(workspace_->baseline_timeline() != nullptr);
     const size_t problems = workspace_->errors().size();
     // How much the per-node profile slows the run, when the trace measured it.

@@ -27,9 +27,10 @@ class EventsView;
 class FilesPanel;
 class GapCanvas;
 class MemoryCanvas;
+class StepsCanvas;
 class TimelineCanvas;
 
-enum class View { kTimeline, kTable, kMemory, kGap };
+enum class View { kTimeline, kTable, kMemory, kGap, kSteps };
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -61,6 +62,7 @@ class MainWindow : public QMainWindow {
   FilesPanel* files() const { return files_; }
   MemoryCanvas* memory() const { return memory_; }
   GapCanvas* gap() const { return gap_; }
+  StepsCanvas* steps() const { return steps_; }
   QLineEdit* search_box() const { return search_; }
 
  signals:
@@ -97,6 +99,7 @@ class MainWindow : public QMainWindow {
   QComboBox* memory_method_;
   QCheckBox* best_fit_;
   GapCanvas* gap_;
+  StepsCanvas* steps_;
   DetailsPanel* details_;
   FilesPanel* files_;
   QProgressBar* progress_;

@@ -166,6 +166,21 @@ void TimelineCanvas::select_range(double t0, double t1) {
   update();
 }
 
+void TimelineCanvas::show_span(double t0, double t1) {
+  for (size_t t = 0; t < tracks_.size(); ++t) {
+    if (tracks_[t].baseline) continue;
+    const std::vector<TimelineEvent>& events = tracks_[t].track->events;
+    for (size_t i = 0; i < events.size(); ++i) {
+      if (events[i].start <= t0 && events[i].end >= t1) {
+        select(EventId{t, i}, true);
+        break;
+      }
+    }
+    if (selection_ && selection_->first == t) break;
+  }
+  select_range(t0, t1);
+}
+
 // --- interaction (Qt side) ---
 
 void TimelineCanvas::mousePressEvent(QMouseEvent* event) {

@@ -43,6 +43,9 @@ class TimelineCanvas : public ImGuiCanvas {
   std::optional<std::pair<double, double>> range() const { return range_; }
   const std::vector<RangeAggregate>& range_aggregate() const { return aggregate_; }
   void select_range(double t0, double t1);
+  /// Frames the primary run that spans [t0, t1] (its outermost event) and
+  /// selects the range: a step clicked in the per-token view.
+  void show_span(double t0, double t1);
   /// What hovering `event` shows: name, duration, instruction, op types,
   /// module, source line, delegate id and backend (the lines it has).
   std::vector<std::string> tooltip_lines(EventId event) const;

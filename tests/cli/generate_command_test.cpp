@@ -93,6 +93,24 @@ TEST(GenerateCommand, ATracedGenerationTagsPrefillAndDecodeStepsAndGeneratesTheS
   EXPECT_EQ(table.exit_code, 0) << table.err;
   EXPECT_NE(table.out.find("Decode,"), std::string::npos);
   EXPECT_EQ(table.out.find("Prefill,"), std::string::npos);
+  // steps: one row per step in order, contexts 1..71, the two phases summed apart.
+  const auto steps = etinspect({"steps", trace, "--json"});
+  ASSERT_EQ(steps.exit_code, 0) << steps.err;
+  const nlohmann::json series = nlohmann::json::parse(steps.out);
+  ASSERT_EQ(series["steps"].size(), 71u);
+  EXPECT_EQ(series["prefill"]["steps"], 8);
+  EXPECT_EQ(series["decode"]["steps"], 63);
+  double decode_total = 0;
+  for (size_t i = 0; i < 71; ++i) {
+    EXPECT_EQ(series["steps"][i]["context"], int64_t(i) + 1);
+    EXPECT_EQ(series["steps"][i]["phase"], i < 8 ? "prefill" : "decode");
+    EXPECT_GT(series["steps"][i]["latency_ms"].get<double>(), 0);
+    if (i >= 8) decode_total += series["steps"][i]["latency_ms"].get<double>();
+  }
+  EXPECT_NEAR(series["decode"]["total_ms"].get<double>(), decode_total, 1e-9 * 71 + 1e-6);
+  const auto not_generation = etinspect({"steps", test::corpus("upstream/etdump/tutorial_cnn.etdp")});
+  EXPECT_EQ(not_generation.exit_code, 2);
+  EXPECT_NE(not_generation.err.find("no Prefill or Decode runs"), std::string::npos) << not_generation.err;
   const auto modules = etinspect(
       {"modules", trace, "--etrecord", test::sample("tiny_llama/tiny_llama.etrecord"), "--phase", "prefill"});
   EXPECT_EQ(modules.exit_code, 0) << modules.err;

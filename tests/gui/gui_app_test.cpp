@@ -23,6 +23,7 @@
 #include "files_panel.h"
 #include "imgui_canvas.h"
 #include "main_window.h"
+#include "steps_canvas.h"
 #include "timeline_canvas.h"
 
 using namespace etkit::gui;
@@ -219,6 +220,40 @@ class GuiAppTest : public QObject {
     window_->select_event(size_t(track.group), size_t(track.events[conv].row));
     const QString details = window_->details()->text();
     QVERIFY2(details.contains("module hierarchy") && details.contains(".py:"), qPrintable(details));
+  }
+
+  // A traced generation: the Tokens view plots one bar per step (prefill
+  // and decode), and a click on a step frames that step's run in the
+  // timeline with its span selected.
+  void tokensViewPlotsEveryStepAndAClickShowsItsRun() {
+    const QString trace = temp_.filePath("tiny_llama.etdp");
+    QProcess run;
+    run.start(ETINSPECT_PATH, {"generate", QString::fromStdString(sample("tiny_llama/tiny_llama.pte")),
+                               "--prompt-tokens", "1,17,42,7", "--max-new", "12", "--etdump", trace});
+    QVERIFY(run.waitForFinished(120000));
+    QCOMPARE(run.exitCode(), 0);
+    OpenRequest request;
+    request.files = {trace.toStdString(), sample("tiny_llama/tiny_llama.pte"), sample("tiny_llama/tiny_llama.etrecord")};
+    open(request);
+    StepsCanvas* steps = window_->steps();
+    QCOMPARE(int(steps->steps().size()), 4 + 11);  // 4 prefill steps, then 11 decode (the prefill samples the first)
+    int decode = 0;
+    for (const auto& step : steps->steps()) decode += step.decode ? 1 : 0;
+    QCOMPARE(decode, 11);
+    QCOMPARE(steps->steps().back().context, int64_t(15));
+    window_->show_view(View::kSteps);
+    QApplication::processEvents();
+    // The last step's bar: the plot spans the canvas less its margins, one bar per step.
+    const int x = steps->width() - 16 - 2, y = steps->height() - 36 - 2;
+    QTest::mouseClick(steps, Qt::LeftButton, {}, QPoint(x, y));
+    QApplication::processEvents();
+    const auto& last = steps->steps().back();
+    QVERIFY(window_->timeline()->range().has_value());
+    QCOMPARE(window_->timeline()->range()->first, last.start);
+    QCOMPARE(window_->timeline()->range()->second, last.end);
+    const auto selected = window_->timeline()->selection();
+    QVERIFY(selected.has_value());
+    QCOMPARE(window_->workspace()->timeline().tracks().at(selected->first).block, last.trace_block);
   }
 
   void screenshotsOfEveryViewAreNonBlankAndOfTheRequestedSize() {
