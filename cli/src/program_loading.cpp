@@ -1,5 +1,8 @@
 #include "program_loading.h"
 
+#include <mutex>
+#include <set>
+
 #include "etkit/core/file_data.h"
 #include "etkit/core/file_kind.h"
 #include "etkit/kernels/all_kernels.h"
@@ -52,7 +55,14 @@ MethodOptions method_options_for(LoadedProgram& loaded, int threads) {
   if (!loaded.xnnpack) {
     xnnpack::XnnpackOptions xnn_options;
     xnn_options.threads = threads;
-    xnn_options.log = [](const std::string& line) { std::fprintf(stderr, "etinspect: %s\n", line.c_str()); };
+    // Each distinct line once per process: a program with many delegate calls
+    // (one per linear) or loaded twice (metadata, untraced copies) says it once.
+    xnn_options.log = [](const std::string& line) {
+      static std::mutex mutex;
+      static std::set<std::string> said;
+      std::lock_guard<std::mutex> lock(mutex);
+      if (said.insert(line).second) std::fprintf(stderr, "etinspect: %s\n", line.c_str());
+    };
     loaded.xnnpack = std::make_unique<xnnpack::XnnpackBackend>(xnn_options);
     loaded.backends.add(xnnpack::kXnnpackBackendId, loaded.xnnpack.get());
   }

@@ -128,7 +128,11 @@ def export_kv_cache_llm(sample, model, out_dir, flatc, pte_only):
     caches = [n for n in captured.constant_names if n.endswith(("k_cache", "v_cache"))]
     model.reset_caches()  # tracing wrote into them (the captured constants alias them)
     constants = []
-    method = emit_method("forward", captured, example, constants, flatc=flatc, mutable_buffers=caches)
+    # With a reference (8da4w), the linears go to XNNPACK and eager mode simulates them.
+    method = emit_method("forward", captured, example, constants, flatc=flatc, mutable_buffers=caches,
+                         delegate="xnnpack_8da4w" if sample.reference else None)
+    def eager():  # a fresh context each time: the 8da4w simulation is a one-shot context manager
+        return sample.reference(model) if sample.reference else contextlib.nullcontext()
     metadata = [MetadataMethod("enable_dynamic_shape", False), MetadataMethod("get_max_seq_len", config.max_seq_len),
                 MetadataMethod("get_n_layers", config.n_layers), MetadataMethod("get_vocab_size", config.vocab_size),
                 MetadataMethod("use_kv_cache", True), MetadataMethod("use_sdpa_with_kv_cache", False)]
@@ -141,13 +145,16 @@ def export_kv_cache_llm(sample, model, out_dir, flatc, pte_only):
     written = [stem + ".pte"]
     if not pte_only:
         # Bundle: the prompt's steps in order, on one loaded method (stateful).
-        steps = eager_llm_steps(model, LLM_PROMPT)
+        with eager():
+            steps = eager_llm_steps(model, LLM_PROMPT)
         bundle_cases = [((torch.tensor([[t]]), torch.tensor([i])), (logits,))
                         for i, (t, logits) in enumerate(zip(LLM_PROMPT, steps))]
         with open(stem + ".bpte", "wb") as f:
             f.write(write_bundle(program, "forward", bundle_cases, flatc))
         write_etrecord(stem + ".etrecord", [method])
-        write_eager_generation(directory, LLM_PROMPT, eager_greedy(model, LLM_PROMPT, LLM_NEW_TOKENS))
+        with eager():
+            generated = eager_greedy(model, LLM_PROMPT, LLM_NEW_TOKENS)
+        write_eager_generation(directory, LLM_PROMPT, generated)
         written += [stem + ".bpte", stem + ".etrecord", "eager_generation.json"]
     print("%-18s %3d instructions, arena %7.2f MiB, constants %6.2f MiB, %.1f s -> %s" % (
         sample.name, len(method.instructions), method.arena_size / 2**20,

@@ -268,7 +268,7 @@ class TinyLlamaConfig:
     n_layers = 2
     n_heads = 4
     n_kv_heads = 2       # grouped-query attention: two query heads per kv head
-    hidden_dim = 176     # SwiGLU
+    hidden_dim = 192     # SwiGLU; a multiple of 32, the 8da4w weight group
     max_seq_len = 128
     norm_eps = 1e-5
     embedding_group = 32  # 4-bit embedding: one scale per 32 columns
@@ -454,6 +454,10 @@ def samples(full_size=False):
                "Llama-style decoder: RMSNorm, RoPE, SwiGLU, grouped-query attention, KV caches "
                "as mutable buffers, llama::update_cache and llama::custom_sdpa, 4-bit embedding",
                delegate="llm_kv_cache"),
+        Sample("tiny_llama_8da4w", TinyLlama, None,
+               "the tiny_llama sample with 8da4w linears in XNNPACK (per-token int8 activations, "
+               "4-bit weights in groups of 32)",
+               delegate="llm_kv_cache", reference=quantize.simulate_8da4w),
         Sample("nano_gpt", NanoGPT, _tokens, generates=True),
         Sample("nano_gpt_bf16", lambda: NanoGPT().to(torch.bfloat16), _tokens,
                "the nanoGPT sample in bfloat16 (weights rounded from the float32 sample's)"),

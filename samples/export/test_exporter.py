@@ -352,6 +352,17 @@ class ExportedSamplesTest(unittest.TestCase):
                                     capture_output=True, text=True)
             self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
 
+    def test_8da4w_llama_is_what_the_exporter_writes_and_its_steps_verify(self):
+        # Eager PyTorch simulating 8da4w; etkit's integer path within 1e-5.
+        name = "tiny_llama_8da4w"
+        for ext in (".pte", ".etrecord"):
+            self.assertTrue(filecmp.cmp(self.path(name, ext), os.path.join(SAMPLES, name, name + ext),
+                                        shallow=False), "run samples/export/export_samples.py to regenerate")
+        for bundle in (self.path(name, ".bpte"), os.path.join(SAMPLES, name, name + ".bpte")):
+            result = subprocess.run([ETINSPECT, "verify", bundle, "--atol", "1e-5"], capture_output=True, text=True)
+            self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+            self.assertIn("summary: 8 passed, 0 failed of 8 cases", result.stdout)
+
     def test_llama_sample_is_what_the_exporter_writes_and_its_steps_verify_in_order(self):
         # The bundle's cases are successive decode steps of one loaded method
         # (its KV caches carry): eager PyTorch's logits within 1e-6.

@@ -96,6 +96,24 @@ TEST_P(DeviceGate, TheLlamaSampleGeneratesEagerPyTorchsTokens) {
   EXPECT_NE(table.out.find("Decode,native_call_custom_sdpa.out"), std::string::npos) << table.out.substr(0, 400);
 }
 
+// The 8da4w Llama generates its eager simulation's tokens inside the phone
+// (XNNPACK and etkit's 4-bit kernels); the board has no XNNPACK and says so.
+TEST_P(DeviceGate, The8da4wLlamaGeneratesOnThePhoneAndIsRefusedOnTheBoard) {
+  const std::vector<uint8_t> bytes = test::read_file(test::sample("tiny_llama_8da4w/eager_generation.json"));
+  const nlohmann::json eager = nlohmann::json::parse(std::string(bytes.begin(), bytes.end()));
+  std::string prompt;
+  for (const auto& t : eager["prompt_tokens"]) prompt += (prompt.empty() ? "" : ",") + std::to_string(t.get<int>());
+  const auto result = etinspect({"generate", test::sample("tiny_llama_8da4w/tiny_llama_8da4w.pte"), "--prompt-tokens",
+                                 prompt, "--max-new", "64", "--device", GetParam(), "--json"});
+  if (GetParam() == "qemu-cortex-m") {
+    EXPECT_EQ(result.exit_code, 2) << result.err;
+    EXPECT_NE(result.err.find("backend XnnpackBackend is not available"), std::string::npos) << result.err;
+    return;
+  }
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(nlohmann::json::parse(result.out)["generated_token_ids"], eager["generated_tokens"]);
+}
+
 // The phone runs XNNPACK (Debian's arm64 build): the float, static int8 and
 // 8da4w samples verify inside it at the host's tolerances, the int8 one
 // bit-exactly. The board has no XNNPACK: a delegated program fails there

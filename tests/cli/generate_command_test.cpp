@@ -61,6 +61,23 @@ TEST(GenerateCommand, TheLlamaSampleGeneratesEagerPyTorchsGreedyTokens) {
   EXPECT_EQ(out["program"]["use_kv_cache"], true);
 }
 
+TEST(GenerateCommand, The8da4wLlamaGeneratesItsEagerSimulationsTokens) {
+  // 8da4w linears in XNNPACK (qd8 activations x 4-bit weights on etkit's
+  // kernels) against eager PyTorch simulating the same quantization.
+  const nlohmann::json eager = eager_generation("tiny_llama_8da4w");
+  const auto result = etinspect({"generate", test::sample("tiny_llama_8da4w/tiny_llama_8da4w.pte"), "--prompt-tokens",
+                                 joined(eager["prompt_tokens"]), "--max-new", "64", "--json"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(nlohmann::json::parse(result.out)["generated_token_ids"], eager["generated_tokens"]);
+  // Fifteen delegate calls, each described once, not once per call or load.
+  size_t lines = 0;
+  for (size_t at = result.err.find("XnnpackBackend:"); at != std::string::npos;
+       at = result.err.find("XnnpackBackend:", at + 1)) {
+    ++lines;
+  }
+  EXPECT_LE(lines, 2u) << result.err;
+}
+
 TEST(GenerateCommand, AProgramWithoutKvCacheRerunsTheGrowingSequence) {
   // nanoGPT over a 64-token window: past it, the last 64 tokens, as its generate.
   const nlohmann::json eager = eager_generation("nano_gpt");

@@ -54,6 +54,7 @@ def _is_getitem(node):
     return node.op == "call_function" and edge_ops.is_getitem(node)
 
 
+
 class Partitioner:
     """Decides which nodes XNNPACK takes. `constant_of(node)` returns the
     tensor of a constant node (or None)."""
@@ -91,6 +92,9 @@ class Partitioner:
             args = edge_ops.bind(node)
             if target in (aten.view.default, aten._reshape_alias.default, aten._unsafe_view.default):
                 return self.results[args["self"]].dim() != 4  # the reshapes around a linear
+            if target == aten.mm.default:  # a linear without bias
+                return (self.constant(args["mat2"]) is not None
+                        and self.results[args["self"]].shape[-1] % quantization.GROUP == 0)
             return (target == aten.addmm.default and self.constant(args["mat2"]) is not None
                     and self.constant(args["self"]) is not None and args["beta"] == 1
                     and args["alpha"] == 1 and self.results[args["self"]].dim() == 1
@@ -172,8 +176,9 @@ class _Builder:
 
     def linear_8da4w(self, node, args, handle):
         """Convert to qdint8, then a fully connected node with qbint4 weights."""
-        source = self.operand(args["mat1"], node)
-        rows, k = self.p.results[args["mat1"]].shape
+        input_node = args["mat1"] if "mat1" in args else args["self"]  # addmm / mm
+        source = self.operand(input_node, node)
+        rows, k = self.p.results[input_node].shape
         activations = self.quantized_value("qdint8", [rows, k], "PerTokenDynamicQuant",
                                            {"num_nonbatch_dims": 1})
         self.node("Convert", {"input_id": source, "output_id": activations}, handle)
@@ -186,7 +191,8 @@ class _Builder:
             "qbint4", list(weight.shape), "PerChannelGroupQuant",
             {"channel_dim": 0, "group_size": quantization.GROUP, "scale_buffer_idx": scale_index,
              "num_scales": scales.numel()}, constant=self.named(packed))
-        bias = self.constant(self.p.constant(args["self"]))
+        # No bias (mm): XNNPACK's invalid value id.
+        bias = self.constant(self.p.constant(args["self"])) if "mat1" in args else NO_VALUE
         self.node("FullyConnected", {"input1_id": activations, "filter_id": filter_id, "bias_id": bias,
                                      "output_id": self.result(node, "plain")}, handle)
 
@@ -284,7 +290,7 @@ class _Builder:
             layout = "nhwc" if len(shape) == 4 else "plain"
             self.node("StaticReshape", {"num_dims": len(shape), "new_shape": shape, "input_id": source,
                                         "output_id": self.result(node, layout)}, handle)
-        elif target == aten.addmm.default and self.p.quantize == "8da4w":
+        elif target in (aten.addmm.default, aten.mm.default) and self.p.quantize == "8da4w":
             self.linear_8da4w(node, args, handle)
             if isinstance(args["mat2"], torch.fx.Node) and args["mat2"] in self.handles:
                 self.d.delegate_map[str(handle)] = [self.handles[args["mat2"]], handle]
