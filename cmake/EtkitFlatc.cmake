@@ -26,3 +26,28 @@ function(etkit_flatc target)
   target_include_directories(${target} SYSTEM INTERFACE $<BUILD_INTERFACE:${ETKIT_GENERATED_DIR}>)
   target_link_libraries(${target} INTERFACE flatbuffers::flatbuffers)
 endfunction()
+
+# etkit_flatc_bfbs(<target> <schema.fbs>...): an INTERFACE target whose
+# consumers can include "bfbs/<schema>_bfbs_generated.h": the binary schema
+# embedded as <Root>BinarySchema::data()/size(), for reflection (walking
+# any table of the format, as `etinspect size` does).
+function(etkit_flatc_bfbs target)
+  set(outputs)
+  set(dir ${ETKIT_GENERATED_DIR}/bfbs)
+  foreach(schema ${ARGN})
+    get_filename_component(base ${schema} NAME_WE)
+    set(out ${dir}/${base}_bfbs_generated.h)
+    add_custom_command(
+      OUTPUT ${out}
+      COMMAND ${ETKIT_FLATC} --cpp --bfbs-gen-embed -I ${ETKIT_SCHEMA_INCLUDE} -o ${dir} ${schema}
+      DEPENDS ${schema} ${ETKIT_SCHEMA_INCLUDE}/scalar_type.fbs
+      COMMENT "flatc --bfbs-gen-embed ${base}.fbs"
+      VERBATIM)
+    list(APPEND outputs ${out})
+  endforeach()
+  add_custom_target(${target}_gen DEPENDS ${outputs})
+  add_library(${target} INTERFACE)
+  add_dependencies(${target} ${target}_gen)
+  target_include_directories(${target} SYSTEM INTERFACE $<BUILD_INTERFACE:${ETKIT_GENERATED_DIR}>)
+  target_link_libraries(${target} INTERFACE flatbuffers::flatbuffers)
+endfunction()

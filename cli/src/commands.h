@@ -24,5 +24,6 @@ void register_gap(CLI::App& app, CommandContext& context);
 void register_memory(CLI::App& app, CommandContext& context);
 void register_generate(CLI::App& app, CommandContext& context);
 void register_steps(CLI::App& app, CommandContext& context);
+void register_size(CLI::App& app, CommandContext& context);
 
 }  // namespace etkit::cli

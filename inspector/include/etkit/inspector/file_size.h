@@ -1,0 +1,34 @@
+#pragma once
+// Where the bytes of a .pte, .bpte or .ptd go: every byte attributed to one
+// part of a tree (headers, each flatbuffer table by the field that holds it,
+// each segment: constants one by one, delegate payloads opened, named data
+// by key, mutable state), with alignment padding and unreferenced bytes as
+// parts of their own, so every node's parts add up to its bytes and the
+// root's to the file size. The flatbuffers are walked with their binary
+// schemas (reflection), so a field the schema gains is attributed without
+// code here.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "etkit/core/byte_span.h"
+#include "etkit/core/result.h"
+
+namespace etkit::inspector {
+
+struct SizePart {
+  std::string name;
+  uint64_t bytes = 0;
+  std::vector<SizePart> parts;  ///< empty for a leaf; else they add up to `bytes`
+};
+
+/// The breakdown of a whole file (its kind from its identifier). Fails on
+/// a file of another kind, or one whose flatbuffer does not verify.
+Result<SizePart> file_size_breakdown(ByteSpan file, const std::string& name);
+
+/// The leaves, largest first (ties by path), each as its path from the
+/// root ("segments/constants/constant 3 float32[64, 3, 3, 3]").
+std::vector<std::pair<std::string, uint64_t>> largest_leaves(const SizePart& root, size_t count);
+
+}  // namespace etkit::inspector

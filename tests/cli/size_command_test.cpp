@@ -1,0 +1,161 @@
+// etinspect size against independent truth: the file system's sizes, the
+// constants flatc reads from the same program with our schema (a second
+// path), shapes of the sample models, and the .pte a bundle embeds.
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "support/cli.h"
+#include "support/corpus.h"
+
+namespace etkit {
+namespace {
+
+namespace fs = std::filesystem;
+using test::etinspect;
+
+nlohmann::json size_json(const std::string& path) {
+  const auto result = etinspect({"size", path, "--json"});
+  EXPECT_EQ(result.exit_code, 0) << path << ": " << result.err;
+  return result.exit_code == 0 ? nlohmann::json::parse(result.out) : nlohmann::json{};
+}
+
+// Every node with parts: they add up to it. Returns the leaves' names and bytes.
+void check_sums(const nlohmann::json& node, const std::string& path,
+                std::vector<std::pair<std::string, uint64_t>>& leaves) {
+  if (node["parts"].empty()) {
+    leaves.emplace_back(node["name"].get<std::string>(), node["bytes"].get<uint64_t>());
+    return;
+  }
+  uint64_t sum = 0;
+  for (const auto& part : node["parts"]) {
+    sum += part["bytes"].get<uint64_t>();
+    check_sums(part, path + "/" + part["name"].get<std::string>(), leaves);
+  }
+  EXPECT_EQ(sum, node["bytes"].get<uint64_t>()) << path;
+}
+
+std::vector<std::string> every_program_file() {
+  std::vector<std::string> files;
+  for (const std::string& root : {test::corpus(""), std::string(ETKIT_SOURCE_DIR) + "/samples"}) {
+    for (const auto& entry : fs::recursive_directory_iterator(root)) {
+      const std::string ext = entry.path().extension().string();
+      if (ext == ".pte" || ext == ".bpte" || ext == ".ptd") files.push_back(entry.path().string());
+    }
+  }
+  return files;
+}
+
+TEST(SizeCommand, EveryPartOfEveryCorpusAndSampleFileAddsUpToTheFile) {
+  const std::vector<std::string> files = every_program_file();
+  ASSERT_GE(files.size(), 40u);
+  for (const std::string& file : files) {
+    const nlohmann::json out = size_json(file);
+    if (out.is_null()) continue;
+    EXPECT_EQ(out["file_bytes"].get<uint64_t>(), fs::file_size(file)) << file;
+    std::vector<std::pair<std::string, uint64_t>> leaves;
+    check_sums({{"name", file}, {"bytes", out["file_bytes"]}, {"parts", out["parts"]}}, file, leaves);
+    for (const auto& [name, bytes] : leaves) EXPECT_GT(bytes, 0u) << file << ": " << name;  // no empty leaf
+  }
+}
+
+TEST(SizeCommand, ConstantsAreTheTensorsFlatcReadsFromTheProgram) {
+  // The constant tensors' bytes as flatc dumps the program (a second path):
+  // each constant part is one of them, and they add up.
+  const std::string pte = test::sample("tutorial_cnn/tutorial_cnn.pte");
+  const nlohmann::json dump = nlohmann::json::parse(
+      test::flatc_json(std::string(ETKIT_SCHEMA_DIR) + "/program.fbs", pte, false));
+  uint64_t expected = 0;
+  size_t count = 0;
+  for (const auto& value : dump["execution_plan"][0]["values"]) {
+    if (value["val_type"] != "Tensor" || !value["val"].contains("data_buffer_idx")) continue;
+    if (value["val"].contains("allocation_info")) continue;
+    uint64_t numel = 1;
+    for (const auto& size : value["val"]["sizes"]) numel *= size.get<uint64_t>();
+    expected += numel * 4;  // every constant of this sample is float32
+    ++count;
+  }
+  ASSERT_GT(count, 5u);
+  const nlohmann::json out = size_json(pte);
+  uint64_t constants = 0;
+  size_t parts = 0;
+  for (const auto& part : out["parts"]) {
+    if (part["name"] != "segments") continue;
+    for (const auto& segment : part["parts"]) {
+      if (segment["name"] != "constants") continue;
+      for (const auto& constant : segment["parts"]) {
+        if (constant["name"].get<std::string>().rfind("constant ", 0) != 0) continue;
+        constants += constant["bytes"].get<uint64_t>();
+        ++parts;
+      }
+    }
+  }
+  EXPECT_EQ(parts, count);
+  EXPECT_EQ(constants, expected);
+}
+
+TEST(SizeCommand, XnnpackConstantsAreAttributedToTheNodesThatReadThem) {
+  const auto result = etinspect({"size", test::sample("mobilenet_v2_xnnpack/mobilenet_v2_xnnpack.pte"), "--top", "2"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  // The last 1x1 convolution's filter, 1280 x 160 float32 (the model's
+  // shape), and the classifier's 100 x 1280: the two largest parts.
+  EXPECT_NE(result.out.find("819200   25.0%  segments/named data: node 96 Conv2d (debug handle 147) input 1 "
+                            "[1280, 1, 1, 160] (819200 bytes)"),
+            std::string::npos)
+      << result.out;
+  EXPECT_NE(result.out.find("512000   15.6%  segments/named data: node 100 FullyConnected (debug handle 153) input 1 "
+                            "[100, 1280]"),
+            std::string::npos)
+      << result.out;
+}
+
+TEST(SizeCommand, ABundleOpensTheProgramItEmbeds) {
+  const std::string bpte = test::sample("tiny/affine.bpte");
+  const nlohmann::json out = size_json(bpte);
+  bool found = false;
+  for (const auto& part : out["parts"]) {
+    if (part["name"] != "program (embedded .pte)") continue;
+    found = true;
+    // The sample's .pte, byte for byte, plus the vector's 4-byte length.
+    EXPECT_EQ(part["bytes"].get<uint64_t>(), fs::file_size(test::sample("tiny/affine.pte")) + 4);
+    bool flatbuffer = false;
+    for (const auto& sub : part["parts"]) flatbuffer |= sub["name"] == "program flatbuffer";
+    EXPECT_TRUE(flatbuffer);
+  }
+  EXPECT_TRUE(found) << out.dump(1);
+}
+
+TEST(SizeCommand, ExternalDataIsListedByKey) {
+  const auto result = etinspect({"size", test::corpus("upstream/ptd/add_mul_external.ptd"), "--depth", "2"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("named data"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("flat tensor header (FH01)"), std::string::npos) << result.out;
+}
+
+TEST(SizeCommand, DamagedFilesAreRefusedNeverCrash) {
+  const std::vector<uint8_t> good = test::read_file(test::sample("mobilenet_v2_xnnpack_int8/mobilenet_v2_xnnpack_int8.pte"));
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 24; ++trial) {
+    std::vector<uint8_t> bytes = good;
+    if (trial % 2 == 0) {
+      bytes.resize(std::uniform_int_distribution<size_t>(0, good.size() - 1)(rng));
+    } else {
+      for (int k = 0; k < 16; ++k) bytes[std::uniform_int_distribution<size_t>(0, 20000)(rng)] ^= uint8_t(1 + k);
+    }
+    const std::string path = test::write_temp("damaged_size.pte", bytes);
+    const auto result = etinspect({"size", path, "--json"});
+    ASSERT_TRUE(result.exit_code == 0 || result.exit_code == 2) << "trial " << trial << ": " << result.err;
+    if (result.exit_code == 2) {
+      EXPECT_NE(result.err.find("etinspect: error:"), std::string::npos) << result.err;
+    } else {
+      EXPECT_EQ(nlohmann::json::parse(result.out)["file_bytes"].get<uint64_t>(), bytes.size());
+    }
+  }
+}
+
+}  // namespace
+}  // namespace etkit
