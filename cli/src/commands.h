@@ -25,5 +25,6 @@ void register_memory(CLI::App& app, CommandContext& context);
 void register_generate(CLI::App& app, CommandContext& context);
 void register_steps(CLI::App& app, CommandContext& context);
 void register_size(CLI::App& app, CommandContext& context);
+void register_diff_program(CLI::App& app, CommandContext& context);
 
 }  // namespace etkit::cli

@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
   etkit::cli::register_generate(app, context);
   etkit::cli::register_steps(app, context);
   etkit::cli::register_size(app, context);
+  etkit::cli::register_diff_program(app, context);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& done) {  // --help, --version

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <set>
 
 #include "bfbs/bundled_program_bfbs_generated.h"
 #include "bfbs/flat_tensor_bfbs_generated.h"
@@ -699,6 +700,119 @@ void leaves(const SizePart& part, const std::string& path, std::vector<std::pair
 }
 
 }  // namespace
+
+Result<std::vector<ProgramConstant>> program_constants(ByteSpan file, const std::string& name) {
+  if (file.size >= 8 && std::memcmp(file.data + 4, "BP08", 4) == 0) {  // the embedded program
+    const reflection::Schema& schema = schema_of(bundled_program_flatbuffer::BundledProgramBinarySchema::data());
+    if (!verified(schema, file)) return Error::make(ErrorCode::kMalformed, "%s: the bundle does not verify", name.c_str());
+    const auto* program = flatbuffers::GetFieldAnyV(*flatbuffers::GetAnyRoot(file.data),
+                                                    field_of(*schema.root_table(), "program"));
+    if (program == nullptr) return Error::make(ErrorCode::kMalformed, "%s: the bundle holds no program", name.c_str());
+    return program_constants(ByteSpan{program->Data(), program->size()}, name + " (embedded program)");
+  }
+  if (file.size < 8 || std::memcmp(file.data + 4, "ET", 2) != 0) {
+    return Error::make(ErrorCode::kMalformed, "%s: not an ExecuTorch program (no ETxx identifier)", name.c_str());
+  }
+  ETKIT_ASSIGN_OR_RETURN(const ExtendedHeader header, ExtendedHeader::parse(file));
+  const uint64_t flatbuffer_end = header.present ? std::min<uint64_t>(header.program_size, file.size) : file.size;
+  const reflection::Schema& schema = schema_of(executorch_flatbuffer::ProgramBinarySchema::data());
+  if (!verified(schema, {file.data, size_t(flatbuffer_end)})) {
+    return Error::make(ErrorCode::kMalformed, "%s: the program flatbuffer does not verify", name.c_str());
+  }
+  const flatbuffers::Table& root = *flatbuffers::GetAnyRoot(file.data);
+  const reflection::Object& program = object_named(schema, "executorch_flatbuffer.Program");
+  const reflection::Object& data_segment = object_named(schema, "executorch_flatbuffer.DataSegment");
+  const reflection::Object& buffer = object_named(schema, "executorch_flatbuffer.Buffer");
+  const auto* segments = flatbuffers::GetFieldAnyV(root, field_of(program, "segments"));
+  const auto segment_span = [&](size_t i) -> ByteSpan {
+    if (segments == nullptr || !header.present || i >= segments->size()) return {};
+    const auto* t = flatbuffers::GetAnyVectorElemPointer<const flatbuffers::Table>(segments, i);
+    const uint64_t begin = header.segment_base_offset + flatbuffers::GetFieldI<uint64_t>(*t, field_of(data_segment, "offset"));
+    const uint64_t size = flatbuffers::GetFieldI<uint64_t>(*t, field_of(data_segment, "size"));
+    if (begin < header.segment_base_offset || begin > file.size || size > file.size - begin) return {};
+    return {file.data + begin, size_t(size)};
+  };
+  std::vector<ProgramConstant> out;
+  // Tensors with a data buffer and no planned place, as segment_uses finds
+  // them, read again here with their shapes.
+  const reflection::Object& plan = object_named(schema, "executorch_flatbuffer.ExecutionPlan");
+  const reflection::Object& evalue = object_named(schema, "executorch_flatbuffer.EValue");
+  const reflection::Object& tensor = object_named(schema, "executorch_flatbuffer.Tensor");
+  const reflection::Object& extra = object_named(schema, "executorch_flatbuffer.ExtraTensorInfo");
+  const reflection::Field& val = field_of(evalue, "val");
+  const reflection::Enum& kinds = *schema.enums()->Get(val.type()->index());
+  const SegmentUses uses = segment_uses(schema, root);
+  const ByteSpan constant_segment = uses.constant_segment >= 0 ? segment_span(size_t(uses.constant_segment)) : ByteSpan{};
+  const auto* inline_buffers = flatbuffers::GetFieldAnyV(root, field_of(program, "constant_buffer"));
+  std::set<std::string> seen;
+  const auto* plans = flatbuffers::GetFieldAnyV(root, field_of(program, "execution_plan"));
+  for (size_t p = 0; plans != nullptr && p < plans->size(); ++p) {
+    const auto* pt = flatbuffers::GetAnyVectorElemPointer<const flatbuffers::Table>(plans, p);
+    const std::string method = string_field(plan, *pt, "name");
+    const auto* values = flatbuffers::GetFieldAnyV(*pt, field_of(plan, "values"));
+    for (size_t v = 0; values != nullptr && v < values->size(); ++v) {
+      const auto* ev = flatbuffers::GetAnyVectorElemPointer<const flatbuffers::Table>(values, v);
+      const reflection::EnumVal* kind = kinds.values()->LookupByKey(flatbuffers::GetFieldI<uint8_t>(*ev, field_of(evalue, "val_type")));
+      if (kind == nullptr || kind->name()->str() != "Tensor") continue;
+      const flatbuffers::Table* t = flatbuffers::GetFieldT(*ev, val);
+      if (t == nullptr || flatbuffers::GetFieldT(*t, field_of(tensor, "allocation_info")) != nullptr) continue;
+      const uint32_t index = flatbuffers::GetFieldI<uint32_t>(*t, field_of(tensor, "data_buffer_idx"));
+      if (index == 0) continue;
+      ProgramConstant c;
+      if (const flatbuffers::Table* info = flatbuffers::GetFieldT(*t, field_of(tensor, "extra_tensor_info"))) {
+        c.key = string_field(extra, *info, "fully_qualified_name");
+      }
+      if (c.key.empty()) c.key = method + " value " + std::to_string(v);
+      if (!seen.insert(c.key).second) continue;
+      const ScalarType type = tensor_type(tensor, *t);
+      c.type = to_string(type);
+      c.is_float32 = type == ScalarType::kFloat;
+      const auto* sizes = flatbuffers::GetFieldAnyV(*t, field_of(tensor, "sizes"));
+      for (size_t i = 0; sizes != nullptr && i < sizes->size(); ++i) c.sizes.push_back(flatbuffers::GetAnyVectorElemI(sizes, BaseType::Int, i));
+      const uint64_t bytes = tensor_facts(tensor, *t).second;
+      if (constant_segment.size > 0 && index < uses.constant_offsets.size() &&
+          uses.constant_offsets[index] <= constant_segment.size && bytes <= constant_segment.size - uses.constant_offsets[index]) {
+        c.data = ByteSpan{constant_segment.data + uses.constant_offsets[index], size_t(bytes)};
+      } else if (inline_buffers != nullptr && index < inline_buffers->size()) {
+        const auto* b = flatbuffers::GetAnyVectorElemPointer<const flatbuffers::Table>(inline_buffers, index);
+        const auto* storage = flatbuffers::GetFieldAnyV(*b, field_of(buffer, "storage"));
+        if (storage != nullptr && storage->size() >= bytes) c.data = ByteSpan{storage->Data(), size_t(bytes)};
+      }
+      out.push_back(std::move(c));
+    }
+  }
+  // XNNPACK constants, by the node that reads them.
+  std::map<std::string, uint32_t> segment_of_key;
+  for (const auto& [segment, key] : uses.named) segment_of_key.emplace(key, segment);
+  const auto lookup = [&](const std::string& key) -> Result<ByteSpan> {
+    const auto it = segment_of_key.find(key);
+    if (it == segment_of_key.end()) return Error::make(ErrorCode::kNotFound, "no named data '%s'", key.c_str());
+    return segment_span(it->second);
+  };
+  for (const auto& [segment, label] : uses.delegates) {
+    if (uses.backends.at(segment) != "XnnpackBackend") continue;
+    auto graph = xnnpack::read_xnn_graph(segment_span(segment), lookup);
+    if (!graph.ok()) continue;
+    std::set<const uint8_t*> named;
+    for (size_t n = 0; n < graph->nodes.size(); ++n) {
+      const xnnpack::GraphNode& g = graph->nodes[n];
+      for (size_t k = 0; k < g.inputs.size(); ++k) {
+        if (g.inputs[k] >= graph->values.size()) continue;
+        const xnnpack::GraphValue& value = graph->values[g.inputs[k]];
+        if (value.constant.size == 0 || !named.insert(value.constant.data).second) continue;
+        ProgramConstant c;
+        c.key = label + " node " + std::to_string(n) + " " + xnnpack::node_kind_name(g.kind) + " (debug handle " +
+                std::to_string(g.debug_handle) + ") input " + std::to_string(k);
+        c.type = xnnpack::datatype_name(value.datatype);
+        c.is_float32 = value.datatype == xnnpack::Datatype::kFp32;
+        for (size_t d : value.dims) c.sizes.push_back(int64_t(d));
+        c.data = value.constant;
+        out.push_back(std::move(c));
+      }
+    }
+  }
+  return out;
+}
 
 Result<SizePart> file_size_breakdown(ByteSpan file, const std::string& name) {
   Tree tree;

@@ -31,4 +31,19 @@ Result<SizePart> file_size_breakdown(ByteSpan file, const std::string& name);
 /// root ("segments/constants/constant 3 float32[64, 3, 3, 3]").
 std::vector<std::pair<std::string, uint64_t>> largest_leaves(const SizePart& root, size_t count);
 
+/// A constant tensor of a program, with where its bytes are: the constant
+/// segment's (or legacy inline buffer's) tensors keyed by fully qualified
+/// name when the program carries one, else "<method> value <index>"; an
+/// XNNPACK delegate's constants keyed by the node that reads them.
+struct ProgramConstant {
+  std::string key;
+  std::string type;              ///< "float32", … (XNNPACK: its datatype name)
+  std::vector<int64_t> sizes;
+  bool is_float32 = false;       ///< values comparable as numbers
+  ByteSpan data;
+};
+
+/// The program's constants (of a .pte, or the program inside a .bpte).
+Result<std::vector<ProgramConstant>> program_constants(ByteSpan file, const std::string& name);
+
 }  // namespace etkit::inspector
