@@ -4,6 +4,16 @@
 set(ETKIT_GENERATED_DIR ${CMAKE_BINARY_DIR}/generated)
 set(ETKIT_SCHEMA_INCLUDE ${CMAKE_CURRENT_LIST_DIR}/../core/schema)
 
+# An INTERFACE target that builds `outputs` (generated headers under
+# ETKIT_GENERATED_DIR) and puts them on its consumers' include path.
+function(etkit_generated_headers_target target)
+  add_custom_target(${target}_gen DEPENDS ${ARGN})
+  add_library(${target} INTERFACE)
+  add_dependencies(${target} ${target}_gen)
+  target_include_directories(${target} SYSTEM INTERFACE $<BUILD_INTERFACE:${ETKIT_GENERATED_DIR}>)
+  target_link_libraries(${target} INTERFACE flatbuffers::flatbuffers)
+endfunction()
+
 # etkit_flatc(<target> <schema.fbs>...): adds an INTERFACE target whose
 # consumers get the generated headers on their include path.
 function(etkit_flatc target)
@@ -20,11 +30,7 @@ function(etkit_flatc target)
       VERBATIM)
     list(APPEND outputs ${out})
   endforeach()
-  add_custom_target(${target}_gen DEPENDS ${outputs})
-  add_library(${target} INTERFACE)
-  add_dependencies(${target} ${target}_gen)
-  target_include_directories(${target} SYSTEM INTERFACE $<BUILD_INTERFACE:${ETKIT_GENERATED_DIR}>)
-  target_link_libraries(${target} INTERFACE flatbuffers::flatbuffers)
+  etkit_generated_headers_target(${target} ${outputs})
 endfunction()
 
 # etkit_flatc_bfbs(<target> <schema.fbs>...): an INTERFACE target whose
@@ -45,9 +51,5 @@ function(etkit_flatc_bfbs target)
       VERBATIM)
     list(APPEND outputs ${out})
   endforeach()
-  add_custom_target(${target}_gen DEPENDS ${outputs})
-  add_library(${target} INTERFACE)
-  add_dependencies(${target} ${target}_gen)
-  target_include_directories(${target} SYSTEM INTERFACE $<BUILD_INTERFACE:${ETKIT_GENERATED_DIR}>)
-  target_link_libraries(${target} INTERFACE flatbuffers::flatbuffers)
+  etkit_generated_headers_target(${target} ${outputs})
 endfunction()

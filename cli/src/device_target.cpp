@@ -63,25 +63,6 @@ Result<std::string> runner_path(const Target& target) {
   return path.string();
 }
 
-// A scratch folder for one job, removed when the job is done.
-struct WorkDir {
-  fs::path path;
-  ~WorkDir() {
-    std::error_code ignored;
-    if (!path.empty()) fs::remove_all(path, ignored);
-  }
-};
-
-Status make_work_dir(WorkDir& dir) {
-  const char* tmp = std::getenv("TMPDIR");
-  std::string pattern = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/etinspect-device-XXXXXX";
-  if (::mkdtemp(pattern.data()) == nullptr) {
-    return Error::make(ErrorCode::kIo, "cannot create a work folder %s: %s", pattern.c_str(), std::strerror(errno));
-  }
-  dir.path = pattern;
-  return Ok{};
-}
-
 // Files reach the runner under short names in the work folder: the board's
 // command line is split at spaces, so user paths never appear on it.
 Result<std::string> link_in(const WorkDir& dir, const std::string& file, const std::string& name) {
@@ -225,6 +206,16 @@ Status bring_back(const WorkDir& dir, const DeviceJob& job, const bundled::Devic
 }
 
 }  // namespace
+
+Status make_work_dir(WorkDir& dir, const char* purpose) {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string pattern = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/etinspect-" + purpose + "-XXXXXX";
+  if (::mkdtemp(pattern.data()) == nullptr) {
+    return Error::make(ErrorCode::kIo, "cannot create a work folder %s: %s", pattern.c_str(), std::strerror(errno));
+  }
+  dir.path = pattern;
+  return Ok{};
+}
 
 void add_device_options(CLI::App& command, DeviceOptions& options) {
   command.add_option("--device", options.target, "Run inside a device: qemu-cortex-m or qemu-aarch64")

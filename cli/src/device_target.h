@@ -3,6 +3,7 @@
 // and brings back its report, outputs and trace, so `verify --device` and
 // `run --device` print exactly what the host commands print.
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,23 @@ struct DeviceJob {
   std::string etdump, debug_buffer;         ///< where the trace and its data go (empty: none)
   std::string output_dir;                   ///< where output_<i>.npy go (run; empty: none)
 };
+
+/// A scratch folder for one job, removed with everything in it when the
+/// job is done.
+struct WorkDir {
+  std::filesystem::path path;
+  WorkDir() = default;
+  WorkDir(const WorkDir&) = delete;
+  WorkDir& operator=(const WorkDir&) = delete;
+  ~WorkDir() {
+    std::error_code ignored;
+    if (!path.empty()) std::filesystem::remove_all(path, ignored);
+  }
+  std::string str() const { return path.string(); }
+};
+
+/// Creates `dir` under $TMPDIR (else /tmp), named after `purpose`.
+Status make_work_dir(WorkDir& dir, const char* purpose = "device");
 
 /// Copies a file the device wrote to `to`, atomically (a temporary sibling,
 /// then a rename).

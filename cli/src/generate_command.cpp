@@ -175,16 +175,9 @@ void print_generation(const GenerateOptions& options, const std::vector<int64_t>
 // prompt length and the program's kind, as on the host.
 Result<GenerationResult> generate_on_device(const GenerateOptions& options, const std::vector<int64_t>& prompt,
                                             const DecoderMetadata& metadata) {
-  char pattern[] = "/tmp/etinspect-generate-XXXXXX";
-  if (::mkdtemp(pattern) == nullptr) return Error::make(ErrorCode::kIo, "cannot create a work folder");
-  const std::string scratch = pattern;
-  struct Cleanup {
-    std::string dir;
-    ~Cleanup() {
-      std::error_code ignored;
-      std::filesystem::remove_all(dir, ignored);
-    }
-  } cleanup{scratch};
+  WorkDir work;
+  ETKIT_TRY(make_work_dir(work, "generate"));
+  const std::string scratch = work.str();
   DeviceJob job;
   job.command = "generate";
   job.file = options.program;

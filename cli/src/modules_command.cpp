@@ -124,15 +124,7 @@ void register_modules(CLI::App& app, CommandContext& context) {
   command->add_option("--method", options->method, "The traced method (default forward)");
   auto* block = command->add_option("--block", options->block, "Event block to total (default Execute)");
   // generate's traces: each step a run of block Prefill or Decode.
-  command
-      ->add_option_function<std::string>(
-          "--phase",
-          [options](const std::string& phase) {
-            options->block = phase == "prefill" ? inspector::kPrefillBlockName : inspector::kDecodeBlockName;
-          },
-          "Only the prefill or the decode steps of a generate trace (blocks Prefill / Decode)")
-      ->check(CLI::IsMember({"prefill", "decode"}))
-      ->excludes(block);
+  add_phase_option(*command, std::shared_ptr<std::string>(options, &options->block), block);
   add_time_unit_options(*command, options->units);
   command->add_option("--depth", options->depth, "Show modules up to this depth (default: all)")
       ->check(whole_number(1));

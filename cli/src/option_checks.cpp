@@ -1,5 +1,7 @@
 #include "option_checks.h"
 
+#include "etkit/inspector/event_blocks.h"
+
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -96,6 +98,18 @@ Error index_out_of_range(const std::string& option, int64_t value, const std::st
 void add_threads_option(CLI::App& command, int& threads) {
   command.add_option("--threads", threads, "Threads for XNNPACK delegates (default 1; 0 = all cores)")
       ->check(whole_number(0, 1024));
+}
+
+void add_phase_option(CLI::App& command, std::shared_ptr<std::string> block, CLI::Option* block_option) {
+  command
+      .add_option_function<std::string>(
+          "--phase",
+          [block](const std::string& phase) {
+            *block = phase == "prefill" ? inspector::kPrefillBlockName : inspector::kDecodeBlockName;
+          },
+          "Only the prefill or the decode steps of a generate trace (blocks Prefill / Decode)")
+      ->check(CLI::IsMember({"prefill", "decode"}))
+      ->excludes(block_option);
 }
 
 }  // namespace etkit::cli

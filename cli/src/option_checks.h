@@ -9,6 +9,8 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
+#include <memory>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -35,6 +37,10 @@ CLI::Validator writable_path();
 /// --threads N for the delegate backends' thread pools (XNNPACK): 1 runs
 /// on the calling thread, 0 uses every core.
 void add_threads_option(CLI::App& command, int& threads);
+
+/// Adds --phase prefill|decode, which sets `block` to the Prefill or Decode
+/// block of a generate trace (each step one run); it excludes `block_option`.
+void add_phase_option(CLI::App& command, std::shared_ptr<std::string> block, CLI::Option* block_option);
 
 /// `what` '`value`' not found: the error listing what exists, for names
 /// checked against a loaded file (blocks, methods, modules).

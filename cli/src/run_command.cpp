@@ -336,13 +336,10 @@ Status read_device_outputs(const Method& method, const std::string& dir, DeviceO
 // The same run inside a device: the inputs were set up on the host exactly
 // as for a host run, and go to the device as .npy files.
 int run_on_device(const RunOptions& options, Method& method, Diagnostics& diagnostics) {
-  char pattern[] = "/tmp/etinspect-run-XXXXXX";
-  if (::mkdtemp(pattern) == nullptr) return diagnostics.fail(Error::make(ErrorCode::kIo, "cannot create a work folder"));
-  const std::string scratch = pattern;
-  struct Cleanup {
-    std::string dir;
-    ~Cleanup() { std::error_code ignored; std::filesystem::remove_all(dir, ignored); }
-  } cleanup{scratch};
+  WorkDir work;
+  Status made = make_work_dir(work, "run");
+  if (!made.ok()) return diagnostics.fail(made.error());
+  const std::string scratch = work.str();
   DeviceJob job;
   job.command = "run";
   job.file = options.program;

@@ -166,15 +166,7 @@ void register_table(CLI::App& app, CommandContext& context) {
   add_time_unit_options(*command, options->units);
   auto* block = command->add_option("--block", options->block, "Only event blocks with this name");
   // generate's traces: each step a run of block Prefill or Decode.
-  command
-      ->add_option_function<std::string>(
-          "--phase",
-          [options](const std::string& phase) {
-            options->block = phase == "prefill" ? inspector::kPrefillBlockName : inspector::kDecodeBlockName;
-          },
-          "Only the prefill or the decode steps of a generate trace (blocks Prefill / Decode)")
-      ->check(CLI::IsMember({"prefill", "decode"}))
-      ->excludes(block);
+  add_phase_option(*command, std::shared_ptr<std::string>(options, &options->block), block);
   command->add_option("--sort", options->sort, "Sort by a column (statistics descending)")
       ->check(CLI::IsMember({"p10", "p50", "p90", "avg", "min", "max", "event_name", "event_block_name"}));
   command->add_option("--top", options->top, "Keep the first N rows")->check(whole_number(1));

@@ -74,6 +74,16 @@ std::unique_ptr<etdump::ETDumpGen> make_tracer(const RunnerOptions& o, size_t ev
   return std::make_unique<etdump::ETDumpGen>(options);
 }
 
+// The runner's kernels and backends, the loaded data files, and `tracer`.
+MethodOptions options_for(const Loaded& loaded, EventTracer* tracer) {
+  MethodOptions options;
+  options.kernels = &device_kernels();
+  options.backends = &device_backends();
+  options.tracer = tracer;
+  for (const FlatTensor& data : loaded.data_files) options.data_files.push_back(&data);
+  return options;
+}
+
 struct DebugFile {
   std::FILE* file = nullptr;
   ~DebugFile() {
@@ -90,11 +100,7 @@ Status verify_bundle(const RunnerOptions& o, bundled::DeviceReport& report) {
   DebugFile debug;
   if (!o.debug_buffer.empty()) debug.file = std::fopen(o.debug_buffer.c_str(), "wb");
   auto tracer = make_tracer(o, (cases + 4) * kEventsPerCase, cases + 16, debug.file);
-  MethodOptions method_options;
-  method_options.kernels = &device_kernels();
-  method_options.backends = &device_backends();
-  method_options.tracer = tracer.get();
-  for (const FlatTensor& data : loaded.data_files) method_options.data_files.push_back(&data);
+  MethodOptions method_options = options_for(loaded, tracer.get());
   bundled::VerifyOptions options;
   options.rtol = o.rtol;
   options.atol = o.atol;
@@ -160,11 +166,7 @@ Status run_program(const RunnerOptions& o, bundled::DeviceReport& report) {
   DebugFile debug;
   if (!o.debug_buffer.empty()) debug.file = std::fopen(o.debug_buffer.c_str(), "wb");
   auto tracer = make_tracer(o, 1024, runs + 8, debug.file);
-  MethodOptions method_options;
-  method_options.kernels = &device_kernels();
-  method_options.backends = &device_backends();
-  method_options.tracer = tracer.get();
-  for (const FlatTensor& data : loaded.data_files) method_options.data_files.push_back(&data);
+  MethodOptions method_options = options_for(loaded, tracer.get());
   const std::string method_name = o.method.empty() ? "forward" : o.method;
   ETKIT_ASSIGN_OR_RETURN(auto method, Method::load(*loaded.program, method_name, method_options));
   if (tracer) tracer->reserve_events(64 + runs * method->trace_events_per_execute(o.debug_level != "none"));
@@ -216,10 +218,7 @@ Status generate(const RunnerOptions& o, bundled::DeviceReport& report) {
   DebugFile debug;
   if (!o.debug_buffer.empty()) debug.file = std::fopen(o.debug_buffer.c_str(), "wb");
   auto tracer = make_tracer(o, 1024, steps + 8, debug.file);
-  MethodOptions method_options;
-  method_options.kernels = &device_kernels();
-  method_options.backends = &device_backends();
-  for (const FlatTensor& data : loaded.data_files) method_options.data_files.push_back(&data);
+  MethodOptions method_options = options_for(loaded, nullptr);  // the tracer joins after the metadata
   const std::string method_name = o.method.empty() ? "forward" : o.method;
   DecoderMetadata metadata;
   {

@@ -93,6 +93,24 @@ def eager_greedy(model, prompt, count):
     return generated
 
 
+def write_pte(out_dir, name, program):
+    """Writes <out_dir>/<name>/<name>.pte; returns the folder and the stem."""
+    directory = os.path.join(out_dir, name)
+    os.makedirs(directory, exist_ok=True)
+    stem = os.path.join(directory, name)
+    with open(stem + ".pte", "wb") as f:
+        f.write(program)
+    return directory, stem
+
+
+def print_exported(sample, method, constants, start, written):
+    print("%-18s %3d instructions, arena %7.2f MiB, constants %6.2f MiB, %.1f s -> %s" % (
+        sample.name, len(method.instructions), method.arena_size / 2**20,
+        sum(t.numel() * t.element_size() for t in constants) / 2**20,
+        time.monotonic() - start, ", ".join(os.path.basename(w.rstrip("/")) for w in written)),
+        flush=True)
+
+
 def eager_greedy_window(model, prompt, count, window):
     """Greedy generation with a model over a window of tokens and no cache,
     as nanoGPT's generate: the whole sequence (its last `window` tokens)
@@ -137,11 +155,7 @@ def export_kv_cache_llm(sample, model, out_dir, flatc, pte_only):
                 MetadataMethod("get_n_layers", config.n_layers), MetadataMethod("get_vocab_size", config.vocab_size),
                 MetadataMethod("use_kv_cache", True), MetadataMethod("use_sdpa_with_kv_cache", False)]
     program = write_program([method] + metadata, constants, flatc)
-    directory = os.path.join(out_dir, sample.name)
-    os.makedirs(directory, exist_ok=True)
-    stem = os.path.join(directory, sample.name)
-    with open(stem + ".pte", "wb") as f:
-        f.write(program)
+    directory, stem = write_pte(out_dir, sample.name, program)
     written = [stem + ".pte"]
     if not pte_only:
         # Bundle: the prompt's steps in order, on one loaded method (stateful).
@@ -156,10 +170,7 @@ def export_kv_cache_llm(sample, model, out_dir, flatc, pte_only):
             generated = eager_greedy(model, LLM_PROMPT, LLM_NEW_TOKENS)
         write_eager_generation(directory, LLM_PROMPT, generated)
         written += [stem + ".bpte", stem + ".etrecord", "eager_generation.json"]
-    print("%-18s %3d instructions, arena %7.2f MiB, constants %6.2f MiB, %.1f s -> %s" % (
-        sample.name, len(method.instructions), method.arena_size / 2**20,
-        sum(t.numel() * t.element_size() for t in constants) / 2**20,
-        time.monotonic() - start, ", ".join(os.path.basename(w) for w in written)), flush=True)
+    print_exported(sample, method, constants, start, written)
 
 
 def export(sample, out_dir, cases, references, flatc, pte_only):
@@ -187,11 +198,7 @@ def export(sample, out_dir, cases, references, flatc, pte_only):
         method = emit_method("forward", captured, example, constants, delegate=sample.delegate,
                              flatc=flatc, calibration_inputs=calibration)
     program = write_program([method], constants, flatc)
-    directory = os.path.join(out_dir, sample.name)
-    os.makedirs(directory, exist_ok=True)
-    stem = os.path.join(directory, sample.name)
-    with open(stem + ".pte", "wb") as f:
-        f.write(program)
+    directory, stem = write_pte(out_dir, sample.name, program)
     written = [stem + ".pte"]
     if not pte_only:
         def expected(inputs):
@@ -223,11 +230,7 @@ def export(sample, out_dir, cases, references, flatc, pte_only):
         if references and not method.delegates:
             write_references(os.path.join(directory, "reference"), method, example)
             written.append(os.path.join(directory, "reference/"))
-    print("%-18s %3d instructions, arena %7.2f MiB, constants %6.2f MiB, %.1f s -> %s" % (
-        sample.name, len(method.instructions), method.arena_size / 2**20,
-        sum(t.numel() * t.element_size() for t in constants) / 2**20,
-        time.monotonic() - start, ", ".join(os.path.basename(w.rstrip("/")) for w in written)),
-        flush=True)
+    print_exported(sample, method, constants, start, written)
 
 
 def main():

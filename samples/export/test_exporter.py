@@ -209,6 +209,17 @@ class ExportedSamplesTest(unittest.TestCase):
     def path(self, name, ext):
         return os.path.join(self.tmp.name, name, name + ext)
 
+    def check_written_and_verifies(self, name, *verify_args, cases=3):
+        """The checked-in .pte and ETRecord are what the exporter writes, and
+        both bundles (fresh and checked in) verify with `verify_args`."""
+        for ext in (".pte", ".etrecord"):
+            self.assertTrue(filecmp.cmp(self.path(name, ext), os.path.join(SAMPLES, name, name + ext),
+                                        shallow=False), "run samples/export/export_samples.py to regenerate")
+        for bundle in (self.path(name, ".bpte"), os.path.join(SAMPLES, name, name + ".bpte")):
+            result = subprocess.run([ETINSPECT, "verify", bundle, *verify_args], capture_output=True, text=True)
+            self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+            self.assertIn("summary: %d passed, 0 failed of %d cases" % (cases, cases), result.stdout)
+
     def test_checked_in_samples_are_what_the_exporter_writes(self):
         # Programs and records are bit-exact functions of the seed (on the
         # same Debian packages and an x86-64 CPU with AVX2). A bundle's
@@ -320,64 +331,35 @@ class ExportedSamplesTest(unittest.TestCase):
         # Its expected outputs simulate the quantization in eager PyTorch;
         # etkit's integer kernels meet them within float rounding (1e-5).
         name = "transformer_8da4w"
-        for ext in (".pte", ".etrecord"):
-            self.assertTrue(filecmp.cmp(self.path(name, ext), os.path.join(SAMPLES, name, name + ext),
-                                        shallow=False), "run samples/export/export_samples.py to regenerate")
-        for bundle in (self.path(name, ".bpte"), os.path.join(SAMPLES, name, name + ".bpte")):
-            result = subprocess.run([ETINSPECT, "verify", bundle, "--atol", "1e-5"], capture_output=True, text=True)
-            self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.check_written_and_verifies(name, "--atol", "1e-5")
 
     def test_int8_sample_is_what_the_exporter_writes_and_verifies_bit_exactly(self):
         # Its expected outputs come from etexport/int8.py's integer arithmetic
         # (XNNPACK's requantization rules written in PyTorch ops); Debian's
         # XNNPACK, run by etkit, computes the same bits.
         name = "mobilenet_v2_xnnpack_int8"
-        for ext in (".pte", ".etrecord"):
-            self.assertTrue(filecmp.cmp(self.path(name, ext), os.path.join(SAMPLES, name, name + ext),
-                                        shallow=False), "run samples/export/export_samples.py to regenerate")
-        for bundle in (self.path(name, ".bpte"), os.path.join(SAMPLES, name, name + ".bpte")):
-            result = subprocess.run([ETINSPECT, "verify", bundle, "--atol", "0", "--rtol", "0"],
-                                    capture_output=True, text=True)
-            self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.check_written_and_verifies(name, "--atol", "0", "--rtol", "0")
 
     def test_cortex_m_sample_is_what_the_exporter_writes_and_verifies_bit_exactly(self):
         # Expected outputs from etexport/cortex_m.py's CMSIS-NN arithmetic in
         # PyTorch ops; etkit's cortex_m:: kernels compute the same bits.
         name = "resnet8_cortex_m_int8"
-        for ext in (".pte", ".etrecord"):
-            self.assertTrue(filecmp.cmp(self.path(name, ext), os.path.join(SAMPLES, name, name + ext),
-                                        shallow=False), "run samples/export/export_samples.py to regenerate")
-        for bundle in (self.path(name, ".bpte"), os.path.join(SAMPLES, name, name + ".bpte")):
-            result = subprocess.run([ETINSPECT, "verify", bundle, "--atol", "0", "--rtol", "0"],
-                                    capture_output=True, text=True)
-            self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+        self.check_written_and_verifies(name, "--atol", "0", "--rtol", "0")
 
     def test_8da4w_llama_is_what_the_exporter_writes_and_its_steps_verify(self):
         # Eager PyTorch simulating 8da4w; etkit's integer path within 1e-5.
         name = "tiny_llama_8da4w"
-        for ext in (".pte", ".etrecord"):
-            self.assertTrue(filecmp.cmp(self.path(name, ext), os.path.join(SAMPLES, name, name + ext),
-                                        shallow=False), "run samples/export/export_samples.py to regenerate")
-        for bundle in (self.path(name, ".bpte"), os.path.join(SAMPLES, name, name + ".bpte")):
-            result = subprocess.run([ETINSPECT, "verify", bundle, "--atol", "1e-5"], capture_output=True, text=True)
-            self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
-            self.assertIn("summary: 8 passed, 0 failed of 8 cases", result.stdout)
+        self.check_written_and_verifies(name, "--atol", "1e-5", cases=8)
 
     def test_llama_sample_is_what_the_exporter_writes_and_its_steps_verify_in_order(self):
         # The bundle's cases are successive decode steps of one loaded method
         # (its KV caches carry): eager PyTorch's logits within 1e-6.
         name = "tiny_llama"
-        for ext in (".pte", ".etrecord"):
-            self.assertTrue(filecmp.cmp(self.path(name, ext), os.path.join(SAMPLES, name, name + ext),
-                                        shallow=False), "run samples/export/export_samples.py to regenerate")
+        self.check_written_and_verifies(name, "--atol", "1e-6", cases=8)
         with open(os.path.join(SAMPLES, name, "eager_generation.json")) as f:
             checked_in = json.load(f)
         with open(os.path.join(self.tmp.name, name, "eager_generation.json")) as f:
             self.assertEqual(json.load(f), checked_in)
-        for bundle in (self.path(name, ".bpte"), os.path.join(SAMPLES, name, name + ".bpte")):
-            result = subprocess.run([ETINSPECT, "verify", bundle, "--atol", "1e-6"], capture_output=True, text=True)
-            self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
-            self.assertIn("summary: 8 passed, 0 failed of 8 cases", result.stdout)
         # The KV caches are mutable buffers: planned, with an initial state.
         plan = dump_program(self.path(name, ".pte"))
         self.assertEqual(len(plan["mutable_data_segments"]), 1)
