@@ -2,7 +2,7 @@
 // the flags name roles a file's bytes cannot tell (a debug buffer, a
 // reference folder) as `etinspect gap` does.
 //
-//   --screenshot OUT.png --view timeline|table|memory|gap|tokens --size WxH [--select NAME]
+//   --screenshot OUT.png --view timeline|table|memory|gap|tokens|size --size WxH [--select NAME]
 //   --bench-frames N   (timeline frame times, one JSON line)
 
 #include <QApplication>
@@ -49,7 +49,7 @@ std::optional<Options> parse(const QApplication& app, QString& error) {
   const QCommandLineOption method(QString("method"), "Method to link and analyze.", "NAME", "forward");
   const QCommandLineOption source_unit(QString("source-time-unit"), "Unit of the trace's timestamps.", "UNIT", "ns");
   const QCommandLineOption screenshot(QString("screenshot"), "Write a PNG of one view and exit.", "OUT.png");
-  const QCommandLineOption view(QString("view"), "View for --screenshot: timeline, table, memory, gap, tokens.", "VIEW", "timeline");
+  const QCommandLineOption view(QString("view"), "View for --screenshot: timeline, table, memory, gap, tokens, size.", "VIEW", "timeline");
   const QCommandLineOption size(QString("size"), "Window size for --screenshot and --bench-frames.", "WxH", "1600x1000");
   const QCommandLineOption select_name(QString("select"), "Select the first event of this name (for --screenshot).",
                                        "NAME");
@@ -84,7 +84,7 @@ std::optional<Options> parse(const QApplication& app, QString& error) {
     error = "--size '" + parser.value(size) + "' is not WxH with 200 <= W, 150 <= H, both <= 8192";
     return std::nullopt;
   }
-  const QStringList views = {"timeline", "table", "memory", "gap", "tokens"};
+  const QStringList views = {"timeline", "table", "memory", "gap", "tokens", "size"};
   const int view_index = views.indexOf(parser.value(view));
   if (view_index < 0) {
     error = "--view '" + parser.value(view) + "' is not one of " + views.join(", ");

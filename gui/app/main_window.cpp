@@ -31,6 +31,7 @@
 #include "files_panel.h"
 #include "gap_canvas.h"
 #include "memory_canvas.h"
+#include "size_canvas.h"
 #include "steps_canvas.h"
 #include "timeline_canvas.h"
 
@@ -84,6 +85,8 @@ MainWindow::MainWindow() {
   tabs_->addTab(gap_, "Numeric gap");
   steps_ = new StepsCanvas(this);
   tabs_->addTab(steps_, "Tokens");
+  size_ = new SizeCanvas(this);
+  tabs_->addTab(size_, "Size");
   setCentralWidget(tabs_);
 
   details_ = new DetailsPanel(this);
@@ -141,6 +144,7 @@ MainWindow::~MainWindow() {
   memory_->set_workspace(nullptr);
   gap_->set_workspace(nullptr);
   steps_->set_workspace(nullptr);
+  size_->set_workspace(nullptr);
   events_->set_table(nullptr);
 }
 
@@ -214,8 +218,8 @@ void MainWindow::make_menus() {
   file->addSeparator();
   file->addAction("&Quit", QKeySequence::Quit, qApp, &QApplication::quit);
   QMenu* view = menuBar()->addMenu("&View");
-  const char* names[] = {"&Timeline", "&Events", "&Memory", "Numeric &gap", "T&okens"};
-  for (int i = 0; i < 5; ++i) {
+  const char* names[] = {"&Timeline", "&Events", "&Memory", "Numeric &gap", "T&okens", "&Size"};
+  for (int i = 0; i < 6; ++i) {
     view->addAction(names[i], QKeySequence(Qt::CTRL | (Qt::Key_1 + i)), this, [this, i] { show_view(View(i)); });
   }
   view->addAction("&Fit All", timeline_, &TimelineCanvas::fit_all);
@@ -343,6 +347,7 @@ void MainWindow::show_workspace(std::unique_ptr<Workspace> workspace) {
   memory_->set_workspace(nullptr);
   gap_->set_workspace(nullptr);
   steps_->set_workspace(nullptr);
+  size_->set_workspace(nullptr);
   events_->set_table(nullptr);
   style_.reset();
   workspace_ = std::move(workspace);
@@ -364,6 +369,7 @@ void MainWindow::show_workspace(std::unique_ptr<Workspace> workspace) {
     }
     gap_->set_workspace(workspace_.get());
     steps_->set_workspace(workspace_.get());
+    size_->set_workspace(workspace_.get());
     show_baseline_->setEnabled(workspace_->baseline_timeline() != nullptr);
     const size_t problems = workspace_->errors().size();
     // How much the per-node profile slows the run, when the trace measured it.

@@ -28,9 +28,10 @@ class FilesPanel;
 class GapCanvas;
 class MemoryCanvas;
 class StepsCanvas;
+class SizeCanvas;
 class TimelineCanvas;
 
-enum class View { kTimeline, kTable, kMemory, kGap, kSteps };
+enum class View { kTimeline, kTable, kMemory, kGap, kSteps, kSize };
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -63,6 +64,7 @@ class MainWindow : public QMainWindow {
   MemoryCanvas* memory() const { return memory_; }
   GapCanvas* gap() const { return gap_; }
   StepsCanvas* steps() const { return steps_; }
+  SizeCanvas* size_view() const { return size_; }
   QLineEdit* search_box() const { return search_; }
 
  signals:
@@ -100,6 +102,7 @@ class MainWindow : public QMainWindow {
   QCheckBox* best_fit_;
   GapCanvas* gap_;
   StepsCanvas* steps_;
+  SizeCanvas* size_;
   DetailsPanel* details_;
   FilesPanel* files_;
   QProgressBar* progress_;

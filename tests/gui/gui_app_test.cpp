@@ -23,6 +23,7 @@
 #include "files_panel.h"
 #include "imgui_canvas.h"
 #include "main_window.h"
+#include "size_canvas.h"
 #include "steps_canvas.h"
 #include "timeline_canvas.h"
 
@@ -254,6 +255,32 @@ class GuiAppTest : public QObject {
     const auto selected = window_->timeline()->selection();
     QVERIFY(selected.has_value());
     QCOMPARE(window_->workspace()->timeline().tracks().at(selected->first).block, last.trace_block);
+  }
+
+  // The size view: a treemap of the program file whose top parts add up to
+  // it; a click opens the part under it, a right-click goes back up.
+  void sizeViewOpensThePartUnderAClick() {
+    OpenRequest request;
+    request.files = {sample("mobilenet_v2/mobilenet_v2.pte")};
+    open(request);
+    SizeCanvas* view = window_->size_view();
+    window_->show_view(View::kSize);
+    QApplication::processEvents();
+    QVERIFY(!view->cells().empty());
+    double top_area = 0, canvas_area = 0;
+    const TreemapCell* segments = nullptr;
+    for (const TreemapCell& c : view->cells()) {
+      if (c.depth == 1) top_area += c.rect.area();
+      if (c.path == "segments") segments = &c;
+    }
+    canvas_area = double(view->width() - 8) * double(view->height() - 50 - 4);
+    QVERIFY(std::abs(top_area - canvas_area) < 1.0);
+    QVERIFY(segments != nullptr);
+    QTest::mouseClick(view, Qt::LeftButton, {},
+                      QPoint(int(segments->rect.x + segments->rect.w / 2), int(segments->rect.y + segments->rect.h / 2)));
+    QCOMPARE(QString::fromStdString(view->focused()), QString("segments"));
+    QTest::mouseClick(view, Qt::RightButton, {}, QPoint(view->width() / 2, view->height() / 2));
+    QCOMPARE(QString::fromStdString(view->focused()), QString());
   }
 
   void screenshotsOfEveryViewAreNonBlankAndOfTheRequestedSize() {

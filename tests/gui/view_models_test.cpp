@@ -10,6 +10,7 @@
 #include "etkit/gui/event_details.h"
 #include "etkit/gui/gap_view.h"
 #include "etkit/gui/memory_view.h"
+#include "etkit/gui/size_treemap.h"
 #include "etkit/gui/timeline_style.h"
 #include "etkit/gui/workspace.h"
 #include "support/cli.h"
@@ -17,6 +18,54 @@
 
 namespace etkit::gui {
 namespace {
+
+TEST(SizeTreemap, AreasFollowBytesAndTileTheBoundsWithoutOverlap) {
+  // 6, 6, 4, 3, 2, 2, 1 in a 6 x 4 box (the squarified paper's example): each
+  // cell's area is its share of the 24 square units, and together they tile it.
+  inspector::SizePart root{"file", 24, {}};
+  for (uint64_t bytes : {6, 6, 4, 3, 2, 2, 1}) root.parts.push_back({"part" + std::to_string(bytes), bytes, {}});
+  const std::vector<TreemapCell> cells = layout_treemap(root, {0, 0, 6, 4}, 1);
+  ASSERT_EQ(cells.size(), 7u);
+  double total = 0;
+  for (const TreemapCell& c : cells) {
+    EXPECT_NEAR(c.rect.area(), double(c.part->bytes), 1e-9) << c.path;
+    EXPECT_GE(c.rect.x, -1e-9);
+    EXPECT_GE(c.rect.y, -1e-9);
+    EXPECT_LE(c.rect.x + c.rect.w, 6 + 1e-9);
+    EXPECT_LE(c.rect.y + c.rect.h, 4 + 1e-9);
+    total += c.rect.area();
+    for (const TreemapCell& d : cells) {
+      if (&c == &d) continue;
+      const double w = std::min(c.rect.x + c.rect.w, d.rect.x + d.rect.w) - std::max(c.rect.x, d.rect.x);
+      const double h = std::min(c.rect.y + c.rect.h, d.rect.y + d.rect.h) - std::max(c.rect.y, d.rect.y);
+      EXPECT_FALSE(w > 1e-9 && h > 1e-9) << c.path << " overlaps " << d.path;
+    }
+  }
+  EXPECT_NEAR(total, 24, 1e-9);
+  // The first row of the paper: the two 6s side by side, 3 wide and 2 high.
+  EXPECT_NEAR(cells[0].rect.w, 3, 1e-9);
+  EXPECT_NEAR(cells[0].rect.h, 2, 1e-9);
+}
+
+TEST(SizeTreemap, NestedPartsLieInsideTheirParentAndPathsFindThem) {
+  inspector::SizePart root{"file", 10, {{"segments", 8, {{"constants", 5, {}}, {"named data", 3, {}}}}, {"headers", 2, {}}}};
+  const std::vector<TreemapCell> cells = layout_treemap(root, {0, 0, 100, 50}, 2);
+  ASSERT_EQ(cells.size(), 4u);
+  const TreemapCell* segments = nullptr;
+  for (const TreemapCell& c : cells) {
+    if (c.path == "segments") segments = &c;
+  }
+  ASSERT_NE(segments, nullptr);
+  for (const TreemapCell& c : cells) {
+    if (c.depth != 2) continue;
+    EXPECT_EQ(c.path.rfind("segments/", 0), 0u) << c.path;
+    EXPECT_GE(c.rect.x, segments->rect.x);
+    EXPECT_LE(c.rect.x + c.rect.w, segments->rect.x + segments->rect.w + 1e-9);
+  }
+  EXPECT_EQ(find_part(root, "segments/named data")->bytes, 3u);
+  EXPECT_EQ(find_part(root, "")->bytes, 10u);
+  EXPECT_EQ(find_part(root, "segments/nope"), nullptr);
+}
 
 TEST(Histogram, BinsByHand) {
   // Width (10 - 1) / 3 = 3: [1, 4) holds 1, 2, 2, 3; [4, 7) nothing; [7, 10] the 10.

@@ -1,5 +1,7 @@
 #include "etkit/gui/workspace.h"
 
+#include "etkit/inspector/file_size.h"
+
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
@@ -151,6 +153,8 @@ struct Workspace::Loader {
     for (const MethodSummary& m : ws.program_->methods) ws.memory_.push_back(inspector::analyze_memory(m));
     ws.files_.push_back({path, FileRole::kProgram, std::to_string(ws.program_->methods.size()) + " method(s)"});
     if (ws.method() == nullptr) fail(path, "the program has no method '" + method + "'");
+    // Where its bytes go, for the size view (a program that loaded has one).
+    if (auto size = inspector::file_size_breakdown(program_file->bytes(), path); size.ok()) ws.size_ = std::move(*size);
   }
 
   void load_record(const std::string& method) {

@@ -22,6 +22,7 @@
 #include "etkit/inspector/event_blocks.h"
 #include "etkit/inspector/event_text.h"
 #include "etkit/inspector/gap_report.h"
+#include "etkit/inspector/file_size.h"
 #include "etkit/inspector/memory_plan.h"
 #include "etkit/inspector/trace_diff.h"
 
@@ -107,6 +108,8 @@ class Workspace {
   const etrecord::Etrecord* record() const { return record_ ? &*record_ : nullptr; }
   /// The memory analysis of every method of the program.
   const std::vector<inspector::MethodMemory>& memory() const { return memory_; }
+  /// Where the program file's bytes go (`etinspect size`), when a program is open.
+  const inspector::SizePart* size() const { return size_ ? &*size_ : nullptr; }
 
   /// The numeric gap against the reference, when one was given.
   const inspector::GapReport* gap() const { return gap_ ? &*gap_ : nullptr; }
@@ -139,6 +142,7 @@ class Workspace {
   std::optional<ProgramSummary> program_;
   std::optional<etrecord::Etrecord> record_;
   std::vector<inspector::MethodMemory> memory_;
+  std::optional<inspector::SizePart> size_;
   std::optional<inspector::GapReport> gap_;
   std::vector<inspector::RecordedOutput> gap_outputs_;
   std::unique_ptr<inspector::ReferenceSource> reference_;
