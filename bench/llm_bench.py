@@ -1,7 +1,7 @@
 #!/usr/bin/python3
-"""Token generation with the tiny_llama sample, one thread: prefill and
-decode tokens per second and time to first token from `etinspect generate`
-(median of N generations, untraced), the same decode loop in PyTorch eager
+"""Token generation with the tiny_llama samples (float and 8da4w), one
+thread: prefill and decode tokens per second and time to first token from
+`etinspect generate` (median of N generations, untraced), the same decode loop in PyTorch eager
 (the exporter's model, whose llama ops are Python reference bodies, so a
 floor rather than a fair rival), and, in the same run, llama::custom_sdpa at
 a context of 512 against the same attention in libtorch ops
@@ -20,11 +20,12 @@ import time
 import torch
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SAMPLE = os.path.join(ROOT, "samples", "tiny_llama", "tiny_llama.pte")
+SAMPLES = ["tiny_llama", "tiny_llama_8da4w"]
 
 
-def etkit_generation(etinspect, prompt, new_tokens):
-    result = subprocess.run([etinspect, "generate", SAMPLE, "--prompt-tokens", ",".join(map(str, prompt)),
+def etkit_generation(etinspect, sample, prompt, new_tokens):
+    program = os.path.join(ROOT, "samples", sample, sample + ".pte")
+    result = subprocess.run([etinspect, "generate", program, "--prompt-tokens", ",".join(map(str, prompt)),
                              "--max-new", str(new_tokens), "--threads", "1", "--json"],
                             capture_output=True, text=True, check=True)
     return json.loads(result.stdout)
@@ -57,16 +58,17 @@ def main():
     args = parser.parse_args()
     with open(os.path.join(ROOT, "samples", "tiny_llama", "eager_generation.json")) as f:
         prompt = json.load(f)["prompt_tokens"]
-    runs = [etkit_generation(args.etinspect, prompt, args.new_tokens) for _ in range(args.runs)]
-    median = {key: statistics.median(r[key] for r in runs)
-              for key in ("prefill_token_per_sec", "decode_token_per_sec", "time_to_first_token_ms")}
     print("tiny_llama (2 layers, dim 64, GQA 4/2 heads, vocab 256), prompt %d tokens, %d new, one thread, "
           "median of %d generations" % (len(prompt), args.new_tokens, args.runs))
-    print("%-34s %10.0f tokens/s" % ("etkit prefill (token by token)", median["prefill_token_per_sec"]))
-    print("%-34s %10.0f tokens/s" % ("etkit decode", median["decode_token_per_sec"]))
-    print("%-34s %10.3f ms" % ("etkit time to first token", median["time_to_first_token_ms"]))
-    print("%-34s %10.0f tokens/s" % ("PyTorch eager decode (reference)", eager_decode_tokens_per_second(
-        prompt, args.new_tokens)))
+    for sample in SAMPLES:
+        runs = [etkit_generation(args.etinspect, sample, prompt, args.new_tokens) for _ in range(args.runs)]
+        median = {key: statistics.median(r[key] for r in runs)
+                  for key in ("prefill_token_per_sec", "decode_token_per_sec", "time_to_first_token_ms")}
+        print("%-18s prefill (token by token) %7.0f tokens/s, decode %7.0f tokens/s, time to first token %.3f ms"
+              % (sample, median["prefill_token_per_sec"], median["decode_token_per_sec"],
+                 median["time_to_first_token_ms"]))
+    print("%-18s decode %7.0f tokens/s (PyTorch eager, the float model, llama ops in Python)" % (
+        "eager reference", eager_decode_tokens_per_second(prompt, args.new_tokens)))
     kernel_bench = args.kernel_bench or os.path.join(os.path.dirname(os.path.dirname(
         os.path.abspath(args.etinspect))), "bench", "kernel_bench")
     print("llama::custom_sdpa vs libtorch attention (kernel_bench --only attention):", flush=True)
