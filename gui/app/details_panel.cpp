@@ -4,7 +4,7 @@
 #include <QTextBrowser>
 #include <QVBoxLayout>
 
-#include "time_format.h"
+#include "display_format.h"
 
 namespace etkit::gui {
 namespace {

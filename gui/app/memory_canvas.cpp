@@ -5,6 +5,7 @@
 #include <QMouseEvent>
 #include <algorithm>
 
+#include "display_format.h"
 #include "etkit/gui/workspace.h"
 #include "palette.h"
 
@@ -13,14 +14,6 @@ namespace {
 
 constexpr float kMargin = 56;  // room for the byte axis
 constexpr ImU32 kText = IM_COL32(20, 20, 20, 255);
-
-std::string bytes_text(uint64_t bytes) {
-  char text[32];
-  if (bytes >= (1u << 20)) std::snprintf(text, sizeof(text), "%.2f MiB", double(bytes) / double(1u << 20));
-  else if (bytes >= 1024) std::snprintf(text, sizeof(text), "%.1f KiB", double(bytes) / 1024.0);
-  else std::snprintf(text, sizeof(text), "%llu B", static_cast<unsigned long long>(bytes));
-  return text;
-}
 
 std::string sizes_text(const TensorShape& shape) {
   std::string text = to_string(shape.scalar_type) + std::string("[");
@@ -124,7 +117,7 @@ void MemoryCanvas::draw() {
     ImGui::Text("value %d", t.planned.value);
     ImGui::Separator();
     ImGui::Text("tensor     %s", sizes_text(t.planned.tensor).c_str());
-    ImGui::Text("bytes      %s at offset %llu", bytes_text(t.planned.bytes).c_str(),
+    ImGui::Text("bytes      %s at offset %llu", format_bytes(t.planned.bytes).c_str(),
                 static_cast<unsigned long long>(t.planned.offset));
     ImGui::Text("lifetime   steps %zu-%zu", *t.first, *t.last);
     ImGui::Text("producer   %s", t.producer ? t.producer->c_str() : "(method input)");
@@ -146,11 +139,11 @@ void MemoryCanvas::draw_plot(const Plot& plot) {
   const uint64_t size = plot.best_fit ? arena.best_fit : arena.size;
   char label[160];
   std::snprintf(label, sizeof(label), "arena %u %s: %s, peak live %s (%.0f%%)%s", arena.arena,
-                plot.best_fit ? "re-planned best fit" : "as planned", bytes_text(size).c_str(),
-                bytes_text(arena.peak).c_str(), size ? 100.0 * double(arena.peak) / double(size) : 0.0,
+                plot.best_fit ? "re-planned best fit" : "as planned", format_bytes(size).c_str(),
+                format_bytes(arena.peak).c_str(), size ? 100.0 * double(arena.peak) / double(size) : 0.0,
                 plot.best_fit || arena.best_fit >= arena.size
                     ? ""
-                    : ("; best fit " + bytes_text(arena.best_fit)).c_str());
+                    : ("; best fit " + format_bytes(arena.best_fit)).c_str());
   list->AddText(ImVec2(plot.x0, plot.y0 - 17), kText, label);
   list->AddRectFilled(ImVec2(plot.x0, plot.y0), ImVec2(plot.x1, plot.y1), IM_COL32(248, 248, 248, 255));
   const std::vector<MemoryRect>& rects = plot.best_fit ? arena.best_fit_plan : arena.planned;
@@ -169,7 +162,7 @@ void MemoryCanvas::draw_plot(const Plot& plot) {
   }
   if (!curve.empty()) list->AddPolyline(curve.data(), int(curve.size()), IM_COL32(30, 30, 30, 255), 0, 1.5f);
   list->AddRect(ImVec2(plot.x0, plot.y0), ImVec2(plot.x1, plot.y1), IM_COL32(150, 150, 150, 255));
-  list->AddText(ImVec2(plot.x0 - kMargin + 2, plot.y0), kText, bytes_text(extent).c_str());
+  list->AddText(ImVec2(plot.x0 - kMargin + 2, plot.y0), kText, format_bytes(extent).c_str());
   list->AddText(ImVec2(plot.x0 - kMargin + 2, plot.y1 - 14), kText, "0");
 }
 

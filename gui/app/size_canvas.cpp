@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <iterator>
 
+#include "display_format.h"
 #include "etkit/gui/workspace.h"
 
 namespace etkit::gui {
@@ -44,14 +45,6 @@ ImU32 colour(const std::string& path, int depth) {
   const float shade = 1.0f - 0.1f * float(depth - 1);
   const auto channel = [&](int shift) { return ImU32(float((c >> shift) & 0xff) * shade) << shift; };
   return channel(0) | channel(8) | channel(16) | 0xff000000u;
-}
-
-std::string bytes_text(uint64_t bytes) {
-  char text[32];
-  if (bytes >= (1u << 20)) std::snprintf(text, sizeof(text), "%.2f MiB", double(bytes) / double(1u << 20));
-  else if (bytes >= 1024) std::snprintf(text, sizeof(text), "%.1f KiB", double(bytes) / 1024.0);
-  else std::snprintf(text, sizeof(text), "%llu B", static_cast<unsigned long long>(bytes));
-  return text;
 }
 
 }  // namespace
@@ -124,7 +117,7 @@ void SizeCanvas::draw() {
     return;
   }
   const inspector::SizePart* node = find_part(*root, focus_);
-  const std::string title = (focus_.empty() ? root->name : focus_) + ": " + bytes_text(node ? node->bytes : 0) +
+  const std::string title = (focus_.empty() ? root->name : focus_) + ": " + format_bytes(node ? node->bytes : 0) +
                             " (click a part to open it, right-click to go up)";
   list->AddText(ImVec2(6, 8), IM_COL32(20, 20, 20, 255), title.c_str());
   // The legend on its own row, one swatch per kind.
@@ -141,7 +134,7 @@ void SizeCanvas::draw() {
     list->AddRect(a, b, IM_COL32(255, 255, 255, 255));
     // Labels where they fit: the name and the size.
     if (c.rect.w > 60 && c.rect.h > 18 && (c.depth == 1 || c.part->parts.empty())) {
-      const std::string label = c.part->name + " " + bytes_text(c.part->bytes);
+      const std::string label = c.part->name + " " + format_bytes(c.part->bytes);
       list->PushClipRect(a, b, true);
       list->AddText(ImVec2(a.x + 3, a.y + 2), IM_COL32(20, 20, 20, 255), label.c_str());
       list->PopClipRect();
@@ -151,7 +144,7 @@ void SizeCanvas::draw() {
   if (const TreemapCell* hit = cell_at(mouse.x, mouse.y)) {
     ImGui::BeginTooltip();
     ImGui::TextUnformatted(hit->path.c_str());
-    ImGui::Text("%s (%.2f%% of the file)", bytes_text(hit->part->bytes).c_str(),
+    ImGui::Text("%s (%.2f%% of the file)", format_bytes(hit->part->bytes).c_str(),
                 100.0 * double(hit->part->bytes) / double(std::max<uint64_t>(1, root->bytes)));
     ImGui::EndTooltip();
   }

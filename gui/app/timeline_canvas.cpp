@@ -12,7 +12,7 @@
 #include "etkit/gui/workspace.h"
 #include "etkit/inspector/event_text.h"
 #include "palette.h"
-#include "time_format.h"
+#include "display_format.h"
 
 namespace etkit::gui {
 namespace {

@@ -1,4 +1,4 @@
-#include "time_format.h"
+#include "display_format.h"
 
 #include <cmath>
 #include <cstdio>
@@ -21,6 +21,14 @@ std::string format_duration(double ns) {
   }
   char text[48];
   std::snprintf(text, sizeof(text), "%.3g %s", value, unit);
+  return text;
+}
+
+std::string format_bytes(uint64_t bytes) {
+  char text[32];
+  if (bytes >= (1u << 20)) std::snprintf(text, sizeof(text), "%.2f MiB", double(bytes) / double(1u << 20));
+  else if (bytes >= 1024) std::snprintf(text, sizeof(text), "%.1f KiB", double(bytes) / 1024.0);
+  else std::snprintf(text, sizeof(text), "%llu B", static_cast<unsigned long long>(bytes));
   return text;
 }
 
