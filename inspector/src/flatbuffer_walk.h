@@ -116,14 +116,7 @@ class Claims {
   }
 
   /// Adds the claimed bytes to their nodes and the rest to `unclaimed`.
-  void settle(Tree& tree, int unclaimed) const {
-    uint64_t claimed = 0;
-    for (const auto& [begin, range] : ranges_) {
-      if (range.second >= 0) tree.nodes[size_t(range.second)].own += range.first - begin;
-      claimed += range.first - begin;
-    }
-    tree.nodes[size_t(unclaimed)].own += (end_ - begin_) - claimed;
-  }
+  void settle(Tree& tree, int unclaimed) const { settle_split(tree, end_, unclaimed, unclaimed); }
 
  private:
   uint64_t begin_, end_;
