@@ -234,6 +234,12 @@ Status compare(GapRow& row, const RecordedOutput& output, const ReferenceSource&
   if (output.nhwc) row.detail = "NHWC compared as NCHW";
   if (!output.decoded.empty()) row.detail += (row.detail.empty() ? "" : "; ") + output.decoded;
   row.metrics = compare_values(values, value->values);
+  if (options.keep_values) {
+    row.actual_sizes = sizes;
+    row.actual_values = std::move(values);
+    row.reference_values = std::move(value->values);
+    row.reference_sizes = std::move(value->sizes);
+  }
   if (std::isinf(row.metrics.snr_db) && row.metrics.snr_db > 0) {
     row.relative_error = 0;
   } else if (row.metrics.max_abs_reference > 0) {

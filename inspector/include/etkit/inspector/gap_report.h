@@ -102,6 +102,12 @@ struct GapRow {
   /// inputs (through ops without a compared row; graph inputs count 0):
   /// the error this op adds. NaN without an ETRecord graph.
   double error_growth = std::numeric_limits<double>::quiet_NaN();
+  /// The compared values (NCHW), with GapOptions::keep_values: for callers
+  /// that measure the gap their own way (the Python module's comparators).
+  std::vector<double> actual_values;
+  std::vector<int64_t> actual_sizes;
+  std::vector<double> reference_values;
+  std::vector<int64_t> reference_sizes;
 };
 
 struct GapOptions {
@@ -111,6 +117,8 @@ struct GapOptions {
   /// Operator of each instruction of chain 0 (from the program), naming
   /// rows when there is no ETRecord: value events carry no names.
   std::vector<std::string> instruction_ops;
+  /// Keep each compared row's values (GapRow::actual_values, …).
+  bool keep_values = false;
 };
 
 struct GapReport {

@@ -1,0 +1,108 @@
+// etkit._gap_rows: the pairs of runtime and reference values that
+// Inspector.calculate_numeric_gap hands to a comparator. Matching (debug
+// handles, fused ops, delegate values) is the inspector library's
+// numeric_gap, the same as `etinspect gap`; the distance is the caller's.
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "errors.h"
+#include "etkit/core/file_data.h"
+#include "etkit/core/program.h"
+#include "etkit/core/program_summary.h"
+#include "etkit/etdump/etdump_reader.h"
+#include "etkit/etrecord/etrecord.h"
+#include "etkit/inspector/delegate_values.h"
+#include "etkit/inspector/gap_report.h"
+
+namespace py = pybind11;
+
+namespace etkit::python {
+namespace {
+
+std::vector<inspector::RecordedOutput> outputs_of(const std::string& trace_path, const std::string& buffer_path,
+                                                  const std::optional<Program>& program, const std::string& method,
+                                                  std::vector<std::string>& warnings) {
+  const etdump::ETDump trace = unwrap(etdump::ETDump::load_file(trace_path));
+  const std::shared_ptr<const FileData> buffer = unwrap(FileData::load(buffer_path));
+  auto outputs = inspector::recorded_outputs(trace, buffer->bytes());
+  if (!outputs.ok()) throw EtkitError(buffer_path + ": " + outputs.error().message());
+  if (outputs->empty()) {
+    throw EtkitError(trace_path + " has no intermediate outputs; record them with Method.run(..., etdump=…, "
+                     "debug_buffer=…, debug_level=\"intermediates\") or etinspect run --debug-level intermediates");
+  }
+  if (program) {
+    for (const std::string& w : inspector::decode_delegate_outputs(*program, method, *outputs)) warnings.push_back(w);
+  }
+  return std::move(*outputs);
+}
+
+py::array values_array(const std::vector<double>& values, const std::vector<int64_t>& sizes) {
+  std::vector<py::ssize_t> shape(sizes.begin(), sizes.end());
+  py::array_t<double> array(py::ssize_t(values.size()), values.data());
+  return array.attr("reshape")(shape);
+}
+
+py::tuple gap_rows(const std::string& etdump_path, const std::string& debug_buffer_path, const std::string& reference,
+                   const std::optional<std::string>& reference_debug_buffer,
+                   const std::optional<std::string>& etrecord_path, const std::optional<std::string>& program_path,
+                   const std::string& method) {
+  std::vector<std::string> warnings;
+  std::optional<Program> program;
+  inspector::GapOptions options;
+  options.method = method;
+  options.keep_values = true;
+  if (program_path) {
+    program.emplace(unwrap(Program::load_file(*program_path)));
+    for (const MethodSummary& m : summarize(*program).methods) {
+      if (m.name == method) options.instruction_ops = inspector::instruction_ops(m);
+    }
+  }
+  std::optional<etrecord::Etrecord> record;
+  if (etrecord_path) record.emplace(unwrap(etrecord::Etrecord::load_file(*etrecord_path)));
+  const std::vector<inspector::RecordedOutput> outputs =
+      outputs_of(etdump_path, debug_buffer_path, program, method, warnings);
+  std::unique_ptr<inspector::ReferenceSource> source;
+  std::vector<inspector::RecordedOutput> reference_outputs;
+  if (std::filesystem::is_directory(reference)) {
+    source = unwrap(inspector::folder_reference(reference));
+  } else {
+    if (!reference_debug_buffer) {
+      throw EtkitError("reference " + reference + " is not a folder: as a trace it needs reference_debug_buffer");
+    }
+    reference_outputs = outputs_of(reference, *reference_debug_buffer, program, method, warnings);
+    source = inspector::trace_reference(reference_outputs);
+  }
+  const inspector::GapReport report =
+      unwrap(inspector::numeric_gap(outputs, *source, record ? &*record : nullptr, options));
+  py::list rows;
+  for (const inspector::GapRow& row : report.rows) {
+    if (row.status != inspector::GapStatus::kOk && row.status != inspector::GapStatus::kDiverged) continue;
+    py::dict item;
+    item["instruction_id"] = row.instruction_id;
+    item["delegate_debug_id"] = row.delegate_debug_id;
+    item["op"] = text(row.op);
+    item["node"] = text(row.node);
+    item["handles"] = py::tuple(py::cast(row.handles));
+    item["source"] = text(row.source);
+    item["runtime"] = values_array(row.actual_values, row.actual_sizes);
+    item["reference"] = values_array(row.reference_values, row.reference_sizes);
+    rows.append(item);
+  }
+  return py::make_tuple(rows, text_list(warnings));
+}
+
+}  // namespace
+
+void register_gap(py::module_& m) {
+  m.def("_gap_rows", &gap_rows, py::arg("etdump_path"), py::arg("debug_buffer_path"), py::arg("reference"),
+        py::arg("reference_debug_buffer"), py::arg("etrecord_path"), py::arg("program_path"), py::arg("method"));
+}
+
+}  // namespace etkit::python

@@ -1,0 +1,307 @@
+// etkit._Inspector: a trace grouped into event blocks, linked to an
+// ETRecord, with the debug buffer's tensors as zero-copy numpy views. The
+// Python class etkit.Inspector (python/etkit/inspector.py) gives it
+// upstream's names; this file does the work that must be fast on traces of
+// millions of events: grouping, linking and building dataframe columns.
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cmath>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "errors.h"
+#include "etkit/core/file_data.h"
+#include "etkit/core/program.h"
+#include "etkit/core/program_summary.h"
+#include "etkit/etdump/etdump_reader.h"
+#include "etkit/etrecord/etrecord.h"
+#include "etkit/inspector/event_blocks.h"
+#include "etkit/inspector/source_links.h"
+#include "numpy_tensors.h"
+
+namespace py = pybind11;
+
+namespace etkit::python {
+namespace {
+
+// Upstream truncates long op type lists in its dataframe.
+py::object op_types_cell(const std::vector<std::string>& op_types) {
+  if (op_types.size() < 5) return text_list(op_types);
+  return text("['" + op_types[0] + "', '" + op_types[1] + "' ... '" + op_types.back() + "'] (" +
+                 std::to_string(op_types.size()) + " total)");
+}
+
+py::object delegate_id_of(const inspector::Event& event) {
+  if (event.delegate_debug_id_int) return py::int_(*event.delegate_debug_id_int);
+  if (event.delegate_debug_id_str) return text(*event.delegate_debug_id_str);
+  return py::none();
+}
+
+py::dict stack_traces_of(const inspector::Event& event) {
+  py::dict traces;
+  for (const auto& [node, trace] : event.stack_traces) traces[text(node)] = text(trace);
+  return traces;
+}
+
+// {node: {key: (path, type)}}: the shape of an nn_module_stack in
+// upstream's deserialized graphs.
+py::dict module_hierarchy_of(const inspector::Event& event) {
+  py::dict hierarchy;
+  for (const auto& [node, stack] : event.module_hierarchy) {
+    py::dict frames;
+    for (const etrecord::ModuleFrame& frame : stack) frames[text(frame.key)] = py::make_tuple(text(frame.path), text(frame.type));
+    hierarchy[text(node)] = frames;
+  }
+  return hierarchy;
+}
+
+class TraceInspector {
+ public:
+  TraceInspector(const std::string& etdump_path, const std::optional<std::string>& etrecord_path,
+                 const std::optional<std::string>& debug_buffer_path, const std::optional<std::string>& program_path,
+                 const std::string& source_unit, const std::string& target_unit, bool include_warmup,
+                 const std::string& method)
+      : method_(method) {
+    options_ = unwrap(inspector::parse_time_units(source_unit, target_unit));
+    options_.locate_events = true;
+    options_.include_warmup = include_warmup;
+    trace_ = std::make_unique<etdump::ETDump>(unwrap(etdump::ETDump::load_file(etdump_path)));
+    grouped_.emplace(unwrap(inspector::GroupedEvents::build(*trace_, options_)));
+    if (etrecord_path) {
+      record_.emplace(unwrap(etrecord::Etrecord::load_file(*etrecord_path)));
+      for (const std::string& warning : record_->warnings()) warnings_.push_back(*etrecord_path + ": " + warning);
+      if (record_->method(method_) == nullptr) {
+        std::string names;
+        for (const auto& entry : record_->methods()) names += (names.empty() ? "" : ", ") + entry.first;
+        throw EtkitError(*etrecord_path + " has no method '" + method_ + "' (it has " + names + ")");
+      }
+      const inspector::LinkReport fit = inspector::record_fit(*grouped_, *record_, method_);
+      if (fit.unmatched > fit.linked) {
+        warnings_.push_back(*etrecord_path + " does not seem to belong to this trace: " +
+                            std::to_string(fit.unmatched) + " of " + std::to_string(fit.linked + fit.unmatched) +
+                            " events have no graph node");
+      }
+    }
+    if (debug_buffer_path) debug_buffer_ = unwrap(FileData::load(*debug_buffer_path));
+    if (program_path) {
+      const Program program = unwrap(Program::load_file(*program_path));
+      const ProgramSummary summary = summarize(program);
+      for (const MethodSummary& m : summary.methods) {
+        if (m.name == method_) method_summary_ = m;
+      }
+      if (!method_summary_) throw EtkitError(*program_path + " has no method '" + method_ + "'");
+    }
+    index_trace_events();
+  }
+
+  size_t block_count() const { return grouped_->block_count(); }
+  const std::vector<std::string>& warnings() const { return warnings_; }
+  bool has_debug_buffer() const { return debug_buffer_ != nullptr; }
+
+  /// Block `index` as (name, bundled_input_index, runs, [event tuples]),
+  /// each event (name, raw, start_time, op_types, delegate_debug_identifier,
+  /// debug_handles, stack_traces, module_hierarchy, is_delegated_op,
+  /// delegate_backend_name, debug_data, instruction_id, delegate metadata).
+  py::tuple block(size_t index, py::handle self) {
+    if (index >= block_count()) throw py::index_error("event block " + std::to_string(index) + " out of range");
+    inspector::EventBlock block;
+    materialize(index, block);
+    py::list events;
+    for (size_t e = 0; e < block.events.size(); ++e) {
+      const inspector::Event& event = block.events[e];
+      py::object raw = py::none(), start = py::none();
+      if (event.perf_data) {
+        raw = py::cast(event.perf_data->raw);
+        start = start_times(event);
+      }
+      py::object handles = event.debug_handles.empty() ? py::object(py::none()) : py::cast(event.debug_handles);
+      py::object backend =
+          event.delegate_backend_name.empty() ? py::object(py::none()) : text(event.delegate_backend_name);
+      events.append(py::make_tuple(text(event.name), raw, start, text_list(event.op_types), delegate_id_of(event), handles,
+                                   stack_traces_of(event), module_hierarchy_of(event), event.is_delegated_op, backend,
+                                   debug_data(index, e, self), event.instruction_id, delegate_metadata(index, e)));
+    }
+    const py::object bundled = block.bundled_input_index >= 0 ? py::object(py::int_(block.bundled_input_index)) : py::none();
+    return py::make_tuple(text(block.name), bundled, block.runs, events);
+  }
+
+  /// Upstream's to_dataframe columns over every block, in its order, plus
+  /// "_delegate_debug_metadatas" (raw metadata lists, for the caller to
+  /// turn into columns). `units` is appended to the statistics' names.
+  py::dict columns(const std::string& units, py::handle self) {
+    static const char* kStats[] = {"p10", "p50", "p90", "avg", "min", "max"};
+    std::vector<py::list> stats(6);
+    py::list block_names, names, raw, op_types, ids, traces, hierarchies, delegated, backends, debug, starts, metadata;
+    std::vector<std::vector<double>> stat_values(6);
+    bool all_timed = true;
+    std::unordered_map<std::string, py::str> interned;  // event names repeat across blocks
+    inspector::EventBlock block;
+    for (size_t b = 0; b < block_count(); ++b) {
+      materialize(b, block);
+      const py::str block_name = text(block.name);
+      for (size_t e = 0; e < block.events.size(); ++e) {
+        const inspector::Event& event = block.events[e];
+        block_names.append(block_name);
+        auto found = interned.find(event.name);
+        if (found == interned.end()) found = interned.emplace(event.name, text(event.name)).first;
+        names.append(found->second);
+        if (event.perf_data) {
+          const inspector::PerfData& p = *event.perf_data;
+          raw.append(py::cast(p.raw));
+          const double values[] = {p.p10, p.p50, p.p90, p.avg, p.min, p.max};
+          for (size_t s = 0; s < 6; ++s) stat_values[s].push_back(values[s]);
+          starts.append(start_times(event));
+        } else {
+          all_timed = false;
+          raw.append(py::none());
+          for (size_t s = 0; s < 6; ++s) stat_values[s].push_back(std::nan(""));
+          starts.append(py::none());
+        }
+        op_types.append(op_types_cell(event.op_types));
+        ids.append(delegate_id_of(event));
+        traces.append(stack_traces_of(event));
+        hierarchies.append(module_hierarchy_of(event));
+        delegated.append(py::bool_(event.is_delegated_op));
+        backends.append(event.delegate_backend_name.empty() ? py::object(py::none()) : text(event.delegate_backend_name));
+        debug.append(debug_data(b, e, self));
+        metadata.append(delegate_metadata(b, e));
+      }
+    }
+    py::dict out;
+    out["event_block_name"] = block_names;
+    out["event_name"] = names;
+    out["raw"] = raw;
+    for (size_t s = 0; s < 6; ++s) {
+      const std::string key = std::string(kStats[s]) + units;
+      if (all_timed) {
+        out[py::str(key)] = py::array_t<double>(py::ssize_t(stat_values[s].size()), stat_values[s].data());
+      } else {
+        // Upstream's None for events without timings.
+        py::list cells;
+        for (double v : stat_values[s]) cells.append(std::isnan(v) ? py::object(py::none()) : py::float_(v));
+        out[py::str(key)] = cells;
+      }
+    }
+    out["op_types"] = op_types;
+    out["delegate_debug_identifier"] = ids;
+    out["stack_traces"] = traces;
+    out["module_hierarchy"] = hierarchies;
+    out["is_delegated_op"] = delegated;
+    out["delegate_backend_name"] = backends;
+    out["debug_data"] = debug;
+    out["start_time"] = starts;
+    out["_delegate_debug_metadatas"] = metadata;
+    return out;
+  }
+
+ private:
+  void materialize(size_t index, inspector::EventBlock& block) const {
+    grouped_->block_into(index, block);
+    inspector::annotate_block(block, {method_summary_ ? &*method_summary_ : nullptr, record_ ? &*record_ : nullptr, method_});
+  }
+
+  // Upstream's start_time: the raw timestamps of the runs.
+  py::list start_times(const inspector::Event& event) const {
+    const double scale = event.is_delegated_op && options_.delegate_source
+                             ? 1.0
+                             : inspector::nanoseconds_per(options_.target) / inspector::nanoseconds_per(options_.source);
+    py::list out;
+    for (double t : event.start_times) out.append(py::int_(int64_t(std::llround(t * scale))));
+    return out;
+  }
+
+  // Debug events and delegate metadata of each block's events, from one
+  // pass over the trace (grouping keeps only what a statistic needs).
+  void index_trace_events() {
+    for (size_t rb = 0; rb < trace_->block_count(); ++rb) {
+      const etdump::RunBlock run = trace_->block(rb);
+      for (size_t e = 0; e < run.event_count(); ++e) {
+        const std::optional<inspector::EventPlace> place = grouped_->place(rb, e);
+        if (!place) continue;
+        const etdump::EventView view = run.event(e);
+        const std::pair<size_t, size_t> key{place->block, place->event};
+        if (view.kind == etdump::EventKind::kDebug && place->run == 0) {
+          debug_events_[key].push_back({rb, e});
+        } else if (view.kind == etdump::EventKind::kProfile && view.profile.delegate_debug_metadata.size > 0) {
+          std::vector<std::string>& list = metadata_[key];
+          list.resize(std::max(list.size(), place->run + 1));
+          const ByteSpan m = view.profile.delegate_debug_metadata;
+          list[place->run].assign(reinterpret_cast<const char*>(m.data), m.size);
+        }
+      }
+    }
+  }
+
+  // Upstream's debug_data: the values the event's debug events logged in
+  // its block's first run; tensors are read-only views of the buffer.
+  py::list debug_data(size_t block, size_t event, py::handle self) const {
+    py::list out;
+    auto found = debug_events_.find({block, event});
+    if (found == debug_events_.end()) return out;
+    for (const auto& [rb, e] : found->second) {
+      const etdump::DebugEventView d = trace_->block(rb).event(e).debug;
+      if (d.value_type == "int") out.append(py::int_(d.int_value));
+      else if (d.value_type == "bool") out.append(py::bool_(d.bool_value));
+      else if (d.value_type == "float" || d.value_type == "double") out.append(py::float_(d.double_value));
+      else if (d.value_type == "tensor" || d.value_type == "tensor_list") {
+        py::list tensors;
+        for (const etdump::DebugTensorView& t : d.tensors) tensors.append(tensor_view(t, self));
+        out.append(d.value_type == "tensor" && tensors.size() == 1 ? tensors[0] : py::object(tensors));
+      } else {
+        out.append(py::none());
+      }
+    }
+    return out;
+  }
+
+  py::object tensor_view(const etdump::DebugTensorView& tensor, py::handle self) const {
+    if (!debug_buffer_) return py::none();  // upstream: no buffer, no tensor data
+    const Tensor view = unwrap(etdump::debug_tensor(tensor, debug_buffer_->bytes()));
+    return view_of(view, self);  // the Inspector owns the mapping
+  }
+
+  py::object delegate_metadata(size_t block, size_t event) const {
+    auto found = metadata_.find({block, event});
+    if (found == metadata_.end()) return py::list();
+    return text_list(found->second);
+  }
+
+  std::string method_;
+  inspector::EventBlockOptions options_;
+  std::unique_ptr<etdump::ETDump> trace_;
+  std::optional<inspector::GroupedEvents> grouped_;
+  std::optional<etrecord::Etrecord> record_;
+  std::optional<MethodSummary> method_summary_;
+  std::shared_ptr<const FileData> debug_buffer_;
+  std::vector<std::string> warnings_;
+  std::map<std::pair<size_t, size_t>, std::vector<std::pair<size_t, size_t>>> debug_events_;
+  std::map<std::pair<size_t, size_t>, std::vector<std::string>> metadata_;
+};
+
+}  // namespace
+
+void register_inspector(py::module_& m) {
+  py::class_<TraceInspector>(m, "_Inspector")
+      .def(py::init<const std::string&, const std::optional<std::string>&, const std::optional<std::string>&,
+                    const std::optional<std::string>&, const std::string&, const std::string&, bool,
+                    const std::string&>(),
+           py::arg("etdump_path"), py::arg("etrecord_path"), py::arg("debug_buffer_path"), py::arg("program_path"),
+           py::arg("source_unit"), py::arg("target_unit"), py::arg("include_warmup"), py::arg("method"))
+      .def_property_readonly("block_count", &TraceInspector::block_count)
+      .def_property_readonly("warnings", &TraceInspector::warnings)
+      .def_property_readonly("has_debug_buffer", &TraceInspector::has_debug_buffer)
+      .def("block", [](py::object self, size_t index) { return self.cast<TraceInspector&>().block(index, self); })
+      .def("columns", [](py::object self, const std::string& units) {
+        return self.cast<TraceInspector&>().columns(units, self);
+      });
+}
+
+}  // namespace etkit::python

@@ -1,0 +1,22 @@
+// The compiled half of `import etkit` (etkit._etkit); python/etkit/ is the
+// other half, with upstream's Inspector names.
+
+#include <pybind11/pybind11.h>
+
+#include "errors.h"
+
+namespace etkit::python {
+void register_inspector(pybind11::module_& m);
+void register_gap(pybind11::module_& m);
+void register_program(pybind11::module_& m);
+void register_cli(pybind11::module_& m);
+}  // namespace etkit::python
+
+PYBIND11_MODULE(_etkit, m) {
+  m.doc() = "etkit's inspector, runtime and verifier (see the etkit package)";
+  etkit::python::register_errors(m);
+  etkit::python::register_inspector(m);
+  etkit::python::register_gap(m);
+  etkit::python::register_program(m);
+  etkit::python::register_cli(m);
+}

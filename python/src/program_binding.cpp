@@ -1,0 +1,210 @@
+// etkit.Program and etkit.Method: load a program (with its .ptd data and
+// etkit's delegate backends, as `etinspect run` does), run a method on numpy
+// arrays, optionally traced to an ETDump.
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "errors.h"
+#include "etkit/core/method.h"
+#include "etkit/core/program_summary.h"
+#include "numpy_tensors.h"
+#include "program_loading.h"
+#include "tracing_setup.h"
+
+namespace py = pybind11;
+
+namespace etkit::python {
+namespace {
+
+class PyProgram {
+ public:
+  PyProgram(const std::string& path, const std::vector<std::string>& data) : path_(path) {
+    loaded_ = unwrap(cli::load_program(path, data));
+    for (const MethodSummary& method : summarize(*loaded_->program).methods) methods_.push_back(method.name);
+  }
+  const std::string& path() const { return path_; }
+  const std::vector<std::string>& methods() const { return methods_; }
+  cli::LoadedProgram& loaded() { return *loaded_; }
+
+ private:
+  std::string path_;
+  std::unique_ptr<cli::LoadedProgram> loaded_;
+  std::vector<std::string> methods_;
+};
+
+// Arrays set as inputs, kept alive until the execute that reads them ends.
+struct BorrowedInputs {
+  std::vector<py::array> arrays;
+};
+
+std::string input_label(const Method& method, size_t index) {
+  return "input " + std::to_string(index) + " of method '" + method.name() + "'";
+}
+
+void set_tensor_input(Method& method, size_t index, py::handle item, BorrowedInputs& borrowed) {
+  const Tensor& spec = method.input(index).unchecked_tensor();
+  py::array array = py::module_::import("numpy").attr("asarray")(item);
+  if (!dtype_matches(array, spec.scalar_type())) {
+    throw EtkitError(input_label(method, index) + " is " + describe(spec) + ", given a " +
+                     py::str(array.dtype()).cast<std::string>() + " array (convert it with .astype)");
+  }
+  std::vector<int64_t> sizes(array.shape(), array.shape() + array.ndim());
+  // The bytes in the input's dim order (channels-last inputs stay so).
+  const std::vector<uint8_t> dim_order(spec.dim_order().begin(), spec.dim_order().end());
+  if (dim_order.size() == sizes.size()) {
+    py::list axes;
+    for (uint8_t d : dim_order) axes.append(int(d));
+    array = array.attr("transpose")(axes);
+  }
+  array = py::module_::import("numpy").attr("ascontiguousarray")(array);
+  Result<Tensor> view = Tensor::make(spec.scalar_type(), {sizes.data(), sizes.size()},
+                                     dim_order.size() == sizes.size() ? Span<const uint8_t>{dim_order.data(), dim_order.size()}
+                                                                      : Span<const uint8_t>{},
+                                     array.mutable_data(), size_t(array.nbytes()));
+  if (!view.ok()) throw EtkitError(input_label(method, index) + ": " + view.error().message());
+  const Status set = method.set_input(index, *view);
+  if (!set.ok()) throw EtkitError(input_label(method, index) + ": " + set.error().message());
+  borrowed.arrays.push_back(array);
+}
+
+void set_inputs(Method& method, const py::sequence& inputs, BorrowedInputs& borrowed) {
+  if (size_t(py::len(inputs)) != method.input_count()) {
+    throw EtkitError("method '" + method.name() + "' takes " + std::to_string(method.input_count()) + " inputs, " +
+                     std::to_string(py::len(inputs)) + " given");
+  }
+  for (size_t i = 0; i < method.input_count(); ++i) {
+    const Value& input = method.input(i);
+    py::handle item = inputs[i];
+    if (input.is_tensor()) {
+      set_tensor_input(method, i, item, borrowed);
+      continue;
+    }
+    Value scalar;
+    if (input.tag() == ValueTag::kInt) scalar = Value::from_int(item.cast<int64_t>());
+    else if (input.tag() == ValueTag::kBool) scalar = Value::from_bool(item.cast<bool>());
+    else if (input.tag() == ValueTag::kDouble) scalar = Value::from_double(item.cast<double>());
+    else if (!item.is_none()) throw EtkitError(input_label(method, i) + " takes no value (pass None)");
+    else continue;
+    const Status set = method.set_input(i, scalar);
+    if (!set.ok()) throw EtkitError(input_label(method, i) + ": " + set.error().message());
+  }
+}
+
+py::list outputs_of(const Method& method) {
+  py::list outputs;
+  for (size_t i = 0; i < method.output_count(); ++i) {
+    const Value& v = method.output(i);
+    switch (v.tag()) {
+      case ValueTag::kTensor: outputs.append(copy_of(v.unchecked_tensor())); break;
+      case ValueTag::kInt: outputs.append(py::int_(v.unchecked_int())); break;
+      case ValueTag::kDouble: outputs.append(py::float_(v.unchecked_double())); break;
+      case ValueTag::kBool: outputs.append(py::bool_(v.unchecked_bool())); break;
+      default: outputs.append(py::none());
+    }
+  }
+  return outputs;
+}
+
+void execute(Method& method, const std::string& program_path) {
+  Status status = Ok{};
+  {
+    py::gil_scoped_release released;  // inputs are borrowed: their arrays are held by the caller's frame
+    status = method.execute();
+  }
+  if (!status.ok()) throw EtkitError(program_path + ": " + status.error().message());
+}
+
+class PyMethod {
+ public:
+  PyMethod(std::shared_ptr<PyProgram> program, const std::string& name) : program_(std::move(program)), name_(name) {
+    method_ = unwrap(Method::load(*program_->loaded().program, name, cli::method_options_for(program_->loaded())));
+  }
+
+  const std::string& name() const { return name_; }
+
+  /// (dtype name, sizes) per input; scalars as (tag, None).
+  py::list input_specs() const {
+    py::list specs;
+    for (size_t i = 0; i < method_->input_count(); ++i) {
+      const Value& v = method_->input(i);
+      if (v.is_tensor()) {
+        const Tensor& t = v.unchecked_tensor();
+        specs.append(py::make_tuple(to_string(t.scalar_type()), std::vector<int64_t>(t.sizes().begin(), t.sizes().end())));
+      } else {
+        specs.append(py::make_tuple(to_string(v.tag()), py::none()));
+      }
+    }
+    return specs;
+  }
+
+  py::list run(const py::sequence& inputs, const std::optional<std::string>& etdump,
+               const std::optional<std::string>& debug_buffer, const std::string& debug_level) {
+    if (!etdump) {
+      if (debug_buffer || debug_level != "none") throw EtkitError("debug_buffer and debug_level need etdump");
+      BorrowedInputs borrowed;
+      set_inputs(*method_, inputs, borrowed);
+      execute(*method_, program_->path());
+      return outputs_of(*method_);
+    }
+    // Traced: a method loaded with the recorder, so the trace holds its load
+    // block and one "Execute" block, as `etinspect run --etdump` writes.
+    cli::TracingOptions options;
+    options.etdump = *etdump;
+    options.debug_level = debug_level;
+    options.debug_buffer = debug_buffer.value_or("");
+    cli::Tracing tracing;
+    check(cli::setup_tracing(options, 1024, 8, tracing));
+    MethodOptions method_options = cli::method_options_for(program_->loaded());
+    method_options.tracer = tracing.gen.get();
+    std::unique_ptr<Method> traced = unwrap(Method::load(*program_->loaded().program, name_, method_options));
+    tracing.gen->reserve_events(64 + traced->trace_events_per_execute(debug_level != "none"));
+    BorrowedInputs borrowed;
+    set_inputs(*traced, inputs, borrowed);
+    execute(*traced, program_->path());
+    py::list outputs = outputs_of(*traced);
+    check(tracing.finish(*etdump));
+    return outputs;
+  }
+
+  void reset_state() { method_->reset_state(); }
+
+ private:
+  std::shared_ptr<PyProgram> program_;
+  std::string name_;
+  std::unique_ptr<Method> method_;
+};
+
+}  // namespace
+
+void register_program(py::module_& m) {
+  py::class_<PyProgram, std::shared_ptr<PyProgram>>(m, "Program")
+      .def(py::init<const std::string&, const std::vector<std::string>&>(), py::arg("path"),
+           py::arg("data") = std::vector<std::string>{},
+           "Loads a .pte (or the program inside a .bpte) and its .ptd data files.")
+      .def_property_readonly("path", &PyProgram::path)
+      .def_property_readonly(
+          "methods", [](const PyProgram& p) { return text_list(p.methods()); }, "The method names.")
+      .def(
+          "method",
+          [](std::shared_ptr<PyProgram> self, const std::string& name) { return std::make_shared<PyMethod>(self, name); },
+          py::arg("name") = "forward", "Loads a method (its kernels and delegates are checked here).")
+      .def("__repr__", [](const PyProgram& p) { return "<etkit.Program " + p.path() + ">"; });
+  py::class_<PyMethod, std::shared_ptr<PyMethod>>(m, "Method")
+      .def_property_readonly("name", &PyMethod::name)
+      .def_property_readonly("inputs", &PyMethod::input_specs, "(dtype, sizes) of each input.")
+      .def("run", &PyMethod::run, py::arg("inputs"), py::arg("etdump") = py::none(),
+           py::arg("debug_buffer") = py::none(), py::arg("debug_level") = "none",
+           "Runs the method on numpy arrays (one per input) and returns its outputs as new arrays. With etdump, "
+           "a freshly loaded copy of the method runs traced and the trace is written there.")
+      .def("reset_state", &PyMethod::reset_state, "Puts mutable buffers (a KV cache) back to their initial state.")
+      .def("__repr__", [](const PyMethod& method) { return "<etkit.Method " + method.name() + ">"; });
+}
+
+}  // namespace etkit::python

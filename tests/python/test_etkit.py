@@ -1,0 +1,440 @@
+"""`import etkit`: every public function against independent truth —
+upstream's Inspector rules over flatc/zipfile decodings (upstream_rules.py),
+the etinspect CLI as a second path, hand-derived values, and the mutated
+corpus (Python exceptions only, never a crash of the interpreter).
+
+Run by ctest with PYTHONPATH at the build tree's python/ folder and
+ETINSPECT, ETKIT_FLATC, ETKIT_SOURCE_DIR and ETKIT_CORPUS_DIR set.
+"""
+
+import csv
+import io
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+import warnings
+
+import numpy as np
+
+import etkit
+import upstream_rules
+
+SOURCE = os.environ["ETKIT_SOURCE_DIR"]
+CORPUS = os.environ["ETKIT_CORPUS_DIR"]
+ETINSPECT = os.environ["ETINSPECT"]
+FLATC = os.environ["ETKIT_FLATC"]
+ETDUMP_SCHEMA = os.path.join(SOURCE, "etdump", "schema", "etdump.fbs")
+MOBILENET = os.path.join(SOURCE, "samples", "mobilenet_v2")
+
+
+def trace_json(path):
+    return upstream_rules.trace_json(FLATC, ETDUMP_SCHEMA, path, os.path.join(SOURCE, "core", "schema"))
+
+
+def corpus(relative):
+    return os.path.join(CORPUS, relative)
+
+
+def cli(*args, ok=(0,)):
+    done = subprocess.run([ETINSPECT, *map(str, args)], capture_output=True, text=True)
+    if done.returncode not in ok:
+        raise AssertionError(f"etinspect {' '.join(map(str, args))}: {done.returncode}\n{done.stderr}")
+    return done
+
+
+def quiet_inspector(**kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return etkit.Inspector(**kwargs)
+
+
+class Scratch(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.dir = tempfile.mkdtemp(prefix="etkit-python-test-")
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.dir, ignore_errors=True)
+
+    def path(self, name):
+        return os.path.join(self.dir, name)
+
+
+class DataframeMatchesUpstream(unittest.TestCase):
+    def check_against_upstream(self, relative):
+        trace = trace_json(corpus(relative))
+        expected = upstream_rules.expected_rows(trace)
+        inspector = quiet_inspector(etdump_path=corpus(relative))
+        frame = inspector.to_dataframe()
+        names = [c + " (ms)" if c in upstream_rules.STAT_NAMES else c for c in upstream_rules.COLUMNS]
+        self.assertEqual(list(frame.columns), names)
+        self.assertEqual(len(frame), len(expected))
+        for i, row in enumerate(expected):
+            got = frame.iloc[i]
+            with self.subTest(row=i, event=row["event_name"]):
+                for column in upstream_rules.COLUMNS:
+                    key = column + " (ms)" if column in upstream_rules.STAT_NAMES else column
+                    if column in upstream_rules.STAT_NAMES:
+                        self.assertAlmostEqual(got[key], row[column], delta=1e-9 * max(1.0, abs(row[column])))
+                    elif column == "raw":
+                        np.testing.assert_allclose(got[key], row[column], rtol=1e-12)
+                    else:
+                        self.assertEqual(got[key], row[column], column)
+        return inspector, frame, expected
+
+    def test_tutorial_trace_equals_upstreams_dataframe(self):
+        inspector, frame, _ = self.check_against_upstream("upstream/etdump/tutorial_cnn.etdp")
+        self.assertEqual(list(frame["event_block_name"].unique()), ["Default", "Execute"])
+        self.assertEqual(frame["p10 (ms)"].dtype, np.float64)
+
+    def test_repeated_runs_merge_and_delegated_events_are_named_by_id(self):
+        _, frame, expected = self.check_against_upstream("upstream-runtime/xnn_mlp.etdp")
+        self.assertTrue(any(r["is_delegated_op"] for r in expected))
+        self.assertTrue(any(len(r["raw"]) == 3 for r in expected))
+
+    def test_event_blocks_carry_the_rows_values_under_upstreams_attribute_names(self):
+        inspector = quiet_inspector(etdump_path=corpus("upstream-runtime/xnn_mlp.etdp"))
+        frame = inspector.to_dataframe(include_units=False)
+        events = [(b, e) for b in inspector.event_blocks for e in b.events]
+        self.assertEqual(len(events), len(frame))
+        for (block, event), (_, row) in zip(events, frame.iterrows()):
+            self.assertEqual(block.name, row["event_block_name"])
+            self.assertEqual(event.name, row["event_name"])
+            self.assertEqual(event.perf_data.raw, row["raw"])
+            self.assertAlmostEqual(event.perf_data.p90, row["p90"])
+            self.assertEqual(event.delegate_debug_identifier, row["delegate_debug_identifier"])
+            self.assertEqual(event.is_delegated_op, row["is_delegated_op"])
+            self.assertEqual(event.start_time, row["start_time"])
+        # An EventBlock's own frame: upstream's default is no units.
+        block_frame = inspector.event_blocks[1].to_dataframe()
+        self.assertIn("p50", block_frame.columns)
+        self.assertEqual(len(block_frame), len(inspector.event_blocks[1].events))
+
+    def test_tsv_and_table_leave_out_operator_calls_and_bulky_columns(self):
+        inspector = quiet_inspector(etdump_path=corpus("upstream/etdump/tutorial_cnn.etdp"))
+        out = io.StringIO()
+        inspector.save_data_to_tsv(out)
+        rows = list(csv.reader(io.StringIO(out.getvalue()), delimiter="\t"))
+        header = rows[0]
+        for dropped in ["raw", "delegate_debug_identifier", "stack_traces", "module_hierarchy", "debug_data"]:
+            self.assertNotIn(dropped, header)
+        self.assertEqual(header[1:3], ["event_block_name", "event_name"])
+        trace = trace_json(corpus("upstream/etdump/tutorial_cnn.etdp"))
+        kept = [r for r in upstream_rules.expected_rows(trace) if "OPERATOR_CALL" not in r["event_name"]]
+        self.assertEqual([r[2] for r in rows[1:]], [r["event_name"] for r in kept])
+        printed = io.StringIO()
+        inspector.print_data_tabular(file=printed)
+        self.assertIn("native_call_convolution.out", printed.getvalue())
+        self.assertNotIn("OPERATOR_CALL", printed.getvalue())
+
+    def test_etdump_data_reads_like_the_file(self):
+        with open(corpus("upstream/etdump/tutorial_cnn.etdp"), "rb") as f:
+            data = f.read()
+        a = quiet_inspector(etdump_data=data).to_dataframe()
+        b = quiet_inspector(etdump_path=corpus("upstream/etdump/tutorial_cnn.etdp")).to_dataframe()
+        self.assertTrue(a.drop(columns=["raw", "start_time"]).equals(b.drop(columns=["raw", "start_time"])))
+
+    def test_units_follow_the_target_time_scale(self):
+        ms = quiet_inspector(etdump_path=corpus("upstream/etdump/tutorial_cnn.etdp")).to_dataframe()
+        us = quiet_inspector(etdump_path=corpus("upstream/etdump/tutorial_cnn.etdp"),
+                             target_time_scale=etkit.TimeScale.US).to_dataframe()
+        self.assertIn("avg (us)", us.columns)
+        np.testing.assert_allclose(us["avg (us)"], ms["avg (ms)"] * 1000)
+        with self.assertRaises(etkit.Error):
+            quiet_inspector(etdump_path=corpus("upstream/etdump/tutorial_cnn.etdp"),
+                            source_time_scale=etkit.TimeScale.CYCLES)
+
+    def test_arguments_are_checked_as_upstream_does(self):
+        with self.assertRaises(ValueError):
+            etkit.Inspector()
+        with self.assertWarnsRegex(UserWarning, "Output Buffer not found"):
+            etkit.Inspector(etdump_path=corpus("upstream/etdump/tutorial_cnn.etdp"))
+
+
+class TracedSample(Scratch):
+    """The MobileNetV2 sample run and traced by the module itself."""
+
+    @classmethod
+    def setUpClass(cls):
+        super().setUpClass()
+        cls.program = etkit.Program(os.path.join(MOBILENET, "mobilenet_v2.pte"))
+        method = cls.program.method("forward")
+        rng = np.random.default_rng(7)
+        cls.inputs = [rng.standard_normal(method.inputs[0][1]).astype(np.float32)]
+        cls.second_inputs = [rng.standard_normal(method.inputs[0][1]).astype(np.float32)]
+        cls.trace = os.path.join(cls.dir, "mobilenet.etdp")
+        cls.buffer = os.path.join(cls.dir, "mobilenet.bin")
+        cls.outputs = method.run(cls.inputs, etdump=cls.trace, debug_buffer=cls.buffer, debug_level="intermediates")
+        cls.second_trace = os.path.join(cls.dir, "second.etdp")
+        cls.second_buffer = os.path.join(cls.dir, "second.bin")
+        method.run(cls.second_inputs, etdump=cls.second_trace, debug_buffer=cls.second_buffer,
+                   debug_level="intermediates")
+        cls.record = os.path.join(MOBILENET, "mobilenet_v2.etrecord")
+
+    def inspector(self, **extra):
+        return etkit.Inspector(etdump_path=self.trace, etrecord=self.record, debug_buffer_path=self.buffer, **extra)
+
+    def test_find_total_for_module_follows_upstreams_substring_rule(self):
+        trace = trace_json(self.trace)
+        keys = upstream_rules.etrecord_module_keys(self.record)
+        inspector = self.inspector()
+        totals = {}
+        for name in ["L__self___features", "features_1", "classifier", "conv", "no_such_module"]:
+            expected = upstream_rules.find_total_for_module(trace, keys, name)
+            totals[name] = expected
+            self.assertAlmostEqual(inspector.find_total_for_module(name), expected, places=9, msg=name)
+        self.assertEqual(totals["no_such_module"], 0.0)
+        self.assertGreater(totals["L__self___features"], totals["features_1"])
+        self.assertGreater(totals["features_1"], 0.0)
+
+    def test_linked_events_carry_op_types_stacks_and_handles(self):
+        frame = self.inspector().to_dataframe()
+        conv = frame[frame["event_name"] == "native_call_convolution.out"].iloc[0]
+        self.assertEqual(conv["op_types"], ["aten.convolution.default"])
+        (node, stack), = conv["module_hierarchy"].items()
+        self.assertEqual(stack["L__self__"][1], "torchvision.models.mobilenetv2.MobileNetV2")
+        self.assertIn("mobilenetv2.py", conv["stack_traces"][node])
+
+    def test_debug_data_are_read_only_views_of_the_buffer(self):
+        inspector = self.inspector()
+        execute = [b for b in inspector.event_blocks if b.name == "Execute"][0]
+        logged = [e for e in execute.events if e.debug_data]
+        self.assertGreater(len(logged), 50)
+        last = logged[-1].debug_data[0]
+        self.assertFalse(last.flags.owndata)
+        self.assertFalse(last.flags.writeable)
+        # The last op's value is the method's output (a second path: Method.run's copy).
+        np.testing.assert_array_equal(last, self.outputs[0])
+        del inspector, execute, logged
+        self.assertEqual(float(last.sum()), float(self.outputs[0].sum()))  # the view keeps its buffer alive
+
+    def test_numeric_gap_with_upstreams_metrics_and_a_user_comparator(self):
+        inspector = self.inspector()
+        same = inspector.calculate_numeric_gap("MSE", reference=self.trace, reference_debug_buffer=self.buffer)
+        self.assertEqual(list(same.columns), ["aot_debug_handle", "aot_ops", "aot_intermediate_output", "runtime_ops",
+                                              "runtime_debug_handle", "runtime_intermediate_output", "gap",
+                                              "stacktraces"])
+        self.assertGreater(len(same), 50)
+        self.assertTrue(all(g == [0.0] for g in same["gap"]))
+        for metric, formula in [
+            ("MSE", lambda a, b: np.mean((a - b) ** 2)),
+            ("L1", lambda a, b: np.sum(np.abs(a - b))),
+            ("SNR", lambda a, b: 10 * np.log10(np.mean(a ** 2) / np.mean((a - b) ** 2))),
+        ]:
+            gap = inspector.calculate_numeric_gap(metric, reference=self.second_trace,
+                                                  reference_debug_buffer=self.second_buffer)
+            for _, row in gap.iterrows():
+                a = np.asarray(row["aot_intermediate_output"], dtype=np.float64)
+                b = np.asarray(row["runtime_intermediate_output"], dtype=np.float64)
+                np.testing.assert_allclose(row["gap"][0], formula(a, b), rtol=1e-9, err_msg=metric)
+
+        class MaxAbs:  # any object with element_compare will do
+            def __init__(self):
+                self.calls = 0
+
+            def element_compare(self, a, b):
+                self.calls += 1
+                return float(np.max(np.abs(np.asarray(a) - np.asarray(b))))
+
+        comparator = MaxAbs()
+        gap = inspector.calculate_numeric_gap(comparator, reference=self.second_trace,
+                                              reference_debug_buffer=self.second_buffer)
+        self.assertEqual(comparator.calls, len(gap))
+        self.assertGreater(max(g[0] for g in gap["gap"]), 0)
+
+        class Zeroed(etkit.NumericalComparatorBase):
+            def preprocessing(self, pairs):
+                return [(h, np.zeros_like(a), rh, np.zeros_like(b)) for h, a, rh, b in pairs]
+
+            def element_compare(self, a, b):
+                return float(np.abs(a - b).sum())
+
+        zeroed = inspector.calculate_numeric_gap(Zeroed(), reference=self.second_trace,
+                                                 reference_debug_buffer=self.second_buffer)
+        self.assertTrue(all(g == [0.0] for g in zeroed["gap"]))
+        with self.assertRaises(ValueError):
+            inspector.calculate_numeric_gap("cosine", reference=self.trace, reference_debug_buffer=self.buffer)
+
+    def test_run_outputs_equal_the_clis(self):
+        x = self.path("x.npy")
+        np.save(x, self.inputs[0])
+        out_dir = self.path("cli_out")
+        cli("run", os.path.join(MOBILENET, "mobilenet_v2.pte"), "--input", x, "--output-dir", out_dir)
+        np.testing.assert_array_equal(np.load(os.path.join(out_dir, "output_0.npy")), self.outputs[0])
+        again = self.program.method().run(self.inputs)
+        np.testing.assert_array_equal(again[0], self.outputs[0])
+
+
+class ProgramsRun(Scratch):
+    def test_external_constants_hand_derived(self):
+        program = etkit.Program(corpus("upstream/ptd/add_mul_external.pte"),
+                                data=[corpus("upstream/ptd/add_mul_external.ptd")])
+        self.assertEqual(program.methods, ["forward"])
+        out = program.method().run([np.array([[1, 2], [3, 4]], dtype=np.float32)])
+        np.testing.assert_array_equal(out[0], [[5, 8], [11, 14]])  # 3x + 2
+        with self.assertRaisesRegex(etkit.Error, "a|b"):
+            etkit.Program(corpus("upstream/ptd/add_mul_external.pte")).method().run(
+                [np.ones((2, 2), np.float32)])
+
+    def test_channels_last_input_equals_the_clis_run(self):
+        path = corpus("upstream/pte/keyword_spotting_cortex_m.pte")
+        x = np.random.default_rng(3).standard_normal((1, 1, 49, 10)).astype(np.float32)
+        out = etkit.Program(path).method().run([x])
+        np.save(self.path("kws.npy"), x)
+        cli("run", path, "--input", self.path("kws.npy"), "--output-dir", self.path("kws"))
+        np.testing.assert_array_equal(out[0], np.load(self.path("kws/output_0.npy")))
+
+    def test_errors_name_the_input_and_method(self):
+        method = etkit.Program(corpus("upstream/ptd/add_mul_external.pte"),
+                               data=[corpus("upstream/ptd/add_mul_external.ptd")]).method()
+        with self.assertRaisesRegex(etkit.Error, "takes 1 inputs, 2 given"):
+            method.run([np.ones((2, 2), np.float32)] * 2)
+        with self.assertRaisesRegex(etkit.Error, r"input 0 of method 'forward' is float32\[2, 2\], given a float64"):
+            method.run([np.ones((2, 2))])
+        with self.assertRaisesRegex(etkit.Error, "no_such_method"):
+            etkit.Program(corpus("upstream/pte/add.pte")).method("no_such_method")
+        with self.assertRaisesRegex(etkit.Error, "missing_file.pte"):
+            etkit.Program(self.path("missing_file.pte"))
+
+    def test_bfloat16_outputs_are_marked_uint16_bits(self):
+        method = etkit.Program(os.path.join(SOURCE, "samples/nano_gpt_bf16/nano_gpt_bf16.pte")).method()
+        dtype, sizes = method.inputs[0]
+        tokens = np.arange(int(np.prod(sizes)), dtype=np.int64).reshape(sizes) % 50
+        out = method.run([tokens])[0]
+        self.assertTrue(etkit.is_bfloat16(out))
+        self.assertEqual(out.dtype, np.uint16)
+        np.save(self.path("tokens.npy"), tokens)
+        cli("run", os.path.join(SOURCE, "samples/nano_gpt_bf16/nano_gpt_bf16.pte"), "--input", self.path("tokens.npy"),
+            "--output-dir", self.path("bf16"))
+        from_cli = np.load(self.path("bf16/output_0.npy"))
+        as_float = etkit.bfloat16_to_float32(out)
+        np.testing.assert_array_equal(as_float, from_cli.astype(np.float32) if from_cli.dtype != np.uint16
+                                      else etkit.bfloat16_to_float32(from_cli))
+
+    def test_bfloat16_conversions_round_to_nearest_even(self):
+        values = np.array([1.0, 1 + 2 ** -8, 1 + 3 * 2 ** -8, -2.5, np.inf], dtype=np.float32)
+        bits = etkit.float32_to_bfloat16(values)
+        self.assertEqual([int(b) for b in bits], [0x3F80, 0x3F80, 0x3F82, 0xC020, 0x7F80])
+        self.assertTrue(etkit.is_bfloat16(bits))
+        np.testing.assert_array_equal(etkit.bfloat16_to_float32(bits), [1.0, 1.0, 1 + 2 ** -6, -2.5, np.inf])
+
+    def test_traced_run_writes_a_trace_the_inspector_reads(self):
+        method = etkit.Program(corpus("upstream/pte/add.pte")).method()
+        inputs = [np.full(spec[1], 2, np.float32) for spec in method.inputs]
+        out = method.run(inputs, etdump=self.path("add.etdp"))
+        np.testing.assert_array_equal(out[0], np.full(out[0].shape, 4, np.float32))
+        frame = quiet_inspector(etdump_path=self.path("add.etdp")).to_dataframe()
+        self.assertIn("native_call_add.out", list(frame["event_name"]))
+        with self.assertRaisesRegex(etkit.Error, "need"):
+            method.run(inputs, debug_level="intermediates")
+
+
+def without_timings(value):
+    """A report without its measured times (two runs never agree on them)."""
+    if isinstance(value, dict):
+        return {k: without_timings(v) for k, v in value.items() if not (k.endswith("seconds") or k.endswith("_ms"))}
+    if isinstance(value, list):
+        return [without_timings(v) for v in value]
+    return value
+
+
+class Reports(Scratch):
+    def test_verify_is_the_clis_report(self):
+        bundle = corpus("upstream/bundled/add_mul_int.bpte")
+        report = etkit.verify(bundle)
+        cli("verify", bundle, "--json", self.path("cli.json"))
+        with open(self.path("cli.json")) as f:
+            self.assertEqual(without_timings(report), without_timings(json.load(f)))
+        self.assertEqual(len(report["cases"]), 10)
+        self.assertTrue(all(c["status"] == "pass" for c in report["cases"]), report)
+
+    def test_verify_reports_a_changed_expected_output_as_failing(self):
+        # The bundle re-written through flatc's JSON with case 0 expecting 9 first.
+        schema = os.path.join(SOURCE, "bundled", "schema", "bundled_program.fbs")
+        include = ["-I", os.path.join(SOURCE, "core", "schema")]
+        subprocess.run([FLATC, "--json", "--strict-json", "--raw-binary", *include, "-o", self.dir, schema, "--",
+                        corpus("upstream/bundled/add_mul_int.bpte")], check=True)
+        with open(self.path("add_mul_int.json")) as f:
+            bundle = json.load(f)
+        bundle["method_test_suites"][0]["test_cases"][0]["expected_outputs"][0]["val"]["data"][0] = 9
+        with open(self.path("altered.json"), "w") as f:
+            json.dump(bundle, f)
+        subprocess.run([FLATC, "-b", *include, "-o", self.dir, schema, self.path("altered.json")], check=True)
+        self.assertTrue(os.path.exists(self.path("altered.bpte")))  # the schema's file_extension
+        report = etkit.verify(self.path("altered.bpte"))
+        self.assertEqual([c["status"] for c in report["cases"]], ["fail"] + ["pass"] * 9)
+        with self.assertRaises(etkit.Error):
+            etkit.verify(corpus("upstream/pte/add.pte"))
+
+    def test_memory_size_info_and_diff_are_the_clis_json(self):
+        pte = os.path.join(MOBILENET, "mobilenet_v2.pte")
+        self.assertEqual(etkit.memory(pte), json.loads(cli("memory", pte, "--json").stdout))
+        size = etkit.size(pte)
+        self.assertEqual(size["file_bytes"], os.path.getsize(pte))
+        self.assertEqual(size, json.loads(cli("size", pte, "--json").stdout))
+        self.assertEqual(etkit.info(pte), json.loads(cli("info", pte, "--json").stdout))
+        other = os.path.join(SOURCE, "samples/mobilenet_v2_xnnpack/mobilenet_v2_xnnpack.pte")
+        self.assertEqual(etkit.diff_program(pte, other), json.loads(cli("diff-program", pte, other, "--json").stdout))
+
+
+CORPUS_FILES = [
+    "upstream/pte/add.pte", "upstream/pte/softmax.pte", "upstream/pte/keyword_spotting_cortex_m.pte",
+    "upstream/pte/module_linear_inline_constants.pte", "upstream/ptd/add_mul_external.ptd",
+    "upstream/bundled/add_mul_int.bpte", "upstream/etdump/tutorial_cnn.etdp",
+    "upstream-runtime/xnn_mlp.etdp", "upstream-runtime/xnn_dbg.pte", "upstream/etrecord/toy_model_v0.etrecord",
+]
+
+
+class CorruptCorpusRaisesOnly(Scratch):
+    """Truncations and byte flips of every kind of file: each entry point
+    either reads the mutant or raises a Python exception (under the test
+    command's sanitizers any bad read would abort the interpreter)."""
+
+    def mutants(self, original, rng):
+        for k in range(16):
+            yield f"truncated {k}/16", original[: len(original) * k // 16]
+        for _ in range(24):
+            i = rng.randrange(min(len(original), 512))
+            data = bytearray(original)
+            data[i] ^= rng.choice([0xFF, 0x01, 0x80])
+            yield f"flip byte {i}", bytes(data)
+
+    def test_every_entry_point_raises_python_exceptions_only(self):
+        rng = random.Random(11)
+        calls = 0
+        for relative in CORPUS_FILES:
+            with open(corpus(relative), "rb") as f:
+                original = f.read()
+            extension = os.path.splitext(relative)[1]
+            for label, data in self.mutants(original, rng):
+                path = self.path("mutant" + extension)
+                with open(path, "wb") as f:
+                    f.write(data)
+                entry_points = {
+                    ".pte": [lambda: etkit.Program(path).method().run([]), lambda: etkit.memory(path)],
+                    ".bpte": [lambda: etkit.verify(path), lambda: etkit.Program(path)],
+                    ".ptd": [lambda: etkit.Program(corpus("upstream/ptd/add_mul_external.pte"), data=[path]).method()],
+                    ".etdp": [lambda: quiet_inspector(etdump_path=path).to_dataframe(),
+                              lambda: etkit.memory(path)],
+                    ".etrecord": [lambda: quiet_inspector(etdump_path=corpus("upstream/etdump/tutorial_cnn.etdp"),
+                                                          etrecord=path).to_dataframe()],
+                }[extension] + [lambda: etkit.size(path), lambda: etkit.info(path)]
+                for call in entry_points:
+                    calls += 1
+                    try:
+                        call()
+                    except etkit.Error as error:
+                        self.assertTrue(str(error), f"{relative} {label}: empty message")
+                    except Exception as error:  # anything but etkit.Error is a defect
+                        self.fail(f"{relative} {label}: {type(error).__name__}: {error}")
+        self.assertGreater(calls, 1000)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
