@@ -54,7 +54,7 @@ with tempfile.TemporaryDirectory(prefix="etkit-pybench-") as scratch:
                 inspector = etkit.Inspector(etdump_path=trace)
             with etkit.inspector._without_cyclic_gc():  # as to_dataframe() builds them
                 columns["value"] = inspector._native.columns(" (ms)")
-            columns["value"].pop("_delegate_debug_metadatas")
+            columns["value"].pop("_delegate_debug_metadatas")  # None: the trace has no delegate metadata
 
         rows = {}
 

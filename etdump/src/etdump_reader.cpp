@@ -190,6 +190,13 @@ std::string_view RunBlock::allocator_name(size_t index) const {
 }
 size_t RunBlock::event_count() const { return length(data_->events()); }
 
+EventKind RunBlock::event_kind(size_t index) const {
+  const fb::Event* event = data_->events()->Get(static_cast<uint32_t>(index));
+  if (event->profile_event() != nullptr) return EventKind::kProfile;
+  if (event->allocation_event() != nullptr) return EventKind::kAllocation;
+  return EventKind::kDebug;
+}
+
 EventView RunBlock::event(size_t index) const {
   const fb::Event* event = data_->events()->Get(static_cast<uint32_t>(index));
   EventView out;

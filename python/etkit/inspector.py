@@ -174,13 +174,17 @@ def _rows_of_events(block_name, events, units):
     return columns
 
 
-def _series(values):
-    """A column as pandas would get it from upstream's concatenation: cells
-    mixing None with values stay Python objects (pandas would make the
-    None NaN and the integers floats)."""
+def _series(name, values):
+    """A column as pandas would get it from upstream's per-event frames
+    concatenated: cells mixing None with values stay Python objects (pandas
+    would make the None NaN and the integers floats), and delegate ids that
+    are all integers become an integer column."""
     import pandas as pd
 
     if isinstance(values, np.ndarray):
+        if (name == "delegate_debug_identifier" and values.dtype == object and len(values)
+                and values[0] is not None and all(isinstance(v, int) and not isinstance(v, bool) for v in values)):
+            return values.astype(np.int64)
         return values
     has_none = any(v is None for v in values)
     if has_none and not all(v is None for v in values):
@@ -192,8 +196,8 @@ def _frame(columns, include_delegate_debug_data, parser):
     import pandas as pd
 
     metadata = columns.pop("_delegate_debug_metadatas")
-    frame = pd.DataFrame({name: _series(values) for name, values in columns.items()})
-    if include_delegate_debug_data:
+    frame = pd.DataFrame({name: _series(name, values) for name, values in columns.items()})
+    if include_delegate_debug_data and metadata is not None:
         parse = parser[0] if parser else None
         extra = []
         for delegated, raw_list in zip(columns["is_delegated_op"], metadata):
@@ -289,7 +293,8 @@ class Inspector:
         """Every event of every block as a row, upstream's columns in upstream's order."""
         units = " (" + self._target_time_scale.value + ")" if include_units else ""
         with _without_cyclic_gc():
-            return _frame(self._native.columns(units), include_delegate_debug_data, [self._delegate_metadata_parser])
+            columns = self._native.columns(units, include_delegate_debug_data)
+            return _frame(columns, include_delegate_debug_data, [self._delegate_metadata_parser])
 
     def _prepare_dataframe(self, include_units=True, include_delegate_debug_data=False):
         frame = self.to_dataframe(include_units, include_delegate_debug_data)

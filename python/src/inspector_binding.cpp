@@ -9,6 +9,9 @@
 #include <pybind11/stl.h>
 
 #include <cmath>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
 #include <map>
 #include <memory>
 #include <optional>
@@ -63,6 +66,41 @@ py::dict module_hierarchy_of(const inspector::Event& event) {
   return hierarchy;
 }
 
+// A column of Python objects, handed over as a numpy object array.
+class ObjectColumn {
+ public:
+  ObjectColumn() = default;
+  ObjectColumn(const ObjectColumn&) = delete;
+  ObjectColumn& operator=(const ObjectColumn&) = delete;
+  ObjectColumn(ObjectColumn&& other) noexcept : items_(std::move(other.items_)) { other.items_.clear(); }
+  ~ObjectColumn() {
+    for (PyObject* item : items_) Py_XDECREF(item);
+  }
+  void push(py::object item) { items_.push_back(item.release().ptr()); }
+  void reserve(size_t count) { items_.reserve(count); }
+  /// The items as a numpy object array; the column is empty afterwards.
+  py::array array() {
+    py::array out(py::dtype("O"), std::vector<py::ssize_t>{py::ssize_t(items_.size())});
+    auto** slots = static_cast<PyObject**>(out.mutable_data());
+    for (size_t i = 0; i < items_.size(); ++i) {
+      Py_XDECREF(slots[i]);  // numpy filled it with None
+      slots[i] = items_[i];  // the array takes our reference
+    }
+    items_.clear();
+    return out;
+  }
+
+ private:
+  std::vector<PyObject*> items_;
+};
+
+py::list float_list(const std::vector<double>& values) {
+  PyObject* list = PyList_New(py::ssize_t(values.size()));
+  if (list == nullptr) throw py::error_already_set();
+  for (size_t i = 0; i < values.size(); ++i) PyList_SET_ITEM(list, py::ssize_t(i), PyFloat_FromDouble(values[i]));
+  return py::reinterpret_steal<py::list>(list);
+}
+
 class TraceInspector {
  public:
   TraceInspector(const std::string& etdump_path, const std::optional<std::string>& etrecord_path,
@@ -99,7 +137,6 @@ class TraceInspector {
       }
       if (!method_summary_) throw EtkitError(*program_path + " has no method '" + method_ + "'");
     }
-    index_trace_events();
   }
 
   size_t block_count() const { return grouped_->block_count(); }
@@ -112,6 +149,7 @@ class TraceInspector {
   /// delegate_backend_name, debug_data, instruction_id, delegate metadata).
   py::tuple block(size_t index, py::handle self) {
     if (index >= block_count()) throw py::index_error("event block " + std::to_string(index) + " out of range");
+    index_trace_events(true);
     inspector::EventBlock block;
     materialize(index, block);
     py::list events;
@@ -135,70 +173,135 @@ class TraceInspector {
 
   /// Upstream's to_dataframe columns over every block, in its order, plus
   /// "_delegate_debug_metadatas" (raw metadata lists, for the caller to
-  /// turn into columns). `units` is appended to the statistics' names.
-  py::dict columns(const std::string& units, py::handle self) {
+  /// turn into columns; None when the trace has none). `units` is appended
+  /// to the statistics' names. Cells are numpy arrays (object arrays for
+  /// lists, dicts and strings): pandas then takes them as they are instead
+  /// of inferring a type from a million Python lists.
+  // Materializes the blocks in order on a second thread, a few ahead of
+  // the caller, who turns each into Python objects meanwhile (the grouping
+  // needs no interpreter; the objects need the GIL).
+  class BlockPrefetcher {
+   public:
+    explicit BlockPrefetcher(const TraceInspector& owner) : owner_(owner), slots_(kSlots) {
+      worker_ = std::thread([this] { produce(); });
+    }
+    ~BlockPrefetcher() {
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        stop_ = true;
+      }
+      changed_.notify_all();
+      worker_.join();
+    }
+    /// The next block; valid until the following call.
+    const inspector::EventBlock& next() {
+      std::unique_lock<std::mutex> lock(mutex_);
+      if (consumed_ > 0) {
+        ++released_;  // the previous block's slot is free again
+        changed_.notify_all();
+      }
+      changed_.wait(lock, [this] { return produced_ > consumed_; });
+      return slots_[consumed_++ % kSlots];
+    }
+
+   private:
+    static constexpr size_t kSlots = 4;
+    void produce() {
+      for (size_t b = 0; b < owner_.block_count(); ++b) {
+        {
+          std::unique_lock<std::mutex> lock(mutex_);
+          changed_.wait(lock, [this] { return stop_ || produced_ - released_ < kSlots; });
+          if (stop_) return;
+        }
+        owner_.materialize(b, slots_[b % kSlots]);
+        {
+          std::lock_guard<std::mutex> lock(mutex_);
+          ++produced_;
+        }
+        changed_.notify_all();
+      }
+    }
+    const TraceInspector& owner_;
+    std::vector<inspector::EventBlock> slots_;
+    std::mutex mutex_;
+    std::condition_variable changed_;
+    size_t produced_ = 0, consumed_ = 0, released_ = 0;
+    bool stop_ = false;
+    std::thread worker_;
+  };
+
+  py::dict columns(const std::string& units, bool with_metadata, py::handle self) {
+    index_trace_events(with_metadata);
     static const char* kStats[] = {"p10", "p50", "p90", "avg", "min", "max"};
-    std::vector<py::list> stats(6);
-    py::list block_names, names, raw, op_types, ids, traces, hierarchies, delegated, backends, debug, starts, metadata;
+    enum Column { kBlock, kName, kRaw, kOpTypes, kIds, kTraces, kHierarchy, kBackend, kDebug, kStart, kMetadata, kCount };
+    std::vector<ObjectColumn> cells(kCount);
     std::vector<std::vector<double>> stat_values(6);
+    std::vector<uint8_t> delegated;
     bool all_timed = true;
+    const bool any_metadata = with_metadata && !metadata_.empty();
     std::unordered_map<std::string, py::str> interned;  // event names repeat across blocks
-    inspector::EventBlock block;
+    // Room for every event of the trace: rows never outnumber them.
+    size_t events = 0;
+    for (size_t rb = 0; rb < trace_->block_count(); ++rb) events += trace_->block(rb).event_count();
+    for (ObjectColumn& column : cells) column.reserve(events);
+    for (std::vector<double>& values : stat_values) values.reserve(events);
+    delegated.reserve(events);
+    BlockPrefetcher blocks(*this);
     for (size_t b = 0; b < block_count(); ++b) {
-      materialize(b, block);
+      const inspector::EventBlock& block = blocks.next();
       const py::str block_name = text(block.name);
       for (size_t e = 0; e < block.events.size(); ++e) {
         const inspector::Event& event = block.events[e];
-        block_names.append(block_name);
+        cells[kBlock].push(block_name);
         auto found = interned.find(event.name);
         if (found == interned.end()) found = interned.emplace(event.name, text(event.name)).first;
-        names.append(found->second);
+        cells[kName].push(found->second);
         if (event.perf_data) {
           const inspector::PerfData& p = *event.perf_data;
-          raw.append(py::cast(p.raw));
+          cells[kRaw].push(float_list(p.raw));
           const double values[] = {p.p10, p.p50, p.p90, p.avg, p.min, p.max};
           for (size_t s = 0; s < 6; ++s) stat_values[s].push_back(values[s]);
-          starts.append(start_times(event));
+          cells[kStart].push(start_times(event));
         } else {
           all_timed = false;
-          raw.append(py::none());
+          cells[kRaw].push(py::none());
           for (size_t s = 0; s < 6; ++s) stat_values[s].push_back(std::nan(""));
-          starts.append(py::none());
+          cells[kStart].push(py::none());
         }
-        op_types.append(op_types_cell(event.op_types));
-        ids.append(delegate_id_of(event));
-        traces.append(stack_traces_of(event));
-        hierarchies.append(module_hierarchy_of(event));
-        delegated.append(py::bool_(event.is_delegated_op));
-        backends.append(event.delegate_backend_name.empty() ? py::object(py::none()) : text(event.delegate_backend_name));
-        debug.append(debug_data(b, e, self));
-        metadata.append(delegate_metadata(b, e));
+        cells[kOpTypes].push(op_types_cell(event.op_types));
+        cells[kIds].push(delegate_id_of(event));
+        cells[kTraces].push(stack_traces_of(event));
+        cells[kHierarchy].push(module_hierarchy_of(event));
+        delegated.push_back(event.is_delegated_op ? 1 : 0);
+        cells[kBackend].push(event.delegate_backend_name.empty() ? py::object(py::none()) : text(event.delegate_backend_name));
+        cells[kDebug].push(debug_data(b, e, self));
+        if (any_metadata) cells[kMetadata].push(delegate_metadata(b, e));
       }
     }
     py::dict out;
-    out["event_block_name"] = block_names;
-    out["event_name"] = names;
-    out["raw"] = raw;
+    out["event_block_name"] = cells[kBlock].array();
+    out["event_name"] = cells[kName].array();
+    out["raw"] = cells[kRaw].array();
     for (size_t s = 0; s < 6; ++s) {
       const std::string key = std::string(kStats[s]) + units;
       if (all_timed) {
         out[py::str(key)] = py::array_t<double>(py::ssize_t(stat_values[s].size()), stat_values[s].data());
       } else {
         // Upstream's None for events without timings.
-        py::list cells;
-        for (double v : stat_values[s]) cells.append(std::isnan(v) ? py::object(py::none()) : py::float_(v));
-        out[py::str(key)] = cells;
+        ObjectColumn column;
+        for (double v : stat_values[s]) column.push(std::isnan(v) ? py::object(py::none()) : py::float_(v));
+        out[py::str(key)] = column.array();
       }
     }
-    out["op_types"] = op_types;
-    out["delegate_debug_identifier"] = ids;
-    out["stack_traces"] = traces;
-    out["module_hierarchy"] = hierarchies;
-    out["is_delegated_op"] = delegated;
-    out["delegate_backend_name"] = backends;
-    out["debug_data"] = debug;
-    out["start_time"] = starts;
-    out["_delegate_debug_metadatas"] = metadata;
+    out["op_types"] = cells[kOpTypes].array();
+    out["delegate_debug_identifier"] = cells[kIds].array();
+    out["stack_traces"] = cells[kTraces].array();
+    out["module_hierarchy"] = cells[kHierarchy].array();
+    out["is_delegated_op"] = py::array_t<bool>(py::ssize_t(delegated.size()), reinterpret_cast<const bool*>(delegated.data()));
+    out["delegate_backend_name"] = cells[kBackend].array();
+    out["debug_data"] = cells[kDebug].array();
+    out["start_time"] = cells[kStart].array();
+    out["_delegate_debug_metadatas"] = any_metadata ? py::object(cells[kMetadata].array()) : py::object(py::none());
     return out;
   }
 
@@ -213,17 +316,28 @@ class TraceInspector {
     const double scale = event.is_delegated_op && options_.delegate_source
                              ? 1.0
                              : inspector::nanoseconds_per(options_.target) / inspector::nanoseconds_per(options_.source);
-    py::list out;
-    for (double t : event.start_times) out.append(py::int_(int64_t(std::llround(t * scale))));
-    return out;
+    PyObject* list = PyList_New(py::ssize_t(event.start_times.size()));
+    if (list == nullptr) throw py::error_already_set();
+    for (size_t i = 0; i < event.start_times.size(); ++i) {
+      PyList_SET_ITEM(list, py::ssize_t(i), PyLong_FromLongLong(std::llround(event.start_times[i] * scale)));
+    }
+    return py::reinterpret_steal<py::list>(list);
   }
 
-  // Debug events and delegate metadata of each block's events, from one
-  // pass over the trace (grouping keeps only what a statistic needs).
-  void index_trace_events() {
+  // Debug events (and, when asked, delegate metadata) of each block's
+  // events, from one pass over the trace the first time they are needed
+  // (grouping keeps only what a statistic needs). Other events are only
+  // looked at, not decoded: a million-event trace costs milliseconds here.
+  void index_trace_events(bool with_metadata) {
+    if (debug_indexed_ && (metadata_indexed_ || !with_metadata)) return;
+    const bool debug = !debug_indexed_;
     for (size_t rb = 0; rb < trace_->block_count(); ++rb) {
       const etdump::RunBlock run = trace_->block(rb);
       for (size_t e = 0; e < run.event_count(); ++e) {
+        const etdump::EventKind kind = run.event_kind(e);
+        if (!(kind == etdump::EventKind::kDebug && debug) && !(kind == etdump::EventKind::kProfile && with_metadata)) {
+          continue;
+        }
         const std::optional<inspector::EventPlace> place = grouped_->place(rb, e);
         if (!place) continue;
         const etdump::EventView view = run.event(e);
@@ -238,6 +352,8 @@ class TraceInspector {
         }
       }
     }
+    debug_indexed_ = true;
+    metadata_indexed_ = metadata_indexed_ || with_metadata;
   }
 
   // Upstream's debug_data: the values the event's debug events logged in
@@ -284,6 +400,8 @@ class TraceInspector {
   std::vector<std::string> warnings_;
   std::map<std::pair<size_t, size_t>, std::vector<std::pair<size_t, size_t>>> debug_events_;
   std::map<std::pair<size_t, size_t>, std::vector<std::string>> metadata_;
+  bool debug_indexed_ = false;
+  bool metadata_indexed_ = false;
 };
 
 }  // namespace
@@ -299,9 +417,12 @@ void register_inspector(py::module_& m) {
       .def_property_readonly("warnings", &TraceInspector::warnings)
       .def_property_readonly("has_debug_buffer", &TraceInspector::has_debug_buffer)
       .def("block", [](py::object self, size_t index) { return self.cast<TraceInspector&>().block(index, self); })
-      .def("columns", [](py::object self, const std::string& units) {
-        return self.cast<TraceInspector&>().columns(units, self);
-      });
+      .def(
+          "columns",
+          [](py::object self, const std::string& units, bool with_metadata) {
+            return self.cast<TraceInspector&>().columns(units, with_metadata, self);
+          },
+          py::arg("units"), py::arg("with_metadata") = false);
 }
 
 }  // namespace etkit::python

@@ -111,6 +111,9 @@ class RunBlock {
   size_t event_count() const;
   /// Decodes event `index` (< event_count()).
   EventView event(size_t index) const;
+  /// Only the kind of event `index`, without decoding it (for passes that
+  /// look at one kind of a million events).
+  EventKind event_kind(size_t index) const;
   RunBlockStats stats() const;
 
  private:
