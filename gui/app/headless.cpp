@@ -12,7 +12,9 @@
 #include <vector>
 
 #include "main_window.h"
+#include "graph_canvas.h"
 #include "timeline_canvas.h"
+#include "etkit/gui/workspace.h"
 
 namespace etkit::gui {
 namespace {
@@ -50,16 +52,18 @@ QString write_screenshot(MainWindow& window, View view, QSize size, const QStrin
   return {};
 }
 
-void bench_frames(MainWindow& window, int frames, double open_seconds, QSize size) {
-  // The timeline alone fills the window, as a user maximizing it would.
+void bench_frames(MainWindow& window, View view, int frames, double open_seconds, QSize size) {
+  // The timeline (or the graph) alone fills the window, as a user maximizing it would.
   for (QDockWidget* dock : window.findChildren<QDockWidget*>()) dock->hide();
   window.statusBar()->hide();
   window.resize(size);
-  window.show_view(View::kTimeline);
+  const bool graph = view == View::kGraph;
+  window.show_view(graph ? View::kGraph : View::kTimeline);
   window.show();
   settle();
-  TimelineCanvas* canvas = window.timeline();
-  canvas->fit_all();
+  ImGuiCanvas* canvas = graph ? static_cast<ImGuiCanvas*>(window.graph_view()) : window.timeline();
+  if (graph) window.graph_view()->fit();
+  else window.timeline()->fit_all();
   canvas->render_frame_blocking();  // warm-up: font atlas, shaders
   std::vector<double> times;
   for (int i = 0; i < frames; ++i) times.push_back(canvas->render_frame_blocking());
@@ -67,10 +71,13 @@ void bench_frames(MainWindow& window, int frames, double open_seconds, QSize siz
   const double median = times.empty() ? 0 : times[times.size() / 2];
   const double p90 = times.empty() ? 0 : times[std::min(times.size() - 1, size_t(double(times.size()) * 0.9))];
   const size_t events = window.workspace() != nullptr ? window.workspace()->timeline().event_count() : 0;
+  const OpGraph* ops = window.workspace() != nullptr ? window.workspace()->graph() : nullptr;
   std::printf(
-      "{\"open_seconds\": %.3f, \"events\": %zu, \"frames\": %d, \"frame_ms\": {\"median\": %.2f, \"p90\": %.2f}, "
+      "{\"view\": \"%s\", \"open_seconds\": %.3f, \"events\": %zu, \"graph_nodes\": %zu, \"graph_edges\": %zu, "
+      "\"graph_layout_seconds\": %.3f, \"frames\": %d, \"frame_ms\": {\"median\": %.2f, \"p90\": %.2f}, "
       "\"rss_mb\": %.1f, \"canvas\": [%d, %d]}\n",
-      open_seconds, events, frames, median, p90, peak_rss_mb(), canvas->width(), canvas->height());
+      graph ? "graph" : "timeline", open_seconds, events, ops ? ops->nodes.size() : 0, ops ? ops->edges.size() : 0,
+      ops ? ops->layout_seconds : 0.0, frames, median, p90, peak_rss_mb(), canvas->width(), canvas->height());
   std::fflush(stdout);
 }
 

@@ -17,6 +17,6 @@ QString write_screenshot(MainWindow& window, View view, QSize size, const QStrin
 /// Draws `frames` full frames of the timeline fitted to the whole trace and
 /// prints one JSON line: open time, events, frames, median and p90 frame
 /// milliseconds, peak resident memory.
-void bench_frames(MainWindow& window, int frames, double open_seconds, QSize size);
+void bench_frames(MainWindow& window, View view, int frames, double open_seconds, QSize size);
 
 }  // namespace etkit::gui

@@ -84,7 +84,7 @@ std::optional<Options> parse(const QApplication& app, QString& error) {
     error = "--size '" + parser.value(size) + "' is not WxH with 200 <= W, 150 <= H, both <= 8192";
     return std::nullopt;
   }
-  const QStringList views = {"timeline", "table", "memory", "gap", "tokens", "size"};
+  const QStringList views = {"timeline", "table", "memory", "gap", "tokens", "size", "graph"};
   const int view_index = views.indexOf(parser.value(view));
   if (view_index < 0) {
     error = "--view '" + parser.value(view) + "' is not one of " + views.join(", ");
@@ -122,7 +122,7 @@ int run_headless(etkit::gui::MainWindow& window, const Options& options) {
     return usage_error("--select: no event named '" + options.select + "' in the trace");
   }
   if (options.bench_frames > 0) {
-    etkit::gui::bench_frames(window, options.bench_frames, open_seconds, options.size);
+    etkit::gui::bench_frames(window, options.view, options.bench_frames, open_seconds, options.size);
   } else {
     const QString error = etkit::gui::write_screenshot(window, options.view, options.size, options.screenshot);
     if (!error.isEmpty()) return usage_error(error);

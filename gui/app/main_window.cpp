@@ -31,6 +31,7 @@
 #include "files_panel.h"
 #include "gap_canvas.h"
 #include "memory_canvas.h"
+#include "graph_canvas.h"
 #include "size_canvas.h"
 #include "steps_canvas.h"
 #include "timeline_canvas.h"
@@ -87,6 +88,8 @@ MainWindow::MainWindow() {
   tabs_->addTab(steps_, "Tokens");
   size_ = new SizeCanvas(this);
   tabs_->addTab(size_, "Size");
+  graph_ = new GraphCanvas(this);
+  tabs_->addTab(graph_, "Graph");
   setCentralWidget(tabs_);
 
   details_ = new DetailsPanel(this);
@@ -130,6 +133,7 @@ MainWindow::MainWindow() {
     if (method != nullptr && step < method->instructions.size()) select_instruction(method->instructions[step].index);
   });
   connect(gap_, &GapCanvas::instruction_selected, this, &MainWindow::select_instruction);
+  connect(graph_, &GraphCanvas::instruction_selected, this, &MainWindow::select_instruction);
   connect(steps_, &StepsCanvas::step_selected, this, [this](double start, double end) {
     show_view(View::kTimeline);
     timeline_->show_span(start, end);
@@ -145,6 +149,7 @@ MainWindow::~MainWindow() {
   gap_->set_workspace(nullptr);
   steps_->set_workspace(nullptr);
   size_->set_workspace(nullptr);
+  graph_->set_workspace(nullptr);
   events_->set_table(nullptr);
 }
 
@@ -218,8 +223,8 @@ void MainWindow::make_menus() {
   file->addSeparator();
   file->addAction("&Quit", QKeySequence::Quit, qApp, &QApplication::quit);
   QMenu* view = menuBar()->addMenu("&View");
-  const char* names[] = {"&Timeline", "&Events", "&Memory", "Numeric &gap", "T&okens", "&Size"};
-  for (int i = 0; i < 6; ++i) {
+  const char* names[] = {"&Timeline", "&Events", "&Memory", "Numeric &gap", "T&okens", "&Size", "G&raph"};
+  for (int i = 0; i < 7; ++i) {
     view->addAction(names[i], QKeySequence(Qt::CTRL | (Qt::Key_1 + i)), this, [this, i] { show_view(View(i)); });
   }
   view->addAction("&Fit All", timeline_, &TimelineCanvas::fit_all);
@@ -348,6 +353,7 @@ void MainWindow::show_workspace(std::unique_ptr<Workspace> workspace) {
   gap_->set_workspace(nullptr);
   steps_->set_workspace(nullptr);
   size_->set_workspace(nullptr);
+  graph_->set_workspace(nullptr);
   events_->set_table(nullptr);
   style_.reset();
   workspace_ = std::move(workspace);
@@ -369,6 +375,7 @@ void MainWindow::show_workspace(std::unique_ptr<Workspace> workspace) {
     }
     gap_->set_workspace(workspace_.get());
     steps_->set_workspace(workspace_.get());
+    graph_->set_workspace(workspace_.get());
     size_->set_workspace(workspace_.get());
     show_baseline_->setEnabled(workspace_->baseline_timeline() != nullptr);
     const size_t problems = workspace_->errors().size();
@@ -402,6 +409,7 @@ void MainWindow::show_event_details(size_t block, size_t event) {
   if (workspace_ == nullptr || block >= workspace_->blocks().size()) return;
   const inspector::EventBlock& b = workspace_->blocks()[block];
   if (event >= b.events.size()) return;
+  if (b.events[event].instruction_id >= 0) graph_->select_instruction(b.events[event].instruction_id);
   const inspector::TimeUnit unit = workspace_->request().table_unit;
   details_->show_details(event_details(b, b.events[event], workspace_->debug_outputs()), inspector::to_string(unit),
                          inspector::nanoseconds_per(unit));

@@ -29,9 +29,10 @@ class GapCanvas;
 class MemoryCanvas;
 class StepsCanvas;
 class SizeCanvas;
+class GraphCanvas;
 class TimelineCanvas;
 
-enum class View { kTimeline, kTable, kMemory, kGap, kSteps, kSize };
+enum class View { kTimeline, kTable, kMemory, kGap, kSteps, kSize, kGraph };
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -65,6 +66,7 @@ class MainWindow : public QMainWindow {
   GapCanvas* gap() const { return gap_; }
   StepsCanvas* steps() const { return steps_; }
   SizeCanvas* size_view() const { return size_; }
+  GraphCanvas* graph_view() const { return graph_; }
   QLineEdit* search_box() const { return search_; }
 
  signals:
@@ -103,6 +105,7 @@ class MainWindow : public QMainWindow {
   GapCanvas* gap_;
   StepsCanvas* steps_;
   SizeCanvas* size_;
+  GraphCanvas* graph_;
   DetailsPanel* details_;
   FilesPanel* files_;
   QProgressBar* progress_;

@@ -23,6 +23,7 @@
 #include "files_panel.h"
 #include "imgui_canvas.h"
 #include "main_window.h"
+#include "graph_canvas.h"
 #include "size_canvas.h"
 #include "steps_canvas.h"
 #include "timeline_canvas.h"
@@ -281,6 +282,32 @@ class GuiAppTest : public QObject {
     QCOMPARE(QString::fromStdString(view->focused()), QString("segments"));
     QTest::mouseClick(view, Qt::RightButton, {}, QPoint(view->width() / 2, view->height() / 2));
     QCOMPARE(QString::fromStdString(view->focused()), QString());
+  }
+
+  void graphViewOpensReadableAndSelectsBothWays() {
+    open(tutorial());
+    GraphCanvas* graph = window_->graph_view();
+    window_->show_view(View::kGraph);
+    QApplication::processEvents();
+    graph->render_frame_blocking();
+    QVERIFY(graph->graph() != nullptr);
+    // The opening view draws every op's label (the tutorial CNN fits the canvas).
+    QCOMPARE(graph->labels_drawn(), graph->graph()->nodes.size());
+    // Click the node of instruction 2: the table selects that instruction's kernel event.
+    const auto at = graph->screen_of_instruction(2);
+    QVERIFY(at.has_value());
+    QTest::mouseClick(graph, Qt::LeftButton, {}, at->toPoint());
+    QCOMPARE(graph->selected_instruction(), 2);
+    const auto selected = window_->events()->selected_event();
+    QVERIFY(selected.has_value());
+    const etkit::inspector::Event& event = window_->workspace()->blocks()[selected->first].events[selected->second];
+    QCOMPARE(event.instruction_id, 2);
+    // And back: selecting another event in the table selects its node.
+    QVERIFY(window_->select_event_named("native_call_addmm.out"));
+    const auto now = window_->events()->selected_event();
+    QVERIFY(now.has_value());
+    QCOMPARE(graph->selected_instruction(),
+             window_->workspace()->blocks()[now->first].events[now->second].instruction_id);
   }
 
   void screenshotsOfEveryViewAreNonBlankAndOfTheRequestedSize() {

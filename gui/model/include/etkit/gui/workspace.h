@@ -18,6 +18,7 @@
 
 #include "etkit/core/program_summary.h"
 #include "etkit/etrecord/etrecord.h"
+#include "etkit/gui/op_graph.h"
 #include "etkit/gui/timeline_model.h"
 #include "etkit/inspector/event_blocks.h"
 #include "etkit/inspector/event_text.h"
@@ -111,6 +112,11 @@ class Workspace {
   /// Where the program file's bytes go (`etinspect size`), when a program is open.
   const inspector::SizePart* size() const { return size_ ? &*size_ : nullptr; }
 
+  /// The method's op graph laid out, delegate calls collapsed or expanded
+  /// into their ops (null when there is no graph; graph_problem() says why).
+  const OpGraph* graph(bool collapsed = true) const;
+  const std::string& graph_problem() const { return graph_problem_; }
+
   /// The numeric gap against the reference, when one was given.
   const inspector::GapReport* gap() const { return gap_ ? &*gap_ : nullptr; }
   /// The intermediate outputs the gap compared (first run that has any).
@@ -131,6 +137,8 @@ class Workspace {
   std::vector<OpenedFile> files_;
   std::vector<FileProblem> errors_;
   std::vector<FileProblem> warnings_;
+  std::optional<OpGraph> graph_, expanded_graph_;
+  std::string graph_problem_;
   std::unique_ptr<etdump::ETDump> trace_;
   std::unique_ptr<etdump::ETDump> baseline_;
   std::unique_ptr<inspector::GroupedEvents> grouped_;

@@ -1,0 +1,75 @@
+#pragma once
+// The graph view: the method's ops as Graphviz laid them out (on the
+// loading thread), coloured by latency, output size or numeric gap; delegate
+// calls collapsed into their backend or expanded into their ops; search;
+// wheel to zoom, drag to pan, click a node to select its instruction in the
+// timeline and the table (and the reverse: select_instruction).
+
+#include <QPointF>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "etkit/gui/op_graph.h"
+#include "imgui_canvas.h"
+
+namespace etkit::gui {
+
+class Workspace;
+
+/// What nodes are coloured by.
+enum class GraphColour { kLatency, kOutputBytes, kGap };
+inline constexpr const char* kGraphColourNames[] = {"latency", "output size", "numeric gap"};
+
+class GraphCanvas : public ImGuiCanvas {
+  Q_OBJECT
+ public:
+  explicit GraphCanvas(QWidget* parent = nullptr);
+  void set_workspace(const Workspace* workspace);
+  /// Highlights the nodes of instruction `id` and brings them into view.
+  void select_instruction(int32_t id);
+  void set_colour(GraphColour colour) { colour_ = colour; update(); }
+  void set_expanded(bool expanded);
+  void set_search(const std::string& text) { search_ = text; update(); }
+  /// Zooms so the whole graph fits.
+  void fit();
+  /// The opening view: the whole graph when it fits at a readable size,
+  /// else its top at label size.
+  void open_readable();
+  const OpGraph* graph() const;
+  /// How many node labels the last frame drew (tests: labels are readable).
+  size_t labels_drawn() const { return labels_drawn_; }
+  int32_t selected_instruction() const { return selected_instruction_; }
+  /// Where the (first) node of instruction `id` is drawn, in widget pixels.
+  std::optional<QPointF> screen_of_instruction(int32_t id) const;
+
+ signals:
+  void instruction_selected(int32_t id);
+
+ protected:
+  void draw() override;
+  void resizeEvent(QResizeEvent* event) override;
+  void mousePressEvent(QMouseEvent* event) override;
+  void mouseReleaseEvent(QMouseEvent* event) override;
+
+ private:
+  void handle_input();
+  void toolbar(const OpGraph* graph);
+  void bring_into_view(const OpNode& node);
+  void focus_selection();
+
+  const Workspace* workspace_ = nullptr;
+  GraphColour colour_ = GraphColour::kLatency;
+  bool expanded_ = false;
+  std::string search_;
+  char search_buffer_[128] = {};
+  int32_t selected_instruction_ = -1;
+  float scale_ = 1, offset_x_ = 0, offset_y_ = 0;  // screen = (layout - offset) * scale + origin
+  bool fitted_ = false;
+  bool dragged_ = false;
+  bool focus_pending_ = false;
+  QPointF press_;
+  size_t labels_drawn_ = 0;
+};
+
+}  // namespace etkit::gui

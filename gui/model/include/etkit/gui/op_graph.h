@@ -1,0 +1,72 @@
+#pragma once
+/// @file
+/// The graph view's model: a method's operators and the tensors between
+/// them, from the ETRecord's edge graph (or, without one, from the
+/// program's instructions), delegated ops collapsed into their backend's
+/// call or shown one by one, each node carrying what the trace and the
+/// gap measured, laid out by Graphviz's dot once (never per frame).
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "etkit/core/program_summary.h"
+#include "etkit/core/result.h"
+#include "etkit/etrecord/etrecord.h"
+#include "etkit/inspector/event_blocks.h"
+#include "etkit/inspector/gap_report.h"
+
+namespace etkit::gui {
+
+struct OpNode {
+  std::string label;  ///< what the box shows: "convolution", "XnnpackBackend (52 ops)"
+  std::string name;   ///< graph node name, or "instruction N"
+  std::string detail; ///< target op and innermost module, for the tooltip
+  int32_t instruction = -1;   ///< chain-0 instruction that runs it; -1 when none does
+  std::string backend;        ///< set for delegated ops and delegate calls
+  size_t members = 1;         ///< ops inside a collapsed delegate call
+  std::vector<int64_t> handles;  ///< debug handles (with an ETRecord)
+  // What was measured; NaN when unknown.
+  double latency_ms = std::numeric_limits<double>::quiet_NaN();   ///< average per run
+  double output_bytes = std::numeric_limits<double>::quiet_NaN(); ///< planned bytes of its output
+  double gap = std::numeric_limits<double>::quiet_NaN();          ///< relative error vs the reference
+  // Layout (Graphviz points, y growing down), set by layout_op_graph.
+  float x = 0, y = 0, w = 0, h = 0;  ///< centre and size
+};
+
+struct OpEdge {
+  size_t from = 0, to = 0;
+  std::vector<float> points;  ///< x, y pairs of the spline's cubic Bézier control points
+};
+
+struct OpGraph {
+  std::vector<OpNode> nodes;
+  std::vector<OpEdge> edges;
+  std::string source;        ///< "ETRecord" or "instructions"
+  bool delegates_collapsed = true;
+  float width = 0, height = 0;  ///< of the laid-out drawing
+  double layout_seconds = 0;
+};
+
+/// Builds the graph of `method` (chain 0) from `record`'s edge graph when it
+/// has one for `method_name`, else from the instructions; fails when there
+/// is neither. `collapse_delegates` puts every op of a delegate call into
+/// one node of its backend.
+Result<OpGraph> build_op_graph(const MethodSummary* method, const etrecord::Etrecord* record,
+                               const std::string& method_name, bool collapse_delegates);
+
+/// Sets each node's latency (the first "Execute" block's averages, in
+/// `unit_ms` milliseconds per unit), output bytes and gap.
+void annotate_op_graph(OpGraph& graph, const MethodSummary* method, const std::vector<inspector::EventBlock>& blocks,
+                       double unit_ms, const inspector::GapReport* gap);
+
+/// Lays the graph out top to bottom with Graphviz's dot (`label_width`
+/// gives a label's width in points). Graphviz is not thread-safe: calls are
+/// serialized. Fails when etkit was built without Graphviz.
+Status layout_op_graph(OpGraph& graph, float (*label_width)(const std::string&));
+
+/// The index of the node drawn at (x, y) in layout coordinates, or -1.
+int64_t node_at(const OpGraph& graph, float x, float y);
+
+}  // namespace etkit::gui

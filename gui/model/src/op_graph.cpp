@@ -1,0 +1,261 @@
+#include "etkit/gui/op_graph.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include "etkit/inspector/source_links.h"
+
+namespace etkit::gui {
+namespace {
+
+// "aten.convolution.default" / "aten::convolution.out" -> "convolution";
+// other namespaces stay ("llama.custom_sdpa"): they are what a reader
+// looks for. The overload (after the last dot) goes.
+std::string short_label(std::string target) {
+  for (const std::string prefix : {"aten.", "aten::"}) {
+    if (target.rfind(prefix, 0) == 0) target = target.substr(prefix.size());
+  }
+  const size_t namespace_end = target.find("::");
+  const size_t dot = target.rfind('.');
+  if (dot != std::string::npos && (namespace_end == std::string::npos || dot > namespace_end)) target.resize(dot);
+  return target;
+}
+
+void add_edge(std::set<std::pair<size_t, size_t>>& seen, OpGraph& graph, size_t from, size_t to) {
+  if (from == to || !seen.insert({from, to}).second) return;
+  graph.edges.push_back({from, to, {}});
+}
+
+OpGraph from_record(const etrecord::MethodRecord& record) {
+  OpGraph graph;
+  graph.source = "ETRecord";
+  std::map<int64_t, int32_t> instruction_of_handle;
+  for (const auto& [instruction, handles] : record.handles_by_instruction) {
+    for (int64_t h : handles) instruction_of_handle.emplace(h, int32_t(instruction));
+  }
+  std::map<int64_t, std::pair<int32_t, std::string>> delegate_of_handle;  // handle -> (instruction, backend)
+  for (const auto& [instruction, mapping] : record.delegates_by_instruction) {
+    for (const auto& [id, handles] : mapping.handles_by_delegate_id) {
+      (void)id;
+      for (int64_t h : handles) delegate_of_handle.emplace(h, std::make_pair(int32_t(instruction), mapping.backend));
+    }
+  }
+  // getitem nodes pick one output of a multi-output op: drawn as that op.
+  std::unordered_map<std::string, std::string> alias;
+  std::unordered_map<std::string, size_t> index_of;
+  for (const etrecord::GraphNode& node : record.graph.nodes) {
+    if (node.target.find("getitem") != std::string::npos && !node.inputs.empty()) {
+      alias[node.name] = node.inputs.front();
+      continue;
+    }
+    OpNode op;
+    op.label = short_label(node.target);
+    op.name = node.name;
+    op.detail = node.target;
+    const std::string module = inspector::innermost_module(node.module_stack);
+    if (!module.empty()) op.detail += "\n" + module;
+    if (node.debug_handle >= 0) {
+      op.handles.push_back(node.debug_handle);
+      if (auto d = delegate_of_handle.find(node.debug_handle); d != delegate_of_handle.end()) {
+        op.instruction = d->second.first;
+        op.backend = d->second.second;
+      } else if (auto i = instruction_of_handle.find(node.debug_handle); i != instruction_of_handle.end()) {
+        op.instruction = i->second;
+      }
+    }
+    index_of[node.name] = graph.nodes.size();
+    graph.nodes.push_back(std::move(op));
+  }
+  const auto resolve = [&](std::string name) {
+    for (int hops = 0; hops < 64; ++hops) {
+      auto a = alias.find(name);
+      if (a == alias.end()) break;
+      name = a->second;
+    }
+    auto found = index_of.find(name);
+    return found == index_of.end() ? int64_t(-1) : int64_t(found->second);
+  };
+  std::set<std::pair<size_t, size_t>> seen;
+  for (const etrecord::GraphNode& node : record.graph.nodes) {
+    auto to = index_of.find(node.name);
+    if (to == index_of.end()) continue;
+    for (const std::string& input : node.inputs) {
+      const int64_t from = resolve(input);
+      if (from >= 0) add_edge(seen, graph, size_t(from), to->second);
+    }
+  }
+  return graph;
+}
+
+// Without a record: one node per kernel or delegate call of chain 0, an
+// edge where an instruction reads a value an earlier one wrote. An
+// instruction writes the planned tensors it is first to touch (its out
+// arguments: a batch norm has three); method inputs and constants are
+// written by nobody.
+OpGraph from_instructions(const MethodSummary& method) {
+  OpGraph graph;
+  graph.source = "instructions";
+  std::unordered_map<int32_t, size_t> writer;
+  std::set<std::pair<size_t, size_t>> seen;
+  std::set<int32_t> inputs, planned;
+  for (const ValueSummary& v : method.inputs) inputs.insert(v.index);
+  for (const PlannedTensorSummary& t : method.planned_tensors) planned.insert(t.value);
+  for (const InstructionSummary& instruction : method.instructions) {
+    if (instruction.chain != 0 || (instruction.kind != "kernel" && instruction.kind != "delegate")) continue;
+    OpNode op;
+    const bool delegate = instruction.kind == "delegate";
+    op.label = delegate ? instruction.target : short_label(instruction.target);
+    op.name = "instruction " + std::to_string(instruction.index);
+    op.detail = instruction.target;
+    op.instruction = instruction.index;
+    if (delegate) op.backend = instruction.target;
+    const size_t self = graph.nodes.size();
+    graph.nodes.push_back(std::move(op));
+    for (int32_t v : instruction.references) {
+      if (auto w = writer.find(v); w != writer.end()) add_edge(seen, graph, w->second, self);
+    }
+    for (int32_t v : instruction.references) {
+      if (planned.count(v) && !inputs.count(v)) writer.emplace(v, self);
+    }
+  }
+  return graph;
+}
+
+// One node per delegate call for the ops it runs.
+OpGraph collapsed(const OpGraph& full) {
+  OpGraph graph;
+  graph.source = full.source;
+  std::vector<size_t> new_index(full.nodes.size());
+  std::map<int32_t, size_t> call_node;  // delegate instruction -> node
+  for (size_t i = 0; i < full.nodes.size(); ++i) {
+    const OpNode& op = full.nodes[i];
+    if (op.backend.empty() || op.instruction < 0) {
+      new_index[i] = graph.nodes.size();
+      graph.nodes.push_back(op);
+      continue;
+    }
+    auto [at, fresh] = call_node.emplace(op.instruction, graph.nodes.size());
+    if (fresh) {
+      OpNode call;
+      call.name = "instruction " + std::to_string(op.instruction);
+      call.instruction = op.instruction;
+      call.backend = op.backend;
+      call.members = 0;
+      graph.nodes.push_back(std::move(call));
+    }
+    OpNode& call = graph.nodes[at->second];
+    ++call.members;
+    call.handles.insert(call.handles.end(), op.handles.begin(), op.handles.end());
+    new_index[i] = at->second;
+  }
+  for (auto& [instruction, index] : call_node) {
+    OpNode& call = graph.nodes[index];
+    call.label = call.backend + " (" + std::to_string(call.members) + " ops)";
+    call.detail = "delegate call, instruction " + std::to_string(instruction) + "\n" + std::to_string(call.members) +
+                  " graph ops run by " + call.backend;
+  }
+  std::set<std::pair<size_t, size_t>> seen;
+  for (const OpEdge& e : full.edges) add_edge(seen, graph, new_index[e.from], new_index[e.to]);
+  return graph;
+}
+
+}  // namespace
+
+Result<OpGraph> build_op_graph(const MethodSummary* method, const etrecord::Etrecord* record,
+                               const std::string& method_name, bool collapse_delegates) {
+  const etrecord::MethodRecord* method_record = record != nullptr ? record->method(method_name) : nullptr;
+  OpGraph graph;
+  if (method_record != nullptr && method_record->has_graph && !method_record->graph.nodes.empty()) {
+    graph = from_record(*method_record);
+    if (collapse_delegates) graph = collapsed(graph);
+  } else if (method != nullptr) {
+    graph = from_instructions(*method);
+  } else {
+    return Error::make(ErrorCode::kNotFound, "no graph for method '%s': open its program or its ETRecord",
+                       method_name.c_str());
+  }
+  graph.delegates_collapsed = collapse_delegates;
+  return graph;
+}
+
+void annotate_op_graph(OpGraph& graph, const MethodSummary* method, const std::vector<inspector::EventBlock>& blocks,
+                       double unit_ms, const inspector::GapReport* gap) {
+  std::map<int32_t, std::vector<size_t>> by_instruction;
+  std::map<int64_t, std::vector<size_t>> by_handle;
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    if (graph.nodes[i].instruction >= 0) by_instruction[graph.nodes[i].instruction].push_back(i);
+    for (int64_t h : graph.nodes[i].handles) by_handle[h].push_back(i);
+  }
+  const auto for_nodes = [&](const inspector::Event& event, const std::function<void(OpNode&)>& apply) {
+    if (event.is_delegated_op) {
+      std::set<size_t> hit;
+      for (int64_t h : event.debug_handles) {
+        if (auto found = by_handle.find(h); found != by_handle.end()) hit.insert(found->second.begin(), found->second.end());
+      }
+      for (size_t i : hit) {
+        // A collapsed call takes its DELEGATE_CALL's time, not its ops' too.
+        if (graph.nodes[i].members <= 1 && !(graph.delegates_collapsed && !graph.nodes[i].backend.empty())) apply(graph.nodes[i]);
+      }
+      return;
+    }
+    if (event.instruction_id < 0) return;
+    auto found = by_instruction.find(event.instruction_id);
+    if (found == by_instruction.end()) return;
+    for (size_t i : found->second) {
+      OpNode& node = graph.nodes[i];
+      const bool call_node = !node.backend.empty() && (node.members > 1 || graph.source == "instructions" ||
+                                                      graph.delegates_collapsed);
+      if ((event.name == "DELEGATE_CALL") == call_node) apply(node);
+    }
+  };
+  for (const inspector::EventBlock& block : blocks) {
+    if (block.name != "Execute") continue;
+    for (const inspector::Event& event : block.events) {
+      if (!event.perf_data || event.name == "OPERATOR_CALL" || event.name == "Method::execute") continue;
+      const double ms = event.perf_data->avg * unit_ms;
+      for_nodes(event, [ms](OpNode& node) { node.latency_ms = std::isnan(node.latency_ms) ? ms : node.latency_ms + ms; });
+    }
+    break;  // the first Execute block: one run's ops
+  }
+  if (method != nullptr) {
+    std::unordered_map<int32_t, uint64_t> planned;
+    for (const PlannedTensorSummary& t : method->planned_tensors) planned[t.value] = t.bytes;
+    for (const InstructionSummary& instruction : method->instructions) {
+      if (instruction.chain != 0 || instruction.kind != "kernel" || instruction.references.empty()) continue;
+      auto bytes = planned.find(instruction.references.back());
+      auto nodes = by_instruction.find(instruction.index);
+      if (bytes == planned.end() || nodes == by_instruction.end()) continue;
+      for (size_t i : nodes->second) graph.nodes[i].output_bytes = double(bytes->second);
+    }
+  }
+  if (gap != nullptr) {
+    for (const inspector::GapRow& row : gap->rows) {
+      if (std::isnan(row.relative_error)) continue;
+      std::vector<size_t> targets;
+      for (int64_t h : row.handles) {
+        if (auto found = by_handle.find(h); found != by_handle.end()) targets.insert(targets.end(), found->second.begin(), found->second.end());
+      }
+      if (targets.empty()) {
+        if (auto found = by_instruction.find(row.instruction_id); found != by_instruction.end()) targets = found->second;
+      }
+      for (size_t i : targets) {
+        OpNode& node = graph.nodes[i];
+        node.gap = std::isnan(node.gap) ? row.relative_error : std::max(node.gap, row.relative_error);
+      }
+    }
+  }
+}
+
+int64_t node_at(const OpGraph& graph, float x, float y) {
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    const OpNode& n = graph.nodes[i];
+    if (std::fabs(x - n.x) <= n.w / 2 && std::fabs(y - n.y) <= n.h / 2) return int64_t(i);
+  }
+  return -1;
+}
+
+}  // namespace etkit::gui
