@@ -29,6 +29,7 @@ double value_of(const OpNode& node, GraphColour colour) {
   switch (colour) {
     case GraphColour::kLatency: return node.latency_ms;
     case GraphColour::kOutputBytes: return node.output_bytes;
+    case GraphColour::kConstantBytes: return node.constant_bytes > 0 ? node.constant_bytes : std::nan("");
     case GraphColour::kGap: return node.gap;
   }
   return std::nan("");
@@ -37,7 +38,7 @@ double value_of(const OpNode& node, GraphColour colour) {
 std::string metric_text(double value, GraphColour colour) {
   if (std::isnan(value)) return "n/a";
   if (colour == GraphColour::kLatency) return format_duration(value * 1e6);
-  if (colour == GraphColour::kOutputBytes) return format_bytes(uint64_t(value));
+  if (colour == GraphColour::kOutputBytes || colour == GraphColour::kConstantBytes) return format_bytes(uint64_t(value));
   char text[32];
   std::snprintf(text, sizeof text, "%.3g", value);
   return text;
@@ -307,7 +308,7 @@ void GraphCanvas::draw() {
     ImGui::Text("%s  (%s)", hovered->label.c_str(), hovered->name.c_str());
     ImGui::TextUnformatted(hovered->detail.c_str());
     if (hovered->instruction >= 0) ImGui::Text("instruction %d%s", hovered->instruction, " (click: timeline and table)");
-    for (GraphColour c : {GraphColour::kLatency, GraphColour::kOutputBytes, GraphColour::kGap}) {
+    for (GraphColour c : {GraphColour::kLatency, GraphColour::kOutputBytes, GraphColour::kConstantBytes, GraphColour::kGap}) {
       ImGui::Text("%s: %s", kGraphColourNames[int(c)], metric_text(value_of(*hovered, c), c).c_str());
     }
     ImGui::EndTooltip();

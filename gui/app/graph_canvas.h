@@ -18,8 +18,8 @@ namespace etkit::gui {
 class Workspace;
 
 /// What nodes are coloured by.
-enum class GraphColour { kLatency, kOutputBytes, kGap };
-inline constexpr const char* kGraphColourNames[] = {"latency", "output size", "numeric gap"};
+enum class GraphColour { kLatency, kOutputBytes, kConstantBytes, kGap };
+inline constexpr const char* kGraphColourNames[] = {"latency", "output size", "constant bytes", "numeric gap"};
 
 class GraphCanvas : public ImGuiCanvas {
   Q_OBJECT

@@ -13,16 +13,37 @@ namespace etkit::inspector {
 
 using namespace detail;
 
-Result<std::vector<ProgramConstant>> program_constants(ByteSpan file, const std::string& name) {
-  if (file.size >= 8 && std::memcmp(file.data + 4, "BP08", 4) == 0) {  // the embedded program
-    const reflection::Schema& schema = schema_of(bundled_program_flatbuffer::BundledProgramBinarySchema::data());
-    if (!verified(schema, file)) return Error::make(ErrorCode::kMalformed, "%s: the bundle does not verify", name.c_str());
-    const auto* program = flatbuffers::GetFieldAnyV(*flatbuffers::GetAnyRoot(file.data),
-                                                    field_of(*schema.root_table(), "program"));
-    if (program == nullptr) return Error::make(ErrorCode::kMalformed, "%s: the bundle holds no program", name.c_str());
-    return program_constants(ByteSpan{program->Data(), program->size()}, name + " (embedded program)");
-  }
-  ETKIT_ASSIGN_OR_RETURN(const ProgramFile program, ProgramFile::open(file, name));
+namespace {
+
+// The program of a .pte, or the one a .bpte embeds (`name` then says so).
+Result<ByteSpan> program_of(ByteSpan file, std::string& name) {
+  if (file.size < 8 || std::memcmp(file.data + 4, "BP08", 4) != 0) return file;
+  const reflection::Schema& schema = schema_of(bundled_program_flatbuffer::BundledProgramBinarySchema::data());
+  if (!verified(schema, file)) return Error::make(ErrorCode::kMalformed, "%s: the bundle does not verify", name.c_str());
+  const auto* program =
+      flatbuffers::GetFieldAnyV(*flatbuffers::GetAnyRoot(file.data), field_of(*schema.root_table(), "program"));
+  if (program == nullptr) return Error::make(ErrorCode::kMalformed, "%s: the bundle holds no program", name.c_str());
+  name += " (embedded program)";
+  return ByteSpan{program->Data(), program->size()};
+}
+
+}  // namespace
+
+Result<std::vector<ValueConstant>> constant_values(ByteSpan file, const std::string& file_name) {
+  std::string name = file_name;
+  ETKIT_ASSIGN_OR_RETURN(const ByteSpan bytes, program_of(file, name));
+  ETKIT_ASSIGN_OR_RETURN(const ProgramFile program, ProgramFile::open(bytes, name));
+  std::vector<ValueConstant> out;
+  for_each_data_tensor(program, [&](const DataTensor& d) {
+    if (!d.planned) out.push_back({d.method, d.value, d.fqn, d.bytes});
+  });
+  return out;
+}
+
+Result<std::vector<ProgramConstant>> program_constants(ByteSpan file, const std::string& file_name) {
+  std::string name = file_name;
+  ETKIT_ASSIGN_OR_RETURN(const ByteSpan bytes, program_of(file, name));
+  ETKIT_ASSIGN_OR_RETURN(const ProgramFile program, ProgramFile::open(bytes, name));
   const SegmentUses uses = segment_uses(program);
   const ByteSpan constant_segment = uses.constant_segment >= 0 ? program.segment(size_t(uses.constant_segment)) : ByteSpan{};
   const auto* inline_buffers =

@@ -8,6 +8,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -129,6 +131,27 @@ TEST(OpGraph, DotRanksEveryEdgeDownwardWithoutOverlaps) {
     }
   }
   EXPECT_EQ(node_at(*graph, -100, -100), -1);
+}
+
+// torchvision's MobileNetV2 at width 0.5 with 100 classes (the sample): a
+// 16-channel 3x3 stem over RGB, its batch norm's four 16-vectors, and a
+// 1280 -> 100 classifier whose weight the exporter transposes at run time.
+TEST(OpGraph, OpsCarryTheConstantBytesTheyRead) {
+  const Loaded m = load_sample("mobilenet_v2");
+  auto graph = build_op_graph(&m.summary.methods[0], &m.record, "forward", true);
+  ASSERT_TRUE(graph.ok());
+  std::ifstream in(test::sample("mobilenet_v2/mobilenet_v2.pte"), std::ios::binary);
+  const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto constants = inspector::constant_values(ByteSpan{bytes.data(), bytes.size()}, "mobilenet_v2.pte");
+  ASSERT_TRUE(constants.ok()) << constants.error().message();
+  annotate_op_graph(*graph, &m.summary.methods[0], {}, 1.0, nullptr, *constants);
+  std::map<std::string, double> first;  // the first node of each label
+  for (const OpNode& n : graph->nodes) first.emplace(n.label, n.constant_bytes);
+  EXPECT_EQ(first["convolution"], 16 * 3 * 3 * 3 * 4);
+  EXPECT_EQ(first["_native_batch_norm_legit_no_training"], 4 * 16 * 4);
+  EXPECT_EQ(first["permute_copy"], 1280 * 100 * 4);
+  EXPECT_EQ(first["addmm"], 100 * 4);
+  EXPECT_EQ(first["hardtanh"], 0);
 }
 
 // 600 ops, each reading the previous result and one a few ops back.

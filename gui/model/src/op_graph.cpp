@@ -183,7 +183,8 @@ Result<OpGraph> build_op_graph(const MethodSummary* method, const etrecord::Etre
 }
 
 void annotate_op_graph(OpGraph& graph, const MethodSummary* method, const std::vector<inspector::EventBlock>& blocks,
-                       double unit_ms, const inspector::GapReport* gap) {
+                       double unit_ms, const inspector::GapReport* gap,
+                       const std::vector<inspector::ValueConstant>& constants) {
   std::map<int32_t, std::vector<size_t>> by_instruction;
   std::map<int64_t, std::vector<size_t>> by_handle;
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
@@ -224,12 +225,33 @@ void annotate_op_graph(OpGraph& graph, const MethodSummary* method, const std::v
   if (method != nullptr) {
     std::unordered_map<int32_t, uint64_t> planned;
     for (const PlannedTensorSummary& t : method->planned_tensors) planned[t.value] = t.bytes;
+    std::unordered_map<size_t, uint64_t> constant_bytes;
+    for (const inspector::ValueConstant& c : constants) {
+      if (c.method == method->name) constant_bytes[c.value] = c.bytes;
+    }
     for (const InstructionSummary& instruction : method->instructions) {
-      if (instruction.chain != 0 || instruction.kind != "kernel" || instruction.references.empty()) continue;
-      auto bytes = planned.find(instruction.references.back());
       auto nodes = by_instruction.find(instruction.index);
-      if (bytes == planned.end() || nodes == by_instruction.end()) continue;
-      for (size_t i : nodes->second) graph.nodes[i].output_bytes = double(bytes->second);
+      if (instruction.chain != 0 || instruction.references.empty() || nodes == by_instruction.end()) continue;
+      if (instruction.kind == "delegate") {
+        // A collapsed call (or, without a record, the call itself) carries its blob.
+        if (instruction.delegate_index < 0 || size_t(instruction.delegate_index) >= method->delegates.size()) continue;
+        for (size_t i : nodes->second) {
+          if (graph.nodes[i].members > 1 || graph.source == "instructions" || graph.delegates_collapsed) {
+            graph.nodes[i].constant_bytes = double(method->delegates[size_t(instruction.delegate_index)].size);
+          }
+        }
+        continue;
+      }
+      if (instruction.kind != "kernel") continue;
+      double reads = 0;
+      for (int32_t v : instruction.references) {
+        if (auto c = constant_bytes.find(size_t(v)); c != constant_bytes.end()) reads += double(c->second);
+      }
+      auto bytes = planned.find(instruction.references.back());
+      for (size_t i : nodes->second) {
+        if (bytes != planned.end()) graph.nodes[i].output_bytes = double(bytes->second);
+        graph.nodes[i].constant_bytes = reads;
+      }
     }
   }
   if (gap != nullptr) {

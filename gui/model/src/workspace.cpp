@@ -258,13 +258,17 @@ struct Workspace::Loader {
   // collapsed, and with every delegate call's ops when there are any.
   void load_graph(const OpenRequest& request) {
     const double unit_ms = inspector::nanoseconds_per(request.table_unit) / 1e6;
+    std::vector<inspector::ValueConstant> constants;
+    if (program_file) {
+      if (auto found = inspector::constant_values(program_file->bytes(), "program"); found.ok()) constants = std::move(*found);
+    }
     for (bool collapse : {true, false}) {
       auto graph = build_op_graph(ws.method(), ws.record(), request.method, collapse);
       if (!graph.ok()) {
         ws.graph_problem_ = graph.error().message();
         return;
       }
-      annotate_op_graph(*graph, ws.method(), ws.blocks_, unit_ms, ws.gap());
+      annotate_op_graph(*graph, ws.method(), ws.blocks_, unit_ms, ws.gap(), constants);
       if (Status laid = layout_op_graph(*graph, nullptr); !laid.ok()) {
         ws.graph_problem_ = laid.error().message();
         return;

@@ -46,4 +46,14 @@ struct ProgramConstant {
 /// The program's constants (of a .pte, or the program inside a .bpte).
 Result<std::vector<ProgramConstant>> program_constants(ByteSpan file, const std::string& name);
 
+/// A constant tensor value of a method (not planned: its bytes are in the
+/// file or a .ptd), for views that put bytes on the ops that read them.
+struct ValueConstant {
+  std::string method;
+  size_t value = 0;
+  std::string fqn;  ///< empty when the program names none
+  uint64_t bytes = 0;
+};
+Result<std::vector<ValueConstant>> constant_values(ByteSpan file, const std::string& name);
+
 }  // namespace etkit::inspector

@@ -15,6 +15,7 @@
 #include "etkit/core/result.h"
 #include "etkit/etrecord/etrecord.h"
 #include "etkit/inspector/event_blocks.h"
+#include "etkit/inspector/file_size.h"
 #include "etkit/inspector/gap_report.h"
 
 namespace etkit::gui {
@@ -31,6 +32,9 @@ struct OpNode {
   double latency_ms = std::numeric_limits<double>::quiet_NaN();   ///< average per run
   double output_bytes = std::numeric_limits<double>::quiet_NaN(); ///< planned bytes of its output
   double gap = std::numeric_limits<double>::quiet_NaN();          ///< relative error vs the reference
+  /// Constant bytes it reads (weights); a collapsed delegate call: its
+  /// processed blob, where the backend keeps its constants.
+  double constant_bytes = std::numeric_limits<double>::quiet_NaN();
   // Layout (Graphviz points, y growing down), set by layout_op_graph.
   float x = 0, y = 0, w = 0, h = 0;  ///< centre and size
 };
@@ -57,9 +61,11 @@ Result<OpGraph> build_op_graph(const MethodSummary* method, const etrecord::Etre
                                const std::string& method_name, bool collapse_delegates);
 
 /// Sets each node's latency (the first "Execute" block's averages, in
-/// `unit_ms` milliseconds per unit), output bytes and gap.
+/// `unit_ms` milliseconds per unit), output bytes, constant bytes (from
+/// `constants`, the program's constant values; may be empty) and gap.
 void annotate_op_graph(OpGraph& graph, const MethodSummary* method, const std::vector<inspector::EventBlock>& blocks,
-                       double unit_ms, const inspector::GapReport* gap);
+                       double unit_ms, const inspector::GapReport* gap,
+                       const std::vector<inspector::ValueConstant>& constants);
 
 /// Lays the graph out top to bottom with Graphviz's dot (`label_width`
 /// gives a label's width in points). Graphviz is not thread-safe: calls are
