@@ -8,6 +8,8 @@
 #include <QWheelEvent>
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <map>
 
 #include "etkit/gui/workspace.h"
 #include "etkit/inspector/event_text.h"
@@ -18,6 +20,10 @@ namespace etkit::gui {
 namespace {
 
 constexpr float kRulerHeight = 26;
+// Under the ruler, its own strip (it never covers an event): the typical
+// run's time per colour key as one stacked bar, which is also the legend.
+constexpr float kSummaryHeight = 24;
+constexpr float kTracksTop = kRulerHeight + kSummaryHeight;
 constexpr float kHeaderHeight = 20;
 constexpr float kRowHeight = 18;
 constexpr float kTrackGap = 4;
@@ -26,12 +32,14 @@ constexpr ImU32 kText = IM_COL32(20, 20, 20, 255);
 constexpr ImU32 kFolded = IM_COL32(170, 170, 170, 255);
 constexpr ImU32 kHatch = IM_COL32(120, 120, 120, 255);
 
-// Text clipped to [x0, x1] on one line, when at least a few characters fit.
-void clipped_text(ImDrawList* list, float x0, float x1, float y, ImU32 colour, const char* text) {
-  if (x1 - x0 < 24) return;
+// Text clipped to [x0, x1] on one line, when at least a few characters
+// fit; true when drawn.
+bool clipped_text(ImDrawList* list, float x0, float x1, float y, ImU32 colour, const char* text) {
+  if (x1 - x0 < 24) return false;
   list->PushClipRect(ImVec2(x0, y), ImVec2(x1, y + kRowHeight), true);
   list->AddText(ImVec2(x0 + 3, y + 2), colour, text);
   list->PopClipRect();
+  return true;
 }
 
 }  // namespace
@@ -46,14 +54,41 @@ void TimelineCanvas::set_workspace(const Workspace* workspace, const TimelineSty
   aggregate_.clear();
   scroll_y_ = 0;
   tracks_ = visible_tracks();
-  collapsed_.assign(tracks_.size(), false);
-  fit_all();
+  rebuild_lanes();
+  typical_ = workspace_ != nullptr ? typical_run(workspace_->timeline().tracks()) : std::nullopt;
+  // Open on one typical run with its ops readable; without one, everything.
+  if (typical_) frame_typical_run();
+  else fit_all();
 }
 
 void TimelineCanvas::set_show_baseline(bool show) {
   show_baseline_ = show;
   tracks_ = visible_tracks();
-  collapsed_.resize(tracks_.size(), false);
+  rebuild_lanes();
+  clamp_scroll();
+  update();
+}
+
+void TimelineCanvas::rebuild_lanes() {
+  std::vector<std::string> keys;
+  for (const TrackRef& ref : tracks_) keys.push_back((ref.baseline ? "baseline: " : "") + run_base_name(ref.track->name));
+  lane_of_ = lane_indices(keys);
+  lanes_.assign(lane_of_.empty() ? 0 : lane_of_.back() + 1, {});
+  for (size_t t = 0; t < lane_of_.size(); ++t) lanes_[lane_of_[t]].push_back(t);
+  collapsed_.assign(lanes_.size(), false);
+}
+
+void TimelineCanvas::frame_typical_run() {
+  if (!typical_) return;
+  const TimelineTrack& run = workspace_->timeline().tracks()[*typical_];
+  const double width = std::max(1, this->width());
+  viewport_.ns_per_pixel = readable_ns_per_pixel(run, width);
+  viewport_.t0 = run.start - 8 * viewport_.ns_per_pixel;
+  fitted_ = false;
+  opening_view_ = true;
+  // Its lane in view, near the top.
+  scroll_y_ = 0;
+  scroll_y_ = std::max(0.0f, lane_top(lane_of_[*typical_]) - kTracksTop - 2 * kHeaderHeight);
   clamp_scroll();
   update();
 }
@@ -80,42 +115,53 @@ void TimelineCanvas::fit_all() {
   }
   viewport_.fit(0, end > 0 ? end * 1.02 : 1, std::max(1, width()));
   fitted_ = true;
+  opening_view_ = false;
   update();
 }
 
-float TimelineCanvas::track_height(size_t track) const {
-  if (collapsed_[track]) return kHeaderHeight + kTrackGap;
-  return kHeaderHeight + float(tracks_[track].track->max_depth + 1) * kRowHeight + kTrackGap;
+float TimelineCanvas::lane_height(size_t lane) const {
+  if (collapsed_[lane]) return kHeaderHeight + kTrackGap;
+  int depth = 0;
+  for (size_t t : lanes_[lane]) depth = std::max(depth, tracks_[t].track->max_depth);
+  return kHeaderHeight + float(depth + 1) * kRowHeight + kTrackGap;
 }
 
-float TimelineCanvas::track_top(size_t track) const {
-  float y = kRulerHeight - scroll_y_;
-  for (size_t t = 0; t < track; ++t) y += track_height(t);
+float TimelineCanvas::lane_top(size_t lane) const {
+  float y = kTracksTop - scroll_y_;
+  for (size_t l = 0; l < lane; ++l) y += lane_height(l);
   return y;
 }
 
 float TimelineCanvas::content_height() const {
   float h = 0;
-  for (size_t t = 0; t < tracks_.size(); ++t) h += track_height(t);
+  for (size_t l = 0; l < lanes_.size(); ++l) h += lane_height(l);
   return h;
 }
 
 void TimelineCanvas::clamp_scroll() {
-  const float max_scroll = std::max(0.0f, content_height() - float(height()) + kRulerHeight);
+  const float max_scroll = std::max(0.0f, content_height() - float(height()) + kTracksTop);
   scroll_y_ = std::clamp(scroll_y_, 0.0f, max_scroll);
 }
 
 std::optional<TimelineCanvas::Hit> TimelineCanvas::hit(float x, float y) const {
-  if (y < kRulerHeight) return std::nullopt;
-  float top = kRulerHeight - scroll_y_;
-  for (size_t t = 0; t < tracks_.size(); ++t) {
-    const float h = track_height(t);
+  if (y < kTracksTop) return std::nullopt;
+  float top = kTracksTop - scroll_y_;
+  const double time = viewport_.time_at(x);
+  for (size_t l = 0; l < lanes_.size(); ++l) {
+    const float h = lane_height(l);
     if (y >= top && y < top + h) {
+      // The lane's run at that time (runs of one lane never overlap), else the nearest.
+      size_t t = lanes_[l].front();
+      double best = INFINITY;
+      for (size_t candidate : lanes_[l]) {
+        const TimelineTrack& c = *tracks_[candidate].track;
+        const double distance = time < c.start ? c.start - time : time > c.end ? time - c.end : 0;
+        if (distance < best) best = distance, t = candidate;
+      }
       Hit result{t, y < top + kHeaderHeight, std::nullopt, std::nullopt};
-      if (result.header || collapsed_[t]) return result;
+      if (result.header || collapsed_[l]) return result;
       const int depth = int((y - top - kHeaderHeight) / kRowHeight);
       const TimelineTrack& track = *tracks_[t].track;
-      const double time = viewport_.time_at(x);
       // What is drawn there: a folded span answers for its events.
       const double half = viewport_.ns_per_pixel;
       for (const DrawItem& item : layout_track(track, time - half, time + half, viewport_.ns_per_pixel, kMinPixels)) {
@@ -132,12 +178,12 @@ std::optional<TimelineCanvas::Hit> TimelineCanvas::hit(float x, float y) const {
 }
 
 std::optional<QRectF> TimelineCanvas::event_rect(EventId event) const {
-  if (event.first >= tracks_.size() || collapsed_[event.first]) return std::nullopt;
+  if (event.first >= tracks_.size() || collapsed_[lane_of_[event.first]]) return std::nullopt;
   const TimelineTrack& track = *tracks_[event.first].track;
   if (event.second >= track.events.size()) return std::nullopt;
   const TimelineEvent& e = track.events[event.second];
   const float top = track_top(event.first) + kHeaderHeight + float(e.depth) * kRowHeight;
-  if (top + kRowHeight < kRulerHeight || top > float(height())) return std::nullopt;
+  if (top + kRowHeight < kTracksTop || top > float(height())) return std::nullopt;
   const double x0 = viewport_.x_of(e.start), x1 = viewport_.x_of(e.end);
   return QRectF(x0, top, std::max(1.0, x1 - x0), kRowHeight);
 }
@@ -145,14 +191,15 @@ std::optional<QRectF> TimelineCanvas::event_rect(EventId event) const {
 void TimelineCanvas::select(std::optional<EventId> event, bool frame) {
   selection_ = event;
   if (event && frame && event->first < tracks_.size()) {
-    collapsed_[event->first] = false;
+    collapsed_[lane_of_[event->first]] = false;
+    opening_view_ = false;
     const TimelineEvent& e = tracks_[event->first].track->events.at(event->second);
     const double pad = std::max((e.end - e.start) * 0.25, 1.0);
     viewport_.fit(e.start - pad, e.end + pad, std::max(1, width()));
     fitted_ = false;
     // Scroll so the event's row sits in the upper third of the canvas.
     const float row = track_top(event->first) + scroll_y_ + kHeaderHeight + float(e.depth) * kRowHeight;
-    scroll_y_ = row - kRulerHeight - float(height()) / 3;
+    scroll_y_ = row - kTracksTop - float(height()) / 3;
     clamp_scroll();
   }
   update();
@@ -204,6 +251,7 @@ void TimelineCanvas::mouseMoveEvent(QMouseEvent* event) {
   }
   viewport_.pan(-delta.x());
   fitted_ = false;
+  opening_view_ = false;
   scroll_y_ -= float(delta.y());
   clamp_scroll();
   press_ = event->position();
@@ -218,7 +266,7 @@ void TimelineCanvas::mouseReleaseEvent(QMouseEvent* event) {
   const auto h = hit(float(event->position().x()), float(event->position().y()));
   if (!h) return;
   if (h->header) {
-    collapsed_[h->track] = !collapsed_[h->track];
+    collapsed_[lane_of_[h->track]] = !collapsed_[lane_of_[h->track]];
     clamp_scroll();
     update();
     return;
@@ -247,6 +295,7 @@ void TimelineCanvas::wheelEvent(QWheelEvent* event) {
   } else {
     viewport_.zoom_at(event->position().x(), std::pow(1.25, steps));
     fitted_ = false;
+    opening_view_ = false;
   }
   update();
 }
@@ -258,6 +307,7 @@ void TimelineCanvas::keyPressEvent(QKeyEvent* event) {
   if (event->key() == Qt::Key_W || event->key() == Qt::Key_S || event->key() == Qt::Key_A ||
       event->key() == Qt::Key_D) {
     fitted_ = false;
+    opening_view_ = false;
   }
   switch (event->key()) {
     case Qt::Key_W: viewport_.zoom_at(x, 1.25); break;
@@ -283,7 +333,8 @@ void TimelineCanvas::resizeEvent(QResizeEvent* event) {
   // Keep the visible time span when the canvas changes width.
   const int old_width = event->oldSize().width();
   ImGuiCanvas::resizeEvent(event);
-  if (fitted_) fit_all();
+  if (opening_view_) frame_typical_run();
+  else if (fitted_) fit_all();
   else if (old_width > 0 && width() > 0) viewport_.ns_per_pixel *= double(old_width) / double(width());
   clamp_scroll();
 }
@@ -300,16 +351,26 @@ void TimelineCanvas::draw() {
     list->AddText(ImVec2((size.x - text.x) / 2, (size.y - text.y) / 2), IM_COL32(110, 110, 110, 255), hint);
     return;
   }
-  float top = kRulerHeight - scroll_y_;
-  for (size_t t = 0; t < tracks_.size(); ++t) {
-    const float h = track_height(t);
-    if (top + h >= kRulerHeight && top <= size.y) draw_track(tracks_[t], t, top);
+  labels_drawn_ = 0;
+  float top = kTracksTop - scroll_y_;
+  const double t0 = viewport_.t0, t1 = viewport_.time_at(size.x);
+  for (size_t l = 0; l < lanes_.size(); ++l) {
+    const float h = lane_height(l);
+    if (top + h >= kTracksTop && top <= size.y) {
+      draw_lane_header(l, top);
+      if (!collapsed_[l]) {
+        for (size_t t : lanes_[l]) {
+          const TimelineTrack& track = *tracks_[t].track;
+          if (track.end >= t0 && track.start <= t1) draw_track(tracks_[t], t, top);
+        }
+      }
+    }
     top += h;
     if (top > size.y) break;
   }
   draw_range();
   draw_ruler();
-  draw_legend();
+  draw_summary();
   const ImVec2 mouse = ImGui::GetIO().MousePos;
   if (!press_ && mouse.x >= 0 && mouse.y >= 0 && ImGui::IsWindowHovered()) {
     if (const auto h = hit(mouse.x, mouse.y)) draw_tooltip(*h);
@@ -338,19 +399,11 @@ void TimelineCanvas::draw_track(const TrackRef& ref, size_t t, float top) {
   ImDrawList* list = ImGui::GetWindowDrawList();
   const float w = ImGui::GetIO().DisplaySize.x;
   const TimelineTrack& track = *ref.track;
-  const ImU32 header = ref.baseline ? IM_COL32(255, 236, 210, 255) : IM_COL32(232, 236, 242, 255);
-  list->AddRectFilled(ImVec2(0, top), ImVec2(w, top + kHeaderHeight), header);
-  const double span = track.end - track.start;
-  std::string title = std::string(collapsed_[t] ? "+ " : "- ") + (ref.baseline ? "baseline: " : "") + track.name +
-                      "   " + std::to_string(track.events.size()) + " events, " + format_duration(span);
-  if (track.bundled_input_index >= 0) title += ", bundled input " + std::to_string(track.bundled_input_index);
-  list->AddText(ImVec2(6, top + 3), kText, title.c_str());
-  if (collapsed_[t]) return;
   const double t0 = viewport_.t0, t1 = viewport_.time_at(w);
   const bool searching = style_ != nullptr && !ref.baseline && !style_->search_text().empty();
   for (const DrawItem& item : layout_track(track, t0, t1, viewport_.ns_per_pixel, kMinPixels)) {
     const float y0 = top + kHeaderHeight + float(item.depth) * kRowHeight;
-    if (y0 + kRowHeight < kRulerHeight) continue;
+    if (y0 + kRowHeight < kTracksTop) continue;
     const float x0 = std::max(-2.0f, float(viewport_.x_of(item.start)));
     const float x1 = std::min(w + 2, std::max(x0 + 1, float(viewport_.x_of(item.end))));
     const ImVec2 a(x0, y0 + 1), b(x1, y0 + kRowHeight - 1);
@@ -375,8 +428,44 @@ void TimelineCanvas::draw_track(const TrackRef& ref, size_t t, float top) {
     if (!ref.baseline && selection_ && selection_->first == t && selection_->second == item.first_event) {
       list->AddRect(ImVec2(a.x - 1, a.y - 1), ImVec2(b.x + 1, b.y + 1), IM_COL32(0, 0, 0, 255), 0, 0, 2.5f);
     }
-    clipped_text(list, x0, x1, y0, match ? kText : IM_COL32(20, 20, 20, 110), track.name_of(event).c_str());
+    if (clipped_text(list, x0, x1, y0, match ? kText : IM_COL32(20, 20, 20, 110), track.name_of(event).c_str())) {
+      ++labels_drawn_;
+    }
   }
+}
+
+void TimelineCanvas::draw_lane_header(size_t lane, float top) {
+  ImDrawList* list = ImGui::GetWindowDrawList();
+  const float w = ImGui::GetIO().DisplaySize.x;
+  const std::vector<size_t>& runs = lanes_[lane];
+  const TrackRef& first = tracks_[runs.front()];
+  const ImU32 header = first.baseline ? IM_COL32(255, 236, 210, 255) : IM_COL32(232, 236, 242, 255);
+  list->AddRectFilled(ImVec2(0, top), ImVec2(w, top + kHeaderHeight), header);
+  std::string title = std::string(collapsed_[lane] ? "+ " : "- ") + (first.baseline ? "baseline: " : "");
+  if (runs.size() == 1) {
+    const TimelineTrack& track = *first.track;
+    title += track.name + "   " + std::to_string(track.events.size()) + " events, " +
+             format_duration(track.end - track.start);
+    if (track.bundled_input_index >= 0) title += ", bundled input " + std::to_string(track.bundled_input_index);
+  } else {
+    // "Execute ×10 (#3–#12)   3070 events, median run 9.6 ms": the runs side by side in time.
+    std::vector<double> spans;
+    size_t events = 0;
+    for (size_t t : runs) {
+      spans.push_back(tracks_[t].track->end - tracks_[t].track->start);
+      events += tracks_[t].track->events.size();
+    }
+    std::nth_element(spans.begin(), spans.begin() + long((spans.size() - 1) / 2), spans.end());
+    const std::string& a = first.track->name;
+    const std::string& b = tracks_[runs.back()].track->name;
+    title += run_base_name(a) + " x" + std::to_string(runs.size()) + " (" + a.substr(run_base_name(a).size() + 1) + "-" +
+             b.substr(run_base_name(b).size() + 1) + ")   " + std::to_string(events) + " events, median run " +
+             format_duration(spans[(spans.size() - 1) / 2]);
+  }
+  if (typical_ && std::find(runs.begin(), runs.end(), *typical_) != runs.end() && !first.baseline) {
+    title += "   (opened at " + tracks_[*typical_].track->name + ", a run of median length)";
+  }
+  list->AddText(ImVec2(6, top + 3), kText, title.c_str());
 }
 
 void TimelineCanvas::draw_range() {
@@ -384,9 +473,9 @@ void TimelineCanvas::draw_range() {
   ImDrawList* list = ImGui::GetWindowDrawList();
   const ImVec2 size = ImGui::GetIO().DisplaySize;
   const float x0 = float(viewport_.x_of(range_->first)), x1 = float(viewport_.x_of(range_->second));
-  list->AddRectFilled(ImVec2(x0, kRulerHeight), ImVec2(x1, size.y), IM_COL32(60, 120, 220, 40));
-  list->AddLine(ImVec2(x0, kRulerHeight), ImVec2(x0, size.y), IM_COL32(60, 120, 220, 200));
-  list->AddLine(ImVec2(x1, kRulerHeight), ImVec2(x1, size.y), IM_COL32(60, 120, 220, 200));
+  list->AddRectFilled(ImVec2(x0, kTracksTop), ImVec2(x1, size.y), IM_COL32(60, 120, 220, 40));
+  list->AddLine(ImVec2(x0, kTracksTop), ImVec2(x0, size.y), IM_COL32(60, 120, 220, 200));
+  list->AddLine(ImVec2(x1, kTracksTop), ImVec2(x1, size.y), IM_COL32(60, 120, 220, 200));
   // Perfetto's area selection: count, total and self time per event name.
   ImGui::SetNextWindowPos(ImVec2(size.x - 12, size.y - 12), ImGuiCond_Always, ImVec2(1, 1));
   ImGui::SetNextWindowBgAlpha(0.94f);
@@ -419,20 +508,52 @@ void TimelineCanvas::draw_range() {
   ImGui::End();
 }
 
-void TimelineCanvas::draw_legend() {
-  if (style_ == nullptr || style_->legend().empty()) return;
+void TimelineCanvas::draw_summary() {
   ImDrawList* list = ImGui::GetWindowDrawList();
   const float w = ImGui::GetIO().DisplaySize.x;
-  const size_t shown = std::min<size_t>(style_->legend().size(), 8);
-  float width = 0;
-  for (size_t i = 0; i < shown; ++i) width = std::max(width, ImGui::CalcTextSize(style_->legend()[i].key.c_str()).x);
-  const float x0 = w - width - 36, y0 = kRulerHeight + 6;
-  list->AddRectFilled(ImVec2(x0 - 6, y0 - 4), ImVec2(w - 6, y0 + float(shown) * 17 + 4), IM_COL32(255, 255, 255, 225));
-  for (size_t i = 0; i < shown; ++i) {
-    const auto& entry = style_->legend()[i];
-    const float y = y0 + float(i) * 17;
-    list->AddRectFilled(ImVec2(x0, y + 2), ImVec2(x0 + 12, y + 14), palette_colour(entry.colour));
-    list->AddText(ImVec2(x0 + 18, y), kText, entry.key.c_str());
+  const float y0 = kRulerHeight, y1 = kRulerHeight + kSummaryHeight;
+  list->AddRectFilled(ImVec2(0, y0), ImVec2(w, y1), IM_COL32(250, 250, 250, 255));
+  list->AddLine(ImVec2(0, y1 - 1), ImVec2(w, y1 - 1), IM_COL32(210, 210, 210, 255));
+  if (style_ == nullptr || workspace_ == nullptr) return;
+  // The run summarized: the typical one, else the first with events.
+  const auto& model = workspace_->timeline().tracks();
+  std::optional<size_t> run = typical_;
+  for (size_t t = 0; !run && t < model.size(); ++t) {
+    if (!model[t].events.empty() && run_base_name(model[t].name) != "Default") run = t;
+  }
+  if (!run) return;
+  const TimelineTrack& track = model[*run];
+  // Op time per colour key (op type, module or backend: what the timeline is coloured by).
+  std::vector<std::pair<double, std::string>> shares;
+  double total = 0;
+  for (const KeyTime& k : op_time_by_key(*workspace_, *run, style_->colouring())) {
+    shares.push_back({k.ns, k.key});
+    total += k.ns;
+  }
+  if (total <= 0) return;
+  const std::string title = track.name + " ops " + format_duration(total) + ":";
+  list->AddText(ImVec2(6, y0 + 4), kText, title.c_str());
+  const float bar0 = 14 + ImGui::CalcTextSize(title.c_str()).x, bar1 = bar0 + std::max(120.0f, w * 0.4f);
+  float x = bar0;
+  for (const auto& [ns, key] : shares) {
+    const float x1 = x + float(ns / total) * (bar1 - bar0);
+    list->AddRectFilled(ImVec2(x, y0 + 4), ImVec2(x1, y1 - 5),
+                        palette_colour(palette_index(key, TimelineStyle::kPaletteSize)));
+    clipped_text(list, x, x1, y0 + 2, kText, key.c_str());
+    x = x1;
+  }
+  // The legend: the largest keys with their share, on the same strip.
+  x = bar1 + 12;
+  for (const auto& [ns, key] : shares) {
+    char share[16];
+    std::snprintf(share, sizeof share, " %.0f%%", 100.0 * ns / total);
+    const std::string label = key + share;
+    const float width = 16 + ImGui::CalcTextSize(label.c_str()).x + 12;
+    if (x + width > w) break;
+    list->AddRectFilled(ImVec2(x, y0 + 6), ImVec2(x + 12, y0 + 18),
+                        palette_colour(palette_index(key, TimelineStyle::kPaletteSize)));
+    list->AddText(ImVec2(x + 16, y0 + 4), kText, label.c_str());
+    x += width;
   }
 }
 

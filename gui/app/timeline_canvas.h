@@ -31,6 +31,13 @@ class TimelineCanvas : public ImGuiCanvas {
   void set_workspace(const Workspace* workspace, const TimelineStyle* style);
   void set_show_baseline(bool show);
   void fit_all();
+  /// How many lanes the tracks are drawn in, and the tracks of one.
+  size_t lane_count() const { return lanes_.size(); }
+  const std::vector<size_t>& lane(size_t index) const { return lanes_.at(index); }
+  /// The run the opening view frames (a track index), if the trace has one.
+  std::optional<size_t> typical_run_track() const { return typical_; }
+  /// Event labels the last frame drew (tests: the opening view is readable).
+  size_t labels_drawn() const { return labels_drawn_; }
   /// Selects an event of the primary tracks; with `frame`, zooms to it and
   /// scrolls its track into view.
   void select(std::optional<EventId> event, bool frame);
@@ -75,22 +82,32 @@ class TimelineCanvas : public ImGuiCanvas {
     std::optional<DrawItem> folded;
   };
   std::vector<TrackRef> visible_tracks() const;
-  float track_height(size_t track) const;
-  float track_top(size_t track) const;
+  void rebuild_lanes();
+  float lane_height(size_t lane) const;
+  float lane_top(size_t lane) const;
+  float track_top(size_t track) const { return lane_top(lane_of_[track]); }
   float content_height() const;
   std::optional<Hit> hit(float x, float y) const;
   void clamp_scroll();
   void draw_ruler();
+  void draw_lane_header(size_t lane, float top);
   void draw_track(const TrackRef& ref, size_t track, float top);
   void draw_tooltip(const Hit& hit);
   void draw_range();
-  void draw_legend();
+  void draw_summary();
+  void frame_typical_run();
 
   const Workspace* workspace_ = nullptr;
   const TimelineStyle* style_ = nullptr;
   bool show_baseline_ = true;
   std::vector<TrackRef> tracks_;
-  std::vector<bool> collapsed_;
+  // Consecutive runs of one block share a lane (one row, no staircase).
+  std::vector<size_t> lane_of_;                 // per track
+  std::vector<std::vector<size_t>> lanes_;      // per lane: its tracks
+  std::vector<bool> collapsed_;                 // per lane
+  std::optional<size_t> typical_;               // the run the opening view frames
+  bool opening_view_ = false;                   // until the user moves: resizes re-frame the typical run
+  size_t labels_drawn_ = 0;
   Viewport viewport_;
   bool fitted_ = true;  // showing everything: a resize re-fits instead of cropping
   float scroll_y_ = 0;

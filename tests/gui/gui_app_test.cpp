@@ -11,6 +11,7 @@
 #include <QMimeData>
 #include <QSettings>
 #include <QProcess>
+#include <algorithm>
 #include <QSet>
 #include <QSurfaceFormat>
 #include <QTableView>
@@ -82,8 +83,15 @@ class GuiAppTest : public QObject {
     // The table shows the library's rows; the timeline every run block.
     const EventsTable expected(ws);
     QCOMPARE(window_->events()->model()->rowCount(), int(expected.row_count()));
-    QCOMPARE(window_->timeline()->viewport().t0, 0.0);
-    QVERIFY(window_->timeline()->event_rect({1, 0}).has_value());
+    // The opening view frames an Execute run from its start.
+    const auto typical = window_->timeline()->typical_run_track();
+    QVERIFY(typical.has_value());
+    const TimelineTrack& run = ws.timeline().tracks().at(*typical);
+    QVERIFY(run.name.rfind("Execute #", 0) == 0);
+    const Viewport& view = window_->timeline()->viewport();
+    QVERIFY(view.t0 <= run.start);
+    QVERIFY(view.t0 >= run.start - 20 * view.ns_per_pixel);
+    QVERIFY(window_->timeline()->event_rect({*typical, 0}).has_value());
     QVERIFY(window_->files()->problems().isEmpty());
   }
 
@@ -196,6 +204,46 @@ class GuiAppTest : public QObject {
     const QStringList recent = QSettings().value("recent").toStringList();
     QCOMPARE(recent.value(0), QString::fromStdString(sample("tutorial_cnn/tutorial_cnn.etrecord")));
     QVERIFY(recent.contains(QString::fromStdString(corpus("upstream/etdump/tutorial_cnn.etdp"))));
+  }
+
+  // The README's first command traces 2 warm-ups and 10 runs: they open as
+  // three lanes (no staircase of twelve rows), framed on a run of median
+  // length at a zoom where the op labels are drawn.
+  void defaultTimelineShowsOneTypicalRunReadable() {
+    const QString trace = temp_.filePath("readme.etdp");
+    QProcess run;
+    run.start(ETINSPECT_PATH, {"run", QString::fromStdString(sample("mobilenet_v2/mobilenet_v2.pte")), "--fill",
+                               "random", "--iterations", "10", "--warmup", "2", "--etdump", trace});
+    QVERIFY(run.waitForFinished(300000));
+    QCOMPARE(run.exitCode(), 0);
+    OpenRequest request;
+    request.files = {trace.toStdString(), sample("mobilenet_v2/mobilenet_v2.pte"), sample("mobilenet_v2/mobilenet_v2.etrecord")};
+    window_->resize(1600, 1000);
+    open(request);
+    TimelineCanvas* timeline = window_->timeline();
+    window_->show_view(View::kTimeline);
+    QApplication::processEvents();
+    timeline->render_frame_blocking();
+    const auto& tracks = window_->workspace()->timeline().tracks();
+    QCOMPARE(tracks.size(), size_t(13));
+    QCOMPARE(timeline->lane_count(), size_t(3));  // Default, Warmup x2, Execute x10
+    QCOMPARE(timeline->lane(2).size(), size_t(10));
+    const auto typical = timeline->typical_run_track();
+    QVERIFY(typical.has_value());
+    QVERIFY(tracks[*typical].name.rfind("Execute #", 0) == 0);
+    // Its duration is the median of the ten.
+    std::vector<double> spans;
+    for (size_t t : timeline->lane(2)) spans.push_back(tracks[t].end - tracks[t].start);
+    std::sort(spans.begin(), spans.end());
+    QCOMPARE(tracks[*typical].end - tracks[*typical].start, spans[4]);
+    // Readable: the labels of many ops are drawn, and the view starts at the run.
+    QVERIFY2(timeline->labels_drawn() >= 12, std::to_string(timeline->labels_drawn()).c_str());
+    QVERIFY(timeline->viewport().t0 <= tracks[*typical].start);
+    size_t first_conv = 0;
+    while (tracks[*typical].name_of(tracks[*typical].events.at(first_conv)) != "native_call_convolution.out") ++first_conv;
+    const auto rect = timeline->event_rect({*typical, first_conv});
+    QVERIFY(rect.has_value());
+    QVERIFY(rect->width() > 60);  // wide enough for its label
   }
 
   void mobilenetLinksEventsToModuleAndSource() {

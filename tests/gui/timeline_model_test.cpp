@@ -176,3 +176,61 @@ TEST(Viewport, ZoomKeepsTheTimeUnderTheCursor) {
 
 }  // namespace
 }  // namespace etkit::gui
+
+namespace etkit::gui {
+namespace {
+
+TimelineTrack run_of(const std::string& name, double start, std::vector<double> op_durations) {
+  TimelineTrack track;
+  track.name = name;
+  track.start = start;
+  double t = start;
+  const uint32_t op = track.intern("native_call_add.out"), wrapper = track.intern("OPERATOR_CALL");
+  for (double d : op_durations) {
+    track.events.push_back({t, t + d, 0, wrapper, -1, 0, -1});
+    track.events.push_back({t, t + d, 1, op, -1, 0, -1});
+    t += d;
+  }
+  track.end = t;
+  return track;
+}
+
+TEST(TimelineLanes, ConsecutiveRunsOfOneBlockShareALane) {
+  EXPECT_EQ(run_base_name("Execute #12"), "Execute");
+  EXPECT_EQ(run_base_name("Prefill #3"), "Prefill");
+  EXPECT_EQ(run_base_name("Default #0"), "Default");
+  EXPECT_EQ(run_base_name("odd #name"), "odd #name");
+  EXPECT_EQ(lane_indices({"Default", "Warmup", "Warmup", "Execute", "Execute", "Execute", "Untraced", "Execute"}),
+            (std::vector<size_t>{0, 1, 1, 2, 2, 2, 3, 4}));
+  EXPECT_TRUE(lane_indices({}).empty());
+}
+
+TEST(TimelineLanes, TheTypicalRunIsTheMedianOfTheMostRepeatedBlock) {
+  std::vector<TimelineTrack> tracks = {run_of("Default #0", 0, {5}), run_of("Warmup #1", 10, {50, 50, 50}),
+                                       run_of("Execute #2", 200, {10, 10}), run_of("Execute #3", 300, {10, 30}),
+                                       run_of("Execute #4", 400, {10, 20}), run_of("Other #5", 500, {1})};
+  // Execute runs last 20, 40 and 30: the median is #4; warm-ups never count.
+  EXPECT_EQ(typical_run(tracks), std::optional<size_t>(4));
+  EXPECT_EQ(typical_run({run_of("Default #0", 0, {5})}), std::nullopt);
+}
+
+TEST(TimelineLanes, ReadableZoomGivesTheOpsThatHoldHalfTheTimeTheirWidth) {
+  // Ops of 100 and 10 x 10 ns (200 in all): half the op time is reached at
+  // the 100 ns op, which gets 64 pixels: 1.5625 ns/px, between the whole
+  // run in 100 px (208 ns / 100 = 2.08) and four widths (0.52).
+  const TimelineTrack track = run_of("Execute #1", 0, {100, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10});
+  EXPECT_DOUBLE_EQ(readable_ns_per_pixel(track, 100, 64), 1.5625);
+  // In 1000 px the whole run already gives it more: 0.208 ns/px.
+  EXPECT_DOUBLE_EQ(readable_ns_per_pixel(track, 1000, 64), 0.208);
+  // Ten equal 10 ns ops in 100 px would want 0.156 ns/px: capped at four
+  // widths of the run (104 ns / 400 px = 0.26).
+  const TimelineTrack small = run_of("Execute #1", 0, std::vector<double>(10, 10.0));
+  EXPECT_DOUBLE_EQ(readable_ns_per_pixel(small, 100, 64), 0.26);
+  EXPECT_FALSE(is_op_event("OPERATOR_CALL"));
+  EXPECT_FALSE(is_op_event("Method::execute"));
+  EXPECT_TRUE(is_op_event("native_call_add.out"));
+  EXPECT_TRUE(is_op_event("7"));  // a delegated op, named by its id
+}
+
+}  // namespace
+}  // namespace etkit::gui

@@ -140,6 +140,74 @@ std::optional<size_t> hit_test(const TimelineTrack& track, double time, int dept
   return std::nullopt;
 }
 
+std::string run_base_name(const std::string& track_name) {
+  const size_t hash = track_name.rfind(" #");
+  if (hash == std::string::npos || hash + 2 >= track_name.size()) return track_name;
+  for (size_t i = hash + 2; i < track_name.size(); ++i) {
+    if (track_name[i] < '0' || track_name[i] > '9') return track_name;
+  }
+  return track_name.substr(0, hash);
+}
+
+std::vector<size_t> lane_indices(const std::vector<std::string>& keys) {
+  std::vector<size_t> lanes;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const bool same = i > 0 && keys[i] == keys[i - 1];
+    lanes.push_back(i == 0 ? 0 : same ? lanes.back() : lanes.back() + 1);
+  }
+  return lanes;
+}
+
+std::optional<size_t> typical_run(const std::vector<TimelineTrack>& tracks) {
+  std::map<std::string, std::vector<size_t>> runs;
+  for (size_t t = 0; t < tracks.size(); ++t) {
+    const std::string base = run_base_name(tracks[t].name);
+    if (base == "Default" || base == inspector::kWarmupBlockName || tracks[t].events.empty()) continue;
+    runs[base].push_back(t);
+  }
+  const std::vector<size_t>* most = nullptr;
+  for (const auto& [base, list] : runs) {
+    if (most == nullptr || list.size() > most->size()) most = &list;
+  }
+  if (most == nullptr) return std::nullopt;
+  std::vector<size_t> by_duration = *most;
+  std::sort(by_duration.begin(), by_duration.end(), [&](size_t a, size_t b) {
+    return tracks[a].end - tracks[a].start < tracks[b].end - tracks[b].start;
+  });
+  return by_duration[(by_duration.size() - 1) / 2];
+}
+
+bool is_op_event(const std::string& name) {
+  return name != "OPERATOR_CALL" && name != "DELEGATE_CALL" && name.rfind("Method::", 0) != 0 &&
+         name.rfind("Program::", 0) != 0;
+}
+
+double readable_ns_per_pixel(const TimelineTrack& track, double width, double op_pixels) {
+  std::vector<double> durations;
+  double total = 0;
+  for (const TimelineEvent& e : track.events) {
+    if (!is_op_event(track.name_of(e))) continue;
+    durations.push_back(e.end - e.start);
+    total += e.end - e.start;
+  }
+  const double whole = std::max(1.0, (track.end - track.start) * 1.04) / std::max(1.0, width);
+  if (durations.empty() || total <= 0) return whole;
+  // The op where half the run's op time is reached, counting from the
+  // longest: the ops that matter are the readable ones. A run spans at most
+  // four canvas widths (a few long ops among many short ones would zoom in
+  // further than anyone reads).
+  std::sort(durations.rbegin(), durations.rend());
+  double sum = 0, typical = durations.back();
+  for (double d : durations) {
+    sum += d;
+    if (sum >= total / 2) {
+      typical = d;
+      break;
+    }
+  }
+  return std::clamp(std::max(1.0, typical) / op_pixels, whole / 4, whole);
+}
+
 std::vector<RangeAggregate> aggregate_range(const std::vector<TimelineTrack>& tracks, double t0, double t1) {
   std::vector<RangeAggregate> out;
   std::map<std::string, size_t> index;

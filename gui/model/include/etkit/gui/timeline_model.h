@@ -112,6 +112,28 @@ struct RangeAggregate {
 /// name, largest total first.
 std::vector<RangeAggregate> aggregate_range(const std::vector<TimelineTrack>& tracks, double t0, double t1);
 
+/// "Execute" for a track named "Execute #7": the block name its runs share.
+std::string run_base_name(const std::string& track_name);
+
+/// Lanes: each track's lane index, where consecutive tracks with the same
+/// key (their base name, and whether they are baseline tracks) share one
+/// lane, so ten runs of a method make one row instead of a staircase.
+std::vector<size_t> lane_indices(const std::vector<std::string>& keys);
+
+/// The typical run: among the tracks of the block name with the most runs
+/// (load and warm-up blocks excluded), the one of median duration; nullopt
+/// for a trace with no such run.
+std::optional<size_t> typical_run(const std::vector<TimelineTrack>& tracks);
+
+/// Events that are operators (kernels, delegated ops), not the runtime's
+/// wrappers (OPERATOR_CALL, DELEGATE_CALL, Method::…).
+bool is_op_event(const std::string& name);
+
+/// The time a zoom should give per pixel so the typical op of `track` is
+/// `op_pixels` wide (ops readable), never zooming out past the whole run in
+/// `width` pixels.
+double readable_ns_per_pixel(const TimelineTrack& track, double width, double op_pixels = 64);
+
 /// The ruler's tick spacing: the smallest 1, 2 or 5 × 10^k ns that puts
 /// ticks at least `min_pixels` apart.
 double tick_step(double ns_per_pixel, double min_pixels = 80);

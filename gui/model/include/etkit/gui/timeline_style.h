@@ -31,6 +31,14 @@ std::string colour_key(const inspector::Event* event, const std::string& name, C
 /// A palette index for `key`: equal keys, equal colours, in every run.
 uint32_t palette_index(std::string_view key, uint32_t palette_size);
 
+/// The op time of one run per colour key, largest first: the timeline's
+/// summary bar (ops only, not the runtime's wrappers around them).
+struct KeyTime {
+  std::string key;
+  double ns = 0;
+};
+std::vector<KeyTime> op_time_by_key(const Workspace& workspace, size_t track, ColourBy mode);
+
 class TimelineStyle {
  public:
   static constexpr uint32_t kPaletteSize = 16;
