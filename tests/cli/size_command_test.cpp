@@ -113,6 +113,35 @@ TEST(SizeCommand, XnnpackConstantsAreAttributedToTheNodesThatReadThem) {
       << result.out;
 }
 
+// torchvision's MobileNetV2 at width 0.5 with 100 classes: its largest
+// weights are the last 1x1 convolution (160 -> 1280, features.18.0), the
+// classifier's Linear (1280 -> 100, classifier.1; the exporter transposes
+// its weight at run time) and block 17's projection (480 -> 160).
+TEST(SizeCommand, WithAnEtrecordConstantsNameTheOpModuleAndSourceThatReadThem) {
+  const std::string sample = std::string(ETKIT_SOURCE_DIR) + "/samples/mobilenet_v2/mobilenet_v2";
+  const auto result = etinspect({"size", sample + ".pte", "--etrecord", sample + ".etrecord", "--json", "--top", "3"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto json = nlohmann::json::parse(result.out);
+  ASSERT_EQ(json["largest"].size(), 3u);
+  const auto detail = [&](size_t i) { return json["largest"][i].value("detail", std::string()); };
+  EXPECT_NE(detail(0).find("(aten.convolution.default) in features.18.0 (Conv2d), "), std::string::npos) << detail(0);
+  EXPECT_NE(detail(1).find("(aten.permute_copy.default) in classifier.1 (Linear), "), std::string::npos) << detail(1);
+  EXPECT_NE(detail(2).find("in features.17.conv.2 (Conv2d), "), std::string::npos) << detail(2);
+  EXPECT_NE(detail(0).find("mobilenetv2.py:"), std::string::npos);
+  // The tree carries the same detail, and still adds up.
+  std::vector<std::pair<std::string, uint64_t>> leaves;
+  check_sums({{"name", "file"}, {"bytes", json["file_bytes"]}, {"parts", json["parts"]}}, "", leaves);
+  size_t linked = 0;
+  std::function<void(const nlohmann::json&)> count = [&](const nlohmann::json& node) {
+    if (node.contains("detail")) ++linked;
+    for (const auto& part : node["parts"]) count(part);
+  };
+  count(json);
+  EXPECT_GT(linked, 100u);  // every weight, bias and batch-norm vector
+  // Without the record: no details.
+  EXPECT_EQ(size_json(sample + ".pte").dump().find("\"detail\""), std::string::npos);
+}
+
 TEST(SizeCommand, ABundleOpensTheProgramItEmbeds) {
   const std::string bpte = test::sample("tiny/affine.bpte");
   const nlohmann::json out = size_json(bpte);

@@ -13,7 +13,9 @@
 #include <vector>
 
 #include "etkit/core/byte_span.h"
+#include "etkit/core/program_summary.h"
 #include "etkit/core/result.h"
+#include "etkit/etrecord/etrecord.h"
 
 namespace etkit::inspector {
 
@@ -21,11 +23,20 @@ struct SizePart {
   std::string name;
   uint64_t bytes = 0;
   std::vector<SizePart> parts;  ///< empty for a leaf; else they add up to `bytes`
+  /// For a constant linked to the model (link_constants): the op that
+  /// reads it, its module and source line; empty otherwise.
+  std::string detail;
 };
 
 /// The breakdown of a whole file (its kind from its identifier). Fails on
 /// a file of another kind, or one whose flatbuffer does not verify.
 Result<SizePart> file_size_breakdown(ByteSpan file, const std::string& name);
+
+/// Names the op that reads each constant tensor of the tree ("constant …
+/// (method M, value V)"): the first kernel instruction of M referencing V,
+/// its graph node in `record`, the node's innermost module and user source
+/// line, written to the part's `detail`. Returns how many were linked.
+size_t link_constants(SizePart& root, const ProgramSummary& program, const etrecord::Etrecord& record);
 
 /// The leaves, largest first (ties by path), each as its path from the
 /// root ("segments/constants/constant 3 float32[64, 3, 3, 3]").
