@@ -134,6 +134,11 @@ MainWindow::MainWindow() {
   });
   connect(gap_, &GapCanvas::instruction_selected, this, &MainWindow::select_instruction);
   connect(graph_, &GraphCanvas::instruction_selected, this, &MainWindow::select_instruction);
+  connect(size_, &SizeCanvas::instruction_selected, this, [this](int32_t id) {
+    select_instruction(id);
+    graph_->select_instruction(id);
+    show_view(View::kGraph);
+  });
   connect(steps_, &StepsCanvas::step_selected, this, [this](double start, double end) {
     show_view(View::kTimeline);
     timeline_->show_span(start, end);

@@ -98,8 +98,13 @@ void SizeCanvas::mouseReleaseEvent(QMouseEvent* event) {
     return;
   }
   if (event->button() != Qt::LeftButton) return;
-  // One level down: into the shown part under the click (a leaf has nothing inside).
   const float x = float(event->position().x()), y = float(event->position().y());
+  // A constant linked to the model (an ETRecord is open): select the op that reads it.
+  if (const TreemapCell* leaf = cell_at(x, y); leaf != nullptr && leaf->part->parts.empty() && leaf->part->instruction >= 0) {
+    emit instruction_selected(leaf->part->instruction);
+    return;
+  }
+  // One level down: into the shown part under the click (a leaf has nothing inside).
   for (const TreemapCell& c : cells_) {
     if (c.depth != 1 || x < c.rect.x || x >= c.rect.x + c.rect.w || y < c.rect.y || y >= c.rect.y + c.rect.h) continue;
     if (!c.part->parts.empty()) focus(focus_.empty() ? c.path : focus_ + "/" + c.path);
@@ -146,6 +151,10 @@ void SizeCanvas::draw() {
     ImGui::TextUnformatted(hit->path.c_str());
     ImGui::Text("%s (%.2f%% of the file)", format_bytes(hit->part->bytes).c_str(),
                 100.0 * double(hit->part->bytes) / double(std::max<uint64_t>(1, root->bytes)));
+    if (!hit->part->detail.empty()) {
+      ImGui::TextUnformatted(hit->part->detail.c_str());
+      ImGui::TextDisabled("click: show this op in the graph, timeline and table");
+    }
     ImGui::EndTooltip();
   }
 }

@@ -3,6 +3,7 @@
 // three levels at a time, coloured by kind of bytes; hover for the part's
 // path and bytes, click a part to open it, right-click to go back up.
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,10 @@ class SizeCanvas : public ImGuiCanvas {
   void focus(const std::string& path);
   const std::string& focused() const { return focus_; }
   const std::vector<TreemapCell>& cells() const { return cells_; }
+
+ signals:
+  /// A constant linked to the model was clicked: the instruction that reads it.
+  void instruction_selected(int32_t id);
 
  protected:
   void draw() override;

@@ -53,6 +53,8 @@ size_t link(SizePart& part, const std::map<std::pair<std::string, int64_t>, Read
     if (!source.empty()) detail += ", " + source;
   }
   part.detail = detail;
+  part.method = method;
+  part.instruction = reader->second.instruction;
   return linked + (node != nullptr ? 1 : 0);
 }
 

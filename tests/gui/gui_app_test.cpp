@@ -332,6 +332,30 @@ class GuiAppTest : public QObject {
     QCOMPARE(QString::fromStdString(view->focused()), QString());
   }
 
+  // With the ETRecord, a constant in the size treemap names the op that
+  // reads it, and clicking it shows that op in the graph.
+  void sizeTreemapConstantLeadsToItsOpInTheGraph() {
+    OpenRequest request;
+    request.files = {sample("mobilenet_v2/mobilenet_v2.pte"), sample("mobilenet_v2/mobilenet_v2.etrecord")};
+    open(request);
+    SizeCanvas* view = window_->size_view();
+    window_->show_view(View::kSize);
+    QApplication::processEvents();
+    const TreemapCell* largest = nullptr;
+    for (const TreemapCell& c : view->cells()) {
+      if (c.part->parts.empty() && c.part->instruction >= 0 && (largest == nullptr || c.rect.area() > largest->rect.area())) {
+        largest = &c;
+      }
+    }
+    QVERIFY(largest != nullptr);
+    QVERIFY(QString::fromStdString(largest->part->detail).startsWith("read by convolution_51"));  // the 160 -> 1280 conv
+    const int32_t instruction = largest->part->instruction;
+    QTest::mouseClick(view, Qt::LeftButton, {},
+                      QPoint(int(largest->rect.x + largest->rect.w / 2), int(largest->rect.y + largest->rect.h / 2)));
+    QCOMPARE(window_->graph_view()->selected_instruction(), instruction);
+    QVERIFY(window_->graph_view()->isVisible());
+  }
+
   void graphViewOpensReadableAndSelectsBothWays() {
     open(tutorial());
     GraphCanvas* graph = window_->graph_view();

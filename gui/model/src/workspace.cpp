@@ -166,6 +166,8 @@ struct Workspace::Loader {
     if (record->method(method) == nullptr) return fail(path, "the ETRecord has no method '" + method + "'");
     ws.record_.emplace(std::move(*record));
     ws.files_.push_back({path, FileRole::kRecord, std::to_string(ws.record_->methods().size()) + " method(s)"});
+    // The size view's constants name the ops that read them (and select them).
+    if (ws.size_ && ws.program_) inspector::link_constants(*ws.size_, *ws.program_, *ws.record_);
   }
 
   void load_trace(const OpenRequest& request) {

@@ -26,6 +26,8 @@ struct SizePart {
   /// For a constant linked to the model (link_constants): the op that
   /// reads it, its module and source line; empty otherwise.
   std::string detail;
+  std::string method;        ///< linked constants: the method and
+  int32_t instruction = -1;  ///< instruction that read them (views select it)
 };
 
 /// The breakdown of a whole file (its kind from its identifier). Fails on
