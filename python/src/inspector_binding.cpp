@@ -109,8 +109,12 @@ class TraceInspector {
                  const std::string& method)
       : method_(method) {
     options_ = unwrap(inspector::parse_time_units(source_unit, target_unit));
-    options_.locate_events = true;
+    // Where each trace event landed is only needed for debug values and
+    // delegate metadata: grouped again with it the first time they are (most
+    // traces have neither, and a million events then cost 4 MB and time less).
+    options_.locate_events = false;
     options_.include_warmup = include_warmup;
+    start_scale_ = inspector::nanoseconds_per(options_.target) / inspector::nanoseconds_per(options_.source);
     trace_ = std::make_unique<etdump::ETDump>(unwrap(etdump::ETDump::load_file(etdump_path)));
     grouped_.emplace(unwrap(inspector::GroupedEvents::build(*trace_, options_)));
     if (etrecord_path) {
@@ -313,9 +317,7 @@ class TraceInspector {
 
   // Upstream's start_time: the raw timestamps of the runs.
   py::list start_times(const inspector::Event& event) const {
-    const double scale = event.is_delegated_op && options_.delegate_source
-                             ? 1.0
-                             : inspector::nanoseconds_per(options_.target) / inspector::nanoseconds_per(options_.source);
+    const double scale = event.is_delegated_op && options_.delegate_source ? 1.0 : start_scale_;
     PyObject* list = PyList_New(py::ssize_t(event.start_times.size()));
     if (list == nullptr) throw py::error_already_set();
     for (size_t i = 0; i < event.start_times.size(); ++i) {
@@ -331,6 +333,19 @@ class TraceInspector {
   void index_trace_events(bool with_metadata) {
     if (debug_indexed_ && (metadata_indexed_ || !with_metadata)) return;
     const bool debug = !debug_indexed_;
+    if (!options_.locate_events) {
+      bool needed = with_metadata;
+      for (size_t rb = 0; !needed && rb < trace_->block_count(); ++rb) {
+        const etdump::RunBlock run = trace_->block(rb);
+        for (size_t e = 0; !needed && e < run.event_count(); ++e) needed = run.event_kind(e) == etdump::EventKind::kDebug;
+      }
+      if (!needed) {  // no debug values in this trace: nothing to index
+        debug_indexed_ = true;
+        return;
+      }
+      options_.locate_events = true;
+      grouped_.emplace(unwrap(inspector::GroupedEvents::build(*trace_, options_)));
+    }
     for (size_t rb = 0; rb < trace_->block_count(); ++rb) {
       const etdump::RunBlock run = trace_->block(rb);
       for (size_t e = 0; e < run.event_count(); ++e) {
@@ -400,6 +415,7 @@ class TraceInspector {
   std::vector<std::string> warnings_;
   std::map<std::pair<size_t, size_t>, std::vector<std::pair<size_t, size_t>>> debug_events_;
   std::map<std::pair<size_t, size_t>, std::vector<std::string>> metadata_;
+  double start_scale_ = 1;  // raw ticks per target unit (upstream's start_time is raw)
   bool debug_indexed_ = false;
   bool metadata_indexed_ = false;
 };
