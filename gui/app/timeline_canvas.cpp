@@ -359,10 +359,29 @@ void TimelineCanvas::draw() {
     if (top + h >= kTracksTop && top <= size.y) {
       draw_lane_header(l, top);
       if (!collapsed_[l]) {
+        // Runs narrower than a few pixels (thousands of runs fitted to the
+        // window) fold together like narrow events: one hatched span per
+        // cluster instead of a layout per run.
+        double fold_start = 0, fold_end = -1;
+        size_t fold_runs = 0;
+        const auto flush = [&] {
+          if (fold_runs > 0) draw_folded_runs(fold_start, fold_end, fold_runs, top);
+          fold_runs = 0;
+        };
         for (size_t t : lanes_[l]) {
           const TimelineTrack& track = *tracks_[t].track;
-          if (track.end >= t0 && track.start <= t1) draw_track(tracks_[t], t, top);
+          if (track.end < t0 || track.start > t1) continue;
+          if ((track.end - track.start) / viewport_.ns_per_pixel >= kMinPixels) {
+            flush();
+            draw_track(tracks_[t], t, top);
+            continue;
+          }
+          if (fold_runs > 0 && (track.start - fold_end) / viewport_.ns_per_pixel > kMinPixels) flush();
+          if (fold_runs == 0) fold_start = track.start;
+          fold_end = track.end;
+          ++fold_runs;
         }
+        flush();
       }
     }
     top += h;
@@ -432,6 +451,21 @@ void TimelineCanvas::draw_track(const TrackRef& ref, size_t t, float top) {
       ++labels_drawn_;
     }
   }
+}
+
+void TimelineCanvas::draw_folded_runs(double start, double end, size_t runs, float top) {
+  ImDrawList* list = ImGui::GetWindowDrawList();
+  const float w = ImGui::GetIO().DisplaySize.x;
+  const float y0 = top + kHeaderHeight;
+  const float x0 = std::max(-2.0f, float(viewport_.x_of(start)));
+  const float x1 = std::min(w + 2, std::max(x0 + 1, float(viewport_.x_of(end))));
+  const ImVec2 a(x0, y0 + 1), b(x1, y0 + kRowHeight - 1);
+  list->AddRectFilled(a, b, kFolded);
+  list->PushClipRect(a, b, true);
+  for (float hx = x0 - kRowHeight; hx < x1; hx += 6) list->AddLine(ImVec2(hx, b.y), ImVec2(hx + kRowHeight, a.y), kHatch);
+  list->PopClipRect();
+  const std::string count = std::to_string(runs) + (runs == 1 ? " run" : " runs");
+  if (x1 - x0 > ImGui::CalcTextSize(count.c_str()).x + 8) clipped_text(list, x0, x1, y0, kText, count.c_str());
 }
 
 void TimelineCanvas::draw_lane_header(size_t lane, float top) {

@@ -91,6 +91,7 @@ class TimelineCanvas : public ImGuiCanvas {
   void clamp_scroll();
   void draw_ruler();
   void draw_lane_header(size_t lane, float top);
+  void draw_folded_runs(double start, double end, size_t runs, float top);
   void draw_track(const TrackRef& ref, size_t track, float top);
   void draw_tooltip(const Hit& hit);
   void draw_range();
