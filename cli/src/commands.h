@@ -27,4 +27,8 @@ void register_steps(CLI::App& app, CommandContext& context);
 void register_size(CLI::App& app, CommandContext& context);
 void register_diff_program(CLI::App& app, CommandContext& context);
 
+/// Every subcommand above, in the order `etinspect --help` lists them (the
+/// CLI's main and the Python module's in-process runner share it).
+void register_commands(CLI::App& app, CommandContext& context);
+
 }  // namespace etkit::cli

@@ -14,20 +14,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "etinspect " ETKIT_VERSION);
   etkit::cli::CommandContext context;
-  etkit::cli::register_info(app, context);
-  etkit::cli::register_run(app, context);
-  etkit::cli::register_verify(app, context);
-  etkit::cli::register_bundle(app, context);
-  etkit::cli::register_table(app, context);
-  etkit::cli::register_trace(app, context);
-  etkit::cli::register_diff(app, context);
-  etkit::cli::register_modules(app, context);
-  etkit::cli::register_gap(app, context);
-  etkit::cli::register_memory(app, context);
-  etkit::cli::register_generate(app, context);
-  etkit::cli::register_steps(app, context);
-  etkit::cli::register_size(app, context);
-  etkit::cli::register_diff_program(app, context);
+  etkit::cli::register_commands(app, context);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& done) {  // --help, --version

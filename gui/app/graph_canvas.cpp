@@ -65,10 +65,14 @@ void GraphCanvas::set_expanded(bool expanded) {
   update();
 }
 
+QSizeF GraphCanvas::drawing_area() const {
+  return QSizeF(std::max(1.0f, float(width()) - 16), std::max(1.0f, float(height()) - kBar - 16));
+}
+
 void GraphCanvas::fit() {
   const OpGraph* g = graph();
   if (g == nullptr || g->width <= 0 || g->height <= 0) return;
-  const float w = std::max(1.0f, float(width()) - 16), h = std::max(1.0f, float(height()) - kBar - 16);
+  const float w = float(drawing_area().width()), h = float(drawing_area().height());
   scale_ = std::min({w / g->width, h / g->height, 1.5f});
   offset_x_ = -(w / scale_ - g->width) / 2;
   offset_y_ = 0;
@@ -81,7 +85,7 @@ void GraphCanvas::open_readable() {
   // graph that fits the canvas is shown whole (Fit shows any graph whole).
   const OpGraph* g = graph();
   if (g == nullptr || g->width <= 0 || g->height <= 0) return;
-  const float w = std::max(1.0f, float(width()) - 16), h = std::max(1.0f, float(height()) - kBar - 16);
+  const float w = float(drawing_area().width()), h = float(drawing_area().height());
   if (g->width <= w && g->height <= h) return fit();
   scale_ = std::clamp(w / g->width, 0.75f, 1.0f);
   offset_x_ = -(w / scale_ - g->width) / 2;

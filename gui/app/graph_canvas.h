@@ -6,6 +6,7 @@
 // timeline and the table (and the reverse: select_instruction).
 
 #include <QPointF>
+#include <QSizeF>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -56,6 +57,8 @@ class GraphCanvas : public ImGuiCanvas {
   void handle_input();
   void toolbar(const OpGraph* graph);
   void bring_into_view(const OpNode& node);
+  /// The canvas below the toolbar, less the margins, in pixels.
+  QSizeF drawing_area() const;
   void focus_selection();
 
   const Workspace* workspace_ = nullptr;

@@ -66,20 +66,7 @@ int run_cli(const std::vector<std::string>& args) {
   CLI::App app{"etinspect"};
   app.require_subcommand(1);
   cli::CommandContext context;
-  cli::register_info(app, context);
-  cli::register_run(app, context);
-  cli::register_verify(app, context);
-  cli::register_bundle(app, context);
-  cli::register_table(app, context);
-  cli::register_trace(app, context);
-  cli::register_diff(app, context);
-  cli::register_modules(app, context);
-  cli::register_gap(app, context);
-  cli::register_memory(app, context);
-  cli::register_generate(app, context);
-  cli::register_steps(app, context);
-  cli::register_size(app, context);
-  cli::register_diff_program(app, context);
+  cli::register_commands(app, context);
   std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them last first
   try {
     app.parse(reversed);
