@@ -390,6 +390,8 @@ Result<GroupedEvents> GroupedEvents::build(const etdump::ETDump& trace, const Ev
 
 size_t GroupedEvents::block_count() const { return state_->groups.size(); }
 
+size_t GroupedEvents::event_count(size_t index) const { return state_->groups.at(index).keys.size(); }
+
 std::optional<EventPlace> GroupedEvents::place(size_t run_block, size_t trace_event) const {
   const RunPlaces& places = state_->places;
   if (run_block >= places.key.size() || trace_event >= places.key[run_block].size()) return std::nullopt;

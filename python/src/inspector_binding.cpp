@@ -20,6 +20,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "bulk_arenas.h"
 #include "errors.h"
 #include "etkit/core/file_data.h"
 #include "etkit/core/program.h"
@@ -66,32 +67,48 @@ py::dict module_hierarchy_of(const inspector::Event& event) {
   return hierarchy;
 }
 
-// A column of Python objects, handed over as a numpy object array.
-class ObjectColumn {
+// Columns of Python objects written straight into their final numpy
+// storage: one 2D object array, a column per row, for the columns a
+// dataframe holds as objects. pandas keeps such an array as its one object
+// block without copying it; handed separate columns, it copies them into one
+// block and touches the reference count of every cell (0.7 of a second for
+// a million rows).
+class ObjectColumns {
  public:
-  ObjectColumn() = default;
-  ObjectColumn(const ObjectColumn&) = delete;
-  ObjectColumn& operator=(const ObjectColumn&) = delete;
-  ObjectColumn(ObjectColumn&& other) noexcept : items_(std::move(other.items_)) { other.items_.clear(); }
-  ~ObjectColumn() {
-    for (PyObject* item : items_) Py_XDECREF(item);
+  ObjectColumns(size_t columns, size_t rows)
+      : array_(py::dtype("O"), std::vector<py::ssize_t>{py::ssize_t(columns), py::ssize_t(rows)}),
+        slots_(static_cast<PyObject**>(array_.mutable_data())),
+        rows_(rows),
+        next_(columns, 0) {}
+  void push(size_t column, py::object item) {
+    if (next_.at(column) == rows_) throw std::logic_error("ObjectColumns: more rows than counted");
+    PyObject*& slot = slots_[column * rows_ + next_[column]++];
+    Py_XDECREF(slot);  // numpy may have filled it with None
+    slot = item.release().ptr();  // the array takes our reference
   }
-  void push(py::object item) { items_.push_back(item.release().ptr()); }
-  void reserve(size_t count) { items_.reserve(count); }
-  /// The items as a numpy object array; the column is empty afterwards.
-  py::array array() {
-    py::array out(py::dtype("O"), std::vector<py::ssize_t>{py::ssize_t(items_.size())});
-    auto** slots = static_cast<PyObject**>(out.mutable_data());
-    for (size_t i = 0; i < items_.size(); ++i) {
-      Py_XDECREF(slots[i]);  // numpy filled it with None
-      slots[i] = items_[i];  // the array takes our reference
-    }
-    items_.clear();
-    return out;
+  /// The whole block; every row of every column must have been pushed.
+  py::array block() const {
+    check_filled();
+    return array_;
+  }
+  /// Column `column` of the block as a 1D view of it.
+  py::array column(size_t column) const {
+    check_filled();
+    return py::array(array_.dtype(), {py::ssize_t(rows_)}, {py::ssize_t(sizeof(PyObject*))},
+                     slots_ + column * rows_, array_);
   }
 
  private:
-  std::vector<PyObject*> items_;
+  py::array array_;
+  PyObject** slots_;
+  size_t rows_;
+  std::vector<size_t> next_;
+
+  void check_filled() const {
+    for (size_t filled : next_) {
+      if (filled != rows_) throw std::logic_error("ObjectColumns: fewer rows than counted");
+    }
+  }
 };
 
 py::list float_list(const std::vector<double>& values) {
@@ -236,76 +253,95 @@ class TraceInspector {
 
   py::dict columns(const std::string& units, bool with_metadata, py::handle self) {
     index_trace_events(with_metadata);
+    const BulkArenas arenas;  // a million rows of lists and dicts: see bulk_arenas.h
     static const char* kStats[] = {"p10", "p50", "p90", "avg", "min", "max"};
-    enum Column { kBlock, kName, kRaw, kOpTypes, kIds, kTraces, kHierarchy, kBackend, kDebug, kStart, kMetadata, kCount };
-    std::vector<ObjectColumn> cells(kCount);
-    std::vector<std::vector<double>> stat_values(6);
-    std::vector<uint8_t> delegated;
+    // The object block's columns: those that stay Python objects in the
+    // dataframe (the delegate ids may become integers: a column apart).
+    enum Column { kBlock, kName, kRaw, kOpTypes, kTraces, kHierarchy, kBackend, kDebug, kStart, kCount };
+    static const char* kNames[kCount] = {"event_block_name", "event_name",           "raw",
+                                         "op_types",         "stack_traces",         "module_hierarchy",
+                                         "delegate_backend_name", "debug_data",     "start_time"};
+    size_t rows = 0;
+    for (size_t b = 0; b < block_count(); ++b) rows += grouped_->event_count(b);
+    ObjectColumns cells(kCount, rows);
+    ObjectColumns ids(1, rows);
+    ObjectColumns metadata(1, with_metadata && !metadata_.empty() ? rows : 0);
+    std::vector<py::array_t<double>> stat_values;
+    std::vector<double*> stat_slots;
+    for (size_t s = 0; s < 6; ++s) {
+      stat_values.emplace_back(py::ssize_t(rows));
+      stat_slots.push_back(stat_values.back().mutable_data());
+    }
+    py::array_t<bool> delegated{py::ssize_t(rows)};
+    bool* delegated_slots = delegated.mutable_data();
+    size_t row = 0;
     bool all_timed = true;
     const bool any_metadata = with_metadata && !metadata_.empty();
     std::unordered_map<std::string, py::str> interned;  // event names repeat across blocks
-    // Room for every event of the trace: rows never outnumber them.
-    size_t events = 0;
-    for (size_t rb = 0; rb < trace_->block_count(); ++rb) events += trace_->block(rb).event_count();
-    for (ObjectColumn& column : cells) column.reserve(events);
-    for (std::vector<double>& values : stat_values) values.reserve(events);
-    delegated.reserve(events);
     BlockPrefetcher blocks(*this);
     for (size_t b = 0; b < block_count(); ++b) {
       const inspector::EventBlock& block = blocks.next();
       const py::str block_name = text(block.name);
       for (size_t e = 0; e < block.events.size(); ++e) {
         const inspector::Event& event = block.events[e];
-        cells[kBlock].push(block_name);
+        cells.push(kBlock, block_name);
         auto found = interned.find(event.name);
         if (found == interned.end()) found = interned.emplace(event.name, text(event.name)).first;
-        cells[kName].push(found->second);
+        cells.push(kName, found->second);
         if (event.perf_data) {
           const inspector::PerfData& p = *event.perf_data;
-          cells[kRaw].push(float_list(p.raw));
+          cells.push(kRaw, float_list(p.raw));
           const double values[] = {p.p10, p.p50, p.p90, p.avg, p.min, p.max};
-          for (size_t s = 0; s < 6; ++s) stat_values[s].push_back(values[s]);
-          cells[kStart].push(start_times(event));
+          for (size_t s = 0; s < 6; ++s) stat_slots[s][row] = values[s];
+          cells.push(kStart, start_times(event));
         } else {
           all_timed = false;
-          cells[kRaw].push(py::none());
-          for (size_t s = 0; s < 6; ++s) stat_values[s].push_back(std::nan(""));
-          cells[kStart].push(py::none());
+          cells.push(kRaw, py::none());
+          for (size_t s = 0; s < 6; ++s) stat_slots[s][row] = std::nan("");
+          cells.push(kStart, py::none());
         }
-        cells[kOpTypes].push(op_types_cell(event.op_types));
-        cells[kIds].push(delegate_id_of(event));
-        cells[kTraces].push(stack_traces_of(event));
-        cells[kHierarchy].push(module_hierarchy_of(event));
-        delegated.push_back(event.is_delegated_op ? 1 : 0);
-        cells[kBackend].push(event.delegate_backend_name.empty() ? py::object(py::none()) : text(event.delegate_backend_name));
-        cells[kDebug].push(debug_data(b, e, self));
-        if (any_metadata) cells[kMetadata].push(delegate_metadata(b, e));
+        cells.push(kOpTypes, op_types_cell(event.op_types));
+        ids.push(0, delegate_id_of(event));
+        cells.push(kTraces, stack_traces_of(event));
+        cells.push(kHierarchy, module_hierarchy_of(event));
+        delegated_slots[row] = event.is_delegated_op;
+        cells.push(kBackend, event.delegate_backend_name.empty() ? py::object(py::none()) : text(event.delegate_backend_name));
+        cells.push(kDebug, debug_data(b, e, self));
+        if (any_metadata) metadata.push(0, delegate_metadata(b, e));
+        ++row;
       }
     }
+    // Upstream's column order; the object columns are views of the block.
     py::dict out;
-    out["event_block_name"] = cells[kBlock].array();
-    out["event_name"] = cells[kName].array();
-    out["raw"] = cells[kRaw].array();
+    out["event_block_name"] = cells.column(kBlock);
+    out["event_name"] = cells.column(kName);
+    out["raw"] = cells.column(kRaw);
     for (size_t s = 0; s < 6; ++s) {
       const std::string key = std::string(kStats[s]) + units;
       if (all_timed) {
-        out[py::str(key)] = py::array_t<double>(py::ssize_t(stat_values[s].size()), stat_values[s].data());
+        out[py::str(key)] = stat_values[s];
       } else {
         // Upstream's None for events without timings.
-        ObjectColumn column;
-        for (double v : stat_values[s]) column.push(std::isnan(v) ? py::object(py::none()) : py::float_(v));
-        out[py::str(key)] = column.array();
+        ObjectColumns column(1, rows);
+        for (size_t r = 0; r < rows; ++r) {
+          const double v = stat_slots[s][r];
+          column.push(0, std::isnan(v) ? py::object(py::none()) : py::float_(v));
+        }
+        out[py::str(key)] = column.column(0);
       }
     }
-    out["op_types"] = cells[kOpTypes].array();
-    out["delegate_debug_identifier"] = cells[kIds].array();
-    out["stack_traces"] = cells[kTraces].array();
-    out["module_hierarchy"] = cells[kHierarchy].array();
-    out["is_delegated_op"] = py::array_t<bool>(py::ssize_t(delegated.size()), reinterpret_cast<const bool*>(delegated.data()));
-    out["delegate_backend_name"] = cells[kBackend].array();
-    out["debug_data"] = cells[kDebug].array();
-    out["start_time"] = cells[kStart].array();
-    out["_delegate_debug_metadatas"] = any_metadata ? py::object(cells[kMetadata].array()) : py::object(py::none());
+    out["op_types"] = cells.column(kOpTypes);
+    out["delegate_debug_identifier"] = ids.column(0);
+    out["stack_traces"] = cells.column(kTraces);
+    out["module_hierarchy"] = cells.column(kHierarchy);
+    out["is_delegated_op"] = delegated;
+    out["delegate_backend_name"] = cells.column(kBackend);
+    out["debug_data"] = cells.column(kDebug);
+    out["start_time"] = cells.column(kStart);
+    out["_delegate_debug_metadatas"] = any_metadata ? py::object(metadata.column(0)) : py::object(py::none());
+    py::list block_names;
+    for (const char* name : kNames) block_names.append(name);
+    out["_object_block"] = py::make_tuple(cells.block(), block_names);
     return out;
   }
 

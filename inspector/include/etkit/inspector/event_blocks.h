@@ -123,6 +123,8 @@ class GroupedEvents {
   GroupedEvents& operator=(GroupedEvents&&) noexcept;
 
   size_t block_count() const;
+  /// How many events block `index` has (its width: each run has them all).
+  size_t event_count(size_t index) const;
   /// Block `index` as event_blocks() returns it.
   EventBlock block(size_t index) const;
   /// The same, written over `block` so its storage is reused.
