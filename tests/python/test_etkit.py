@@ -98,6 +98,31 @@ class DataframeMatchesUpstream(unittest.TestCase):
         self.assertTrue(any(r["is_delegated_op"] for r in expected))
         self.assertTrue(any(len(r["raw"]) == 3 for r in expected))
 
+    @unittest.skipUnless(os.environ.get("ETKIT_MAKE_TRACE"), "needs bench/make_trace (ETKIT_BUILD_BENCH)")
+    def test_large_frames_outlive_their_inspector_and_hold_one_sample_per_run_block(self):
+        # 200 run blocks x 201 events: tens of MB of cells, so to_dataframe
+        # takes many fresh arenas for them (python/src/bulk_arenas.h); they
+        # must stay valid after the call and be released cleanly.
+        with tempfile.TemporaryDirectory(prefix="etkit-large-frame-") as scratch:
+            trace = os.path.join(scratch, "runs.etdp")
+            subprocess.run([os.environ["ETKIT_MAKE_TRACE"], trace, "200", "--per-run-blocks"], check=True,
+                           capture_output=True)
+            first = quiet_inspector(etdump_path=trace).to_dataframe()
+            second = quiet_inspector(etdump_path=trace).to_dataframe()
+        self.assertEqual(len(first), 200 * 201)
+        del first
+        churn = [[i] for i in range(500_000)]  # reuses what the first frame freed
+        del churn
+        # One sample per block: every statistic is that sample, and the
+        # containers are each row's own.
+        self.assertEqual(second["raw"].map(len).tolist(), [1] * len(second))
+        np.testing.assert_array_equal(second["raw"].map(lambda r: r[0]).to_numpy(), second["avg (ms)"].to_numpy())
+        np.testing.assert_array_equal(second["min (ms)"].to_numpy(), second["max (ms)"].to_numpy())
+        self.assertEqual(len({id(cell) for cell in second["debug_data"]}), len(second))
+        second.loc[0, "op_types"].append("mutated")
+        self.assertEqual(second.loc[1, "op_types"], [])
+        self.assertEqual(second["start_time"].map(len).tolist(), [1] * len(second))
+
     def test_event_blocks_carry_the_rows_values_under_upstreams_attribute_names(self):
         inspector = quiet_inspector(etdump_path=corpus("upstream-runtime/xnn_mlp.etdp"))
         frame = inspector.to_dataframe(include_units=False)
