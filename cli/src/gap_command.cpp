@@ -11,12 +11,10 @@
 
 #include "commands.h"
 #include "diagnostics.h"
-#include "etkit/core/file_data.h"
 #include "etkit/core/program_summary.h"
-#include "etkit/etdump/etdump_reader.h"
 #include "etkit/etrecord/etrecord.h"
-#include "etkit/inspector/delegate_values.h"
 #include "etkit/inspector/gap_report.h"
+#include "etkit/inspector/recorded_outputs_file.h"
 #include "option_checks.h"
 #include "printer.h"
 #include "program_loading.h"
@@ -46,14 +44,18 @@ struct GapCliOptions {
 Result<std::vector<inspector::RecordedOutput>> outputs_of(const std::string& trace_path, const std::string& buffer_path,
                                                           std::optional<size_t> block, const std::string& program,
                                                           const std::string& method, Diagnostics& diagnostics) {
-  ETKIT_ASSIGN_OR_RETURN(etdump::ETDump trace, etdump::ETDump::load_file(trace_path));
-  ETKIT_ASSIGN_OR_RETURN(std::shared_ptr<const FileData> buffer, FileData::load(buffer_path));
-  if (block && *block >= trace.block_count()) {
-    return index_out_of_range("--block", int64_t(*block), "run block in " + trace_path, trace.block_count());
+  std::unique_ptr<LoadedProgram> loaded;  // delegates' quantized, NHWC values in the graph's terms
+  if (!program.empty()) {
+    ETKIT_ASSIGN_OR_RETURN(loaded, load_program(program, {}));
   }
-  auto outputs = block ? inspector::recorded_outputs(trace, buffer->bytes(), *block)
-                       : inspector::recorded_outputs(trace, buffer->bytes());
-  if (!outputs.ok()) return outputs.error().with_context("%s", buffer_path.c_str());
+  std::vector<std::string> warnings;
+  auto outputs = inspector::load_recorded_outputs(trace_path, buffer_path, block, loaded ? &*loaded->program : nullptr,
+                                                  program, method, warnings);
+  for (const std::string& warning : warnings) diagnostics.warning(warning);
+  if (!outputs.ok()) {
+    if (block && outputs.error().code() == ErrorCode::kOutOfRange) return outputs.error().with_context("--block");
+    return outputs.error();
+  }
   if (outputs->empty() && block) {
     return Error::make(ErrorCode::kNotFound, "--block %zu: run block %zu of %s has no intermediate outputs", *block,
                        *block, trace_path.c_str());
@@ -63,12 +65,6 @@ Result<std::vector<inspector::RecordedOutput>> outputs_of(const std::string& tra
                        "%s has no intermediate outputs; record them with etinspect run --debug-level "
                        "intermediates --debug-buffer FILE",
                        trace_path.c_str());
-  }
-  if (!program.empty()) {  // delegates' quantized, NHWC values in the graph's terms
-    ETKIT_ASSIGN_OR_RETURN(auto loaded, load_program(program, {}));
-    for (const std::string& warning : inspector::decode_delegate_outputs(*loaded->program, method, *outputs)) {
-      diagnostics.warning(program + ": " + warning);
-    }
   }
   return outputs;
 }

@@ -13,13 +13,11 @@
 #include <vector>
 
 #include "errors.h"
-#include "etkit/core/file_data.h"
 #include "etkit/core/program.h"
 #include "etkit/core/program_summary.h"
-#include "etkit/etdump/etdump_reader.h"
 #include "etkit/etrecord/etrecord.h"
-#include "etkit/inspector/delegate_values.h"
 #include "etkit/inspector/gap_report.h"
+#include "etkit/inspector/recorded_outputs_file.h"
 
 namespace py = pybind11;
 
@@ -27,20 +25,15 @@ namespace etkit::python {
 namespace {
 
 std::vector<inspector::RecordedOutput> outputs_of(const std::string& trace_path, const std::string& buffer_path,
-                                                  const std::optional<Program>& program, const std::string& method,
-                                                  std::vector<std::string>& warnings) {
-  const etdump::ETDump trace = unwrap(etdump::ETDump::load_file(trace_path));
-  const std::shared_ptr<const FileData> buffer = unwrap(FileData::load(buffer_path));
-  auto outputs = inspector::recorded_outputs(trace, buffer->bytes());
-  if (!outputs.ok()) throw EtkitError(buffer_path + ": " + outputs.error().message());
-  if (outputs->empty()) {
+                                                  const std::optional<Program>& program, const std::string& program_path,
+                                                  const std::string& method, std::vector<std::string>& warnings) {
+  std::vector<inspector::RecordedOutput> outputs = unwrap(inspector::load_recorded_outputs(
+      trace_path, buffer_path, std::nullopt, program ? &*program : nullptr, program_path, method, warnings));
+  if (outputs.empty()) {
     throw EtkitError(trace_path + " has no intermediate outputs; record them with Method.run(..., etdump=…, "
                      "debug_buffer=…, debug_level=\"intermediates\") or etinspect run --debug-level intermediates");
   }
-  if (program) {
-    for (const std::string& w : inspector::decode_delegate_outputs(*program, method, *outputs)) warnings.push_back(w);
-  }
-  return std::move(*outputs);
+  return outputs;
 }
 
 py::array values_array(const std::vector<double>& values, const std::vector<int64_t>& sizes) {
@@ -67,7 +60,7 @@ py::tuple gap_rows(const std::string& etdump_path, const std::string& debug_buff
   std::optional<etrecord::Etrecord> record;
   if (etrecord_path) record.emplace(unwrap(etrecord::Etrecord::load_file(*etrecord_path)));
   const std::vector<inspector::RecordedOutput> outputs =
-      outputs_of(etdump_path, debug_buffer_path, program, method, warnings);
+      outputs_of(etdump_path, debug_buffer_path, program, program_path.value_or(""), method, warnings);
   std::unique_ptr<inspector::ReferenceSource> source;
   std::vector<inspector::RecordedOutput> reference_outputs;
   if (std::filesystem::is_directory(reference)) {
@@ -76,7 +69,7 @@ py::tuple gap_rows(const std::string& etdump_path, const std::string& debug_buff
     if (!reference_debug_buffer) {
       throw EtkitError("reference " + reference + " is not a folder: as a trace it needs reference_debug_buffer");
     }
-    reference_outputs = outputs_of(reference, *reference_debug_buffer, program, method, warnings);
+    reference_outputs = outputs_of(reference, *reference_debug_buffer, program, program_path.value_or(""), method, warnings);
     source = inspector::trace_reference(reference_outputs);
   }
   const inspector::GapReport report =
