@@ -52,6 +52,7 @@ void TimelineCanvas::set_workspace(const Workspace* workspace, const TimelineSty
   selection_.reset();
   range_.reset();
   aggregate_.clear();
+  summary_.reset();
   scroll_y_ = 0;
   tracks_ = visible_tracks();
   rebuild_lanes();
@@ -558,18 +559,17 @@ void TimelineCanvas::draw_summary() {
   if (!run) return;
   const TimelineTrack& track = model[*run];
   // Op time per colour key (op type, module or backend: what the timeline is coloured by).
-  std::vector<std::pair<double, std::string>> shares;
-  double total = 0;
-  for (const KeyTime& k : op_time_by_key(*workspace_, *run, style_->colouring())) {
-    shares.push_back({k.ns, k.key});
-    total += k.ns;
+  if (!summary_ || summary_->run != *run || summary_->mode != style_->colouring()) {
+    summary_ = SummaryShares{*run, style_->colouring(), op_time_by_key(*workspace_, *run, style_->colouring())};
   }
+  double total = 0;
+  for (const KeyTime& k : summary_->keys) total += k.ns;
   if (total <= 0) return;
   const std::string title = track.name + " ops " + format_duration(total) + ":";
   list->AddText(ImVec2(6, y0 + 4), kText, title.c_str());
   const float bar0 = 14 + ImGui::CalcTextSize(title.c_str()).x, bar1 = bar0 + std::max(120.0f, w * 0.4f);
   float x = bar0;
-  for (const auto& [ns, key] : shares) {
+  for (const auto& [key, ns] : summary_->keys) {
     const float x1 = x + float(ns / total) * (bar1 - bar0);
     list->AddRectFilled(ImVec2(x, y0 + 4), ImVec2(x1, y1 - 5),
                         palette_colour(palette_index(key, TimelineStyle::kPaletteSize)));
@@ -578,7 +578,7 @@ void TimelineCanvas::draw_summary() {
   }
   // The legend: the largest keys with their share, on the same strip.
   x = bar1 + 12;
-  for (const auto& [ns, key] : shares) {
+  for (const auto& [key, ns] : summary_->keys) {
     char share[16];
     std::snprintf(share, sizeof share, " %.0f%%", 100.0 * ns / total);
     const std::string label = key + share;

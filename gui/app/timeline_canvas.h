@@ -115,6 +115,14 @@ class TimelineCanvas : public ImGuiCanvas {
   std::optional<EventId> selection_;
   std::optional<std::pair<double, double>> range_;
   std::vector<RangeAggregate> aggregate_;
+  // The summary strip's op time per colour key, kept while its run and the
+  // colouring stay (a typical run's events every frame cost a map per key).
+  struct SummaryShares {
+    size_t run = 0;
+    ColourBy mode = ColourBy::kOpType;
+    std::vector<KeyTime> keys;
+  };
+  std::optional<SummaryShares> summary_;
   // Dragging: pan, or shift-drag a range.
   std::optional<QPointF> press_;
   bool dragged_ = false;

@@ -182,6 +182,17 @@ Result<OpGraph> build_op_graph(const MethodSummary* method, const etrecord::Etre
   return graph;
 }
 
+namespace {
+
+// The node stands for a whole delegate call (its DELEGATE_CALL event and its
+// blob): a collapsed call, or any delegate node of a graph from instructions
+// (they know no ops inside a call) or of one shown with calls collapsed.
+bool is_delegate_call(const OpGraph& graph, const OpNode& node) {
+  return !node.backend.empty() && (node.members > 1 || graph.source == "instructions" || graph.delegates_collapsed);
+}
+
+}  // namespace
+
 void annotate_op_graph(OpGraph& graph, const MethodSummary* method, const std::vector<inspector::EventBlock>& blocks,
                        double unit_ms, const inspector::GapReport* gap,
                        const std::vector<inspector::ValueConstant>& constants) {
@@ -199,7 +210,7 @@ void annotate_op_graph(OpGraph& graph, const MethodSummary* method, const std::v
       }
       for (size_t i : hit) {
         // A collapsed call takes its DELEGATE_CALL's time, not its ops' too.
-        if (graph.nodes[i].members <= 1 && !(graph.delegates_collapsed && !graph.nodes[i].backend.empty())) apply(graph.nodes[i]);
+        if (!is_delegate_call(graph, graph.nodes[i])) apply(graph.nodes[i]);
       }
       return;
     }
@@ -208,9 +219,7 @@ void annotate_op_graph(OpGraph& graph, const MethodSummary* method, const std::v
     if (found == by_instruction.end()) return;
     for (size_t i : found->second) {
       OpNode& node = graph.nodes[i];
-      const bool call_node = !node.backend.empty() && (node.members > 1 || graph.source == "instructions" ||
-                                                      graph.delegates_collapsed);
-      if ((event.name == "DELEGATE_CALL") == call_node) apply(node);
+      if ((event.name == "DELEGATE_CALL") == is_delegate_call(graph, node)) apply(node);
     }
   };
   for (const inspector::EventBlock& block : blocks) {
@@ -236,7 +245,7 @@ void annotate_op_graph(OpGraph& graph, const MethodSummary* method, const std::v
         // A collapsed call (or, without a record, the call itself) carries its blob.
         if (instruction.delegate_index < 0 || size_t(instruction.delegate_index) >= method->delegates.size()) continue;
         for (size_t i : nodes->second) {
-          if (graph.nodes[i].members > 1 || graph.source == "instructions" || graph.delegates_collapsed) {
+          if (is_delegate_call(graph, graph.nodes[i])) {
             graph.nodes[i].constant_bytes = double(method->delegates[size_t(instruction.delegate_index)].size);
           }
         }
