@@ -54,6 +54,12 @@ void GraphCanvas::set_workspace(const Workspace* workspace) {
   workspace_ = workspace;
   selected_instruction_ = -1;
   fitted_ = false;
+  layout_requested_ = false;
+  update();
+}
+
+void GraphCanvas::layout_ready() {
+  fitted_ = false;
   update();
 }
 
@@ -191,7 +197,7 @@ void GraphCanvas::mouseReleaseEvent(QMouseEvent* event) {
   ImGuiCanvas::mouseReleaseEvent(event);
   const OpGraph* g = graph();
   const QPointF at = event->position();
-  if (g == nullptr || event->button() != Qt::LeftButton || at.y() <= kBar ||
+  if (g == nullptr || !g->laid_out || event->button() != Qt::LeftButton || at.y() <= kBar ||
       (at - press_).manhattanLength() > 4) {
     return;
   }
@@ -205,7 +211,7 @@ void GraphCanvas::mouseReleaseEvent(QMouseEvent* event) {
 
 std::optional<QPointF> GraphCanvas::screen_of_instruction(int32_t id) const {
   const OpGraph* g = graph();
-  if (g == nullptr) return std::nullopt;
+  if (g == nullptr || !g->laid_out) return std::nullopt;
   for (const OpNode& n : g->nodes) {
     if (n.instruction == id) return QPointF((n.x - offset_x_) * scale_ + 8, (n.y - offset_y_) * scale_ + kBar + 8);
   }
@@ -223,6 +229,16 @@ void GraphCanvas::draw() {
                                  : "Open a program or its ETRecord to see the graph of its ops";
     const ImVec2 size = ImGui::GetIO().DisplaySize, text = ImGui::CalcTextSize(hint.c_str());
     list->AddText(ImVec2((size.x - text.x) / 2, (size.y - text.y) / 2), IM_COL32(110, 110, 110, 255), hint.c_str());
+    return;
+  }
+  if (!g->laid_out) {
+    const std::string note = "Laying out " + std::to_string(g->nodes.size()) + " ops with Graphviz…";
+    const ImVec2 size = ImGui::GetIO().DisplaySize, text = ImGui::CalcTextSize(note.c_str());
+    list->AddText(ImVec2((size.x - text.x) / 2, (size.y - text.y) / 2), IM_COL32(110, 110, 110, 255), note.c_str());
+    if (!layout_requested_) {
+      layout_requested_ = true;
+      emit layout_needed();
+    }
     return;
   }
   if (!fitted_) {

@@ -1,6 +1,6 @@
 #pragma once
-// The graph view: the method's ops as Graphviz laid them out (on the
-// loading thread), coloured by latency, output size or numeric gap; delegate
+// The graph view: the method's ops as Graphviz laid them out (off the UI
+// thread, the first time the view is drawn: layout_needed), coloured by latency, output size or numeric gap; delegate
 // calls collapsed into their backend or expanded into their ops; search;
 // wheel to zoom, drag to pan, click a node to select its instruction in the
 // timeline and the table (and the reverse: select_instruction).
@@ -43,9 +43,13 @@ class GraphCanvas : public ImGuiCanvas {
   int32_t selected_instruction() const { return selected_instruction_; }
   /// Where the (first) node of instruction `id` is drawn, in widget pixels.
   std::optional<QPointF> screen_of_instruction(int32_t id) const;
+  /// The workspace's graphs were laid out: opens the readable view.
+  void layout_ready();
 
  signals:
   void instruction_selected(int32_t id);
+  /// Drawn with a graph not laid out yet (once per workspace).
+  void layout_needed();
 
  protected:
   void draw() override;
@@ -71,6 +75,7 @@ class GraphCanvas : public ImGuiCanvas {
   bool fitted_ = false;
   bool dragged_ = false;
   bool focus_pending_ = false;
+  bool layout_requested_ = false;
   QPointF press_;
   size_t labels_drawn_ = 0;
 };

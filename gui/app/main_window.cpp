@@ -122,6 +122,18 @@ MainWindow::MainWindow() {
       open(request, merge);
     }
   });
+  // The graph view's layout runs on the thread pool over copies of the
+  // graphs; a result for a workspace no longer shown is dropped.
+  layout_watcher_ = new QFutureWatcher<OpGraphs>(this);
+  connect(layout_watcher_, &QFutureWatcher<OpGraphs>::finished, this, [this] {
+    if (workspace_ != nullptr && layout_for_ == shown_count_) {
+      workspace_->install_graphs(layout_watcher_->result());
+      graph_->layout_ready();
+    } else if (graph_->isVisible()) {
+      lay_out_graph();  // the workspace shown meanwhile asked while this one ran
+    }
+  });
+  connect(graph_, &GraphCanvas::layout_needed, this, &MainWindow::lay_out_graph);
   connect(timeline_, &TimelineCanvas::event_selected, this, &MainWindow::on_timeline_selected);
   connect(events_, &EventsView::event_selected, this, [this](size_t block, size_t event) {
     if (workspace_ == nullptr) return;
@@ -148,6 +160,7 @@ MainWindow::MainWindow() {
 
 MainWindow::~MainWindow() {
   if (watcher_->isRunning()) watcher_->waitForFinished();
+  if (layout_watcher_->isRunning()) layout_watcher_->waitForFinished();
   // Views borrow the workspace: detach them before it goes.
   timeline_->set_workspace(nullptr, nullptr);
   memory_->set_workspace(nullptr);
@@ -350,6 +363,26 @@ void MainWindow::open_blocking(const OpenRequest& request, bool merge) {
 }
 
 bool MainWindow::loading() const { return watcher_->isRunning() || queued_.has_value(); }
+
+void MainWindow::lay_out_graph() {
+  if (workspace_ == nullptr || workspace_->graph() == nullptr || workspace_->graph_laid_out() ||
+      layout_watcher_->isRunning()) {
+    return;
+  }
+  layout_for_ = shown_count_;
+  layout_watcher_->setFuture(QtConcurrent::run([graphs = workspace_->graphs_to_lay_out()]() mutable {
+    layout_op_graphs(graphs, nullptr);
+    return graphs;
+  }));
+}
+
+void MainWindow::lay_out_graph_now() {
+  if (workspace_ == nullptr || workspace_->graph_laid_out()) return;
+  if (layout_watcher_->isRunning()) layout_watcher_->waitForFinished();
+  QApplication::processEvents();  // installs that result if it was this workspace's
+  workspace_->lay_out_graphs_now();
+  graph_->layout_ready();
+}
 
 void MainWindow::show_workspace(std::unique_ptr<Workspace> workspace) {
   // Detach the views from the old workspace before it is destroyed.

@@ -57,6 +57,10 @@ class MainWindow : public QMainWindow {
   bool select_event_named(const std::string& name);
   /// Selects the first event of instruction `id` in the first Execute block.
   void select_instruction(int32_t id);
+  /// Lays out the op graph now, on this thread, if it is not yet (headless
+  /// screenshots and benchmarks; the graph view asks for it off the UI
+  /// thread by itself).
+  void lay_out_graph_now();
 
   TimelineCanvas* timeline() const { return timeline_; }
   EventsView* events() const { return events_; }
@@ -86,12 +90,15 @@ class MainWindow : public QMainWindow {
   void show_event_details(size_t block, size_t event);
   void on_timeline_selected(size_t track, size_t index);
   void open_dialog(bool baseline);
+  void lay_out_graph();
 
   std::unique_ptr<Workspace> workspace_;
   std::unique_ptr<TimelineStyle> style_;
   QFutureWatcher<Workspace*>* watcher_;
   std::optional<std::pair<OpenRequest, bool>> queued_;  // an open asked for while loading
   uint64_t shown_count_ = 0;  // workspaces shown so far (open_blocking waits for its own)
+  QFutureWatcher<OpGraphs>* layout_watcher_;
+  uint64_t layout_for_ = 0;  // the shown_count_ of the workspace being laid out
   QTabWidget* tabs_;
   TimelineCanvas* timeline_;
   QLineEdit* search_;

@@ -378,13 +378,23 @@ class GuiAppTest : public QObject {
                       QPoint(int(largest->rect.x + largest->rect.w / 2), int(largest->rect.y + largest->rect.h / 2)));
     QCOMPARE(window_->graph_view()->selected_instruction(), instruction);
     QVERIFY(window_->graph_view()->isVisible());
+    // Laid out off the UI thread, then the selected op is brought into view.
+    window_->graph_view()->render_frame_blocking();
+    QTRY_VERIFY_WITH_TIMEOUT(window_->workspace()->graph_laid_out(), 60000);
+    window_->graph_view()->render_frame_blocking();
+    const auto at = window_->graph_view()->screen_of_instruction(instruction);
+    QVERIFY(at.has_value());
+    QVERIFY(window_->graph_view()->rect().contains(at->toPoint()));
   }
 
   void graphViewOpensReadableAndSelectsBothWays() {
     open(tutorial());
     GraphCanvas* graph = window_->graph_view();
+    QVERIFY(!window_->workspace()->graph_laid_out());  // not before the view is opened
     window_->show_view(View::kGraph);
     QApplication::processEvents();
+    graph->render_frame_blocking();  // asks for the layout, on the thread pool
+    QTRY_VERIFY_WITH_TIMEOUT(window_->workspace()->graph_laid_out(), 60000);
     graph->render_frame_blocking();
     QVERIFY(graph->graph() != nullptr);
     // The opening view draws every op's label (the tutorial CNN fits the canvas).

@@ -204,6 +204,12 @@ TEST(OpGraph, NodesCarryTheirInstructionsLatencyAndOutputSize) {
   ASSERT_TRUE(ws->errors().empty());
   const OpGraph* graph = ws->graph();
   ASSERT_NE(graph, nullptr) << ws->graph_problem();
+  // Built and annotated at load, laid out only when asked.
+  EXPECT_FALSE(ws->graph_laid_out());
+  EXPECT_EQ(graph->width, 0);
+  ws->lay_out_graphs_now();
+  ASSERT_TRUE(ws->graph_laid_out()) << ws->graph_problem();
+  graph = ws->graph();
   EXPECT_GT(graph->width, 0);
   // Each kernel's event in the Execute block, and each instruction's logged
   // output: its shape gives the bytes (float32).

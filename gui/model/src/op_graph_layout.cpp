@@ -129,6 +129,7 @@ Status layout_op_graph(OpGraph& graph, float (*label_width)(const std::string&))
   graph.width = width;
   graph.height = top;
   graph.layout_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  graph.laid_out = true;
   return Ok{};
 }
 
@@ -142,5 +143,15 @@ Status layout_op_graph(OpGraph& graph, float (*label_width)(const std::string&))
 }
 
 #endif
+
+void layout_op_graphs(OpGraphs& graphs, float (*label_width)(const std::string&)) {
+  for (std::optional<OpGraph>* graph : {&graphs.collapsed, &graphs.expanded}) {
+    if (!*graph) continue;
+    if (Status laid = layout_op_graph(**graph, label_width); !laid.ok()) {
+      graphs = OpGraphs{std::nullopt, std::nullopt, laid.error().message()};
+      return;
+    }
+  }
+}
 
 }  // namespace etkit::gui

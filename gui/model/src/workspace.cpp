@@ -256,8 +256,8 @@ struct Workspace::Loader {
     ws.files_.push_back({path, FileRole::kBaseline, std::to_string(ws.diff_->rows.size()) + " events joined"});
   }
 
-  // The op graph, laid out here on the loading thread (never per frame):
-  // collapsed, and with every delegate call's ops when there are any.
+  // The op graph, collapsed, and with every delegate call's ops when there
+  // are any; laid out later, when the graph view is first opened.
   void load_graph(const OpenRequest& request) {
     const double unit_ms = inspector::nanoseconds_per(request.table_unit) / 1e6;
     std::vector<inspector::ValueConstant> constants;
@@ -267,16 +267,12 @@ struct Workspace::Loader {
     for (bool collapse : {true, false}) {
       auto graph = build_op_graph(ws.method(), ws.record(), request.method, collapse);
       if (!graph.ok()) {
-        ws.graph_problem_ = graph.error().message();
+        ws.graphs_.problem = graph.error().message();
         return;
       }
       annotate_op_graph(*graph, ws.method(), ws.blocks_, unit_ms, ws.gap(), constants);
-      if (Status laid = layout_op_graph(*graph, nullptr); !laid.ok()) {
-        ws.graph_problem_ = laid.error().message();
-        return;
-      }
-      (collapse ? ws.graph_ : ws.expanded_graph_) = std::move(*graph);
-      const bool any_delegate = std::any_of(ws.graph_->nodes.begin(), ws.graph_->nodes.end(),
+      (collapse ? ws.graphs_.collapsed : ws.graphs_.expanded) = std::move(*graph);
+      const bool any_delegate = std::any_of(ws.graphs_.collapsed->nodes.begin(), ws.graphs_.collapsed->nodes.end(),
                                             [](const OpNode& n) { return n.members > 1; });
       if (!any_delegate) return;  // nothing to expand
     }
@@ -325,7 +321,7 @@ std::unique_ptr<Workspace> Workspace::load(const OpenRequest& request, const Pro
   loader.load_baseline(request);
   loader.report(0.9, "numeric gap");
   loader.load_reference(request);
-  loader.report(0.95, "graph layout");
+  loader.report(0.95, "op graph");
   loader.load_graph(request);
   loader.report(1, "done");
   return ws;
@@ -334,8 +330,13 @@ std::unique_ptr<Workspace> Workspace::load(const OpenRequest& request, const Pro
 Workspace::~Workspace() = default;
 
 const OpGraph* Workspace::graph(bool collapsed) const {
-  if (!collapsed && expanded_graph_) return &*expanded_graph_;
-  return graph_ ? &*graph_ : nullptr;
+  if (!collapsed && graphs_.expanded) return &*graphs_.expanded;
+  return graphs_.collapsed ? &*graphs_.collapsed : nullptr;
+}
+
+void Workspace::lay_out_graphs_now() {
+  if (graph_laid_out()) return;
+  layout_op_graphs(graphs_, nullptr);
 }
 
 const MethodSummary* Workspace::method() const {

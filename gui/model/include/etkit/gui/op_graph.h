@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,7 +51,15 @@ struct OpGraph {
   std::string source;        ///< "ETRecord" or "instructions"
   bool delegates_collapsed = true;
   float width = 0, height = 0;  ///< of the laid-out drawing
+  bool laid_out = false;        ///< set by layout_op_graph
   double layout_seconds = 0;
+};
+
+/// A method's graphs: delegate calls collapsed, and expanded into their ops
+/// when there are any; or, when there is none, why.
+struct OpGraphs {
+  std::optional<OpGraph> collapsed, expanded;
+  std::string problem;
 };
 
 /// Builds the graph of `method` (chain 0) from `record`'s edge graph when it
@@ -71,6 +80,10 @@ void annotate_op_graph(OpGraph& graph, const MethodSummary* method, const std::v
 /// gives a label's width in points). Graphviz is not thread-safe: calls are
 /// serialized. Fails when etkit was built without Graphviz.
 Status layout_op_graph(OpGraph& graph, float (*label_width)(const std::string&));
+
+/// Lays out both graphs (layout_op_graph); a failure drops them and says
+/// why in `problem`.
+void layout_op_graphs(OpGraphs& graphs, float (*label_width)(const std::string&));
 
 /// The index of the node drawn at (x, y) in layout coordinates, or -1.
 int64_t node_at(const OpGraph& graph, float x, float y);
