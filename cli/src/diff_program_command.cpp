@@ -11,6 +11,7 @@
 
 #include "commands.h"
 #include "diagnostics.h"
+#include "json_text.h"
 #include "etkit/core/file_data.h"
 #include "etkit/inspector/program_diff.h"
 #include "option_checks.h"
@@ -126,7 +127,7 @@ int run_diff_program(const DiffProgramOptions& options) {
   const inspector::ProgramDiff d = inspector::diff_programs({&old_side->summary, &old_side->size, &old_side->constants},
                                                             {&new_side->summary, &new_side->size, &new_side->constants});
   if (options.json) {
-    std::cout << to_json(d, options).dump(1) << "\n";
+    std::cout << json_text(to_json(d, options), 1) << "\n";
   } else {
     print_text(d, options);
   }

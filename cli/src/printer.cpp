@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "json_text.h"
+
 namespace etkit::cli {
 namespace {
 
@@ -227,9 +229,7 @@ class JsonPrinter final : public Printer {
     add(key, std::move(items));
   }
   void finish() override {
-    // Invalid UTF-8 in names read from files is replaced, not fatal.
-    out_ << root_.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace)
-         << '\n';
+    out_ << json_text(root_) << '\n';
     out_.flush();
   }
 

@@ -10,6 +10,7 @@
 
 #include "commands.h"
 #include "diagnostics.h"
+#include "json_text.h"
 #include "etkit/etrecord/etrecord.h"
 #include "etkit/core/file_data.h"
 #include "etkit/inspector/file_size.h"
@@ -82,7 +83,7 @@ int run_size(const SizeOptions& options) {
         out["largest"].push_back(item);
       }
     }
-    std::cout << out.dump(1) << "\n";
+    std::cout << json_text(out, 1) << "\n";
     return kExitOk;
   }
   fmt::print("{:>12}  {:>6}  part\n", "bytes", "share");

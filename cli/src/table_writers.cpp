@@ -3,12 +3,10 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "json_text.h"
+
 namespace etkit::cli {
 namespace {
-
-std::string json_text(const nlohmann::ordered_json& value) {
-  return value.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
-}
 
 bool aligned(const TableLayout& layout) { return layout.format == "text" || layout.format == "markdown"; }
 char separator(const TableLayout& layout) { return layout.format == "csv" ? ',' : '\t'; }

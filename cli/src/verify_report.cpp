@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "etkit/core/tensor_access.h"
+#include "json_text.h"
 
 namespace etkit::cli {
 namespace {
@@ -122,7 +123,7 @@ void write_verify_json(std::ostream& out, const std::string& file, const bundled
     }
     root["cases"].push_back(item);
   }
-  out << root.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
+  out << json_text(root) << "\n";
 }
 
 void write_verify_error_json(std::ostream& out, const std::string& file, const std::string& error, double rtol,
@@ -134,7 +135,7 @@ void write_verify_error_json(std::ostream& out, const std::string& file, const s
   root["error"] = error;
   root["summary"] = {{"cases", 0}, {"passed", 0}, {"failed", 0}, {"errors", 1}, {"load_seconds", 0.0}};
   root["cases"] = nlohmann::ordered_json::array();
-  out << root.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
+  out << json_text(root) << "\n";
 }
 
 void write_verify_error_junit(std::ostream& out, const std::string& file, const std::string& error) {

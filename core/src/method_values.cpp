@@ -106,6 +106,8 @@ Result<ByteSpan> constant_data(const Program& program, const fb::Tensor& tensor,
   const uint32_t buffer = tensor.data_buffer_idx();
   if (length(root.constant_buffer()) > 0) {
     const auto* storage = root.constant_buffer()->Get(buffer)->storage();
+    // Verified to hold the tensor's bytes: absent only for a tensor of none.
+    if (storage == nullptr) return ByteSpan{};
     return ByteSpan{storage->data(), storage->size()};
   }
   const auto* constants = root.constant_segment();

@@ -10,6 +10,9 @@
 #include "bfbs/bundled_program_bfbs_generated.h"
 #include "bfbs/flat_tensor_bfbs_generated.h"
 #include "bfbs/xnnpack_graph_bfbs_generated.h"
+#include "bundled_program_generated.h"
+#include "flat_tensor_generated.h"
+#include "xnnpack_graph_generated.h"
 #include "etkit/delegates/xnnpack/xnn_graph.h"
 #include "flatbuffer_walk.h"
 #include "program_tables.h"
@@ -98,7 +101,7 @@ void xnnpack_payload(Tree& tree, int node, ByteSpan payload,
   const ByteSpan fb{payload.data + header->flatbuffer_offset, header->flatbuffer_size};
   const uint64_t graph_bytes = claims.claim(header->flatbuffer_offset, header->flatbuffer_offset + fb.size, -1);
   const reflection::Schema& schema = schema_of(etkit_xnnpack_fb::GraphBinarySchema::data());
-  if (graph_bytes == fb.size && verified(schema, fb)) {
+  if (graph_bytes == fb.size && verified<etkit_xnnpack_fb::Graph>(fb)) {
     struct GraphNaming : Naming {
       int field_node(Tree& t, const reflection::Object& o, const reflection::Field& f, int n) override {
         if (o.name()->str() != "etkit_xnnpack_fb.Graph") return n;
@@ -213,7 +216,9 @@ class BundleNaming : public Naming {
 
 Status bundle_breakdown(Tree& tree, ByteSpan file, const std::string& name) {
   const reflection::Schema& schema = schema_of(bundled_program_flatbuffer::BundledProgramBinarySchema::data());
-  if (!verified(schema, file)) return Error::make(ErrorCode::kMalformed, "%s: the bundle flatbuffer does not verify", name.c_str());
+  if (!verified<bundled_program_flatbuffer::BundledProgram>(file)) {
+    return Error::make(ErrorCode::kMalformed, "%s: the bundle flatbuffer does not verify", name.c_str());
+  }
   Claims claims(0, file.size);
   claims.claim(0, 8, tree.child(tree.child(0, "headers"), "flatbuffer root offset and identifier"));
   Status nested = Ok{};
@@ -238,18 +243,29 @@ Status flat_tensor_breakdown(Tree& tree, ByteSpan file, const std::string& name)
   if (length < 40 || 8 + uint64_t(length) > file.size) {
     return Error::make(ErrorCode::kMalformed, "%s: FH01 header of %u bytes does not fit", name.c_str(), length);
   }
+  // The flatbuffer starts at byte 0 (its root offset and identifier, then
+  // the header in its padding) and ends at flatbuffer offset + size: the
+  // offset is where its tables start, after the header.
   const uint64_t fb_offset = u64(16), fb_size = u64(24), segment_base = u64(32);
   if (fb_offset > file.size || fb_size > file.size - fb_offset ||
-      !verified(schema, {file.data + fb_offset, size_t(fb_size)})) {
+      !verified<flat_tensor_flatbuffer::FlatTensor>({file.data, size_t(fb_offset + fb_size)})) {
     return Error::make(ErrorCode::kMalformed, "%s: the flat tensor flatbuffer does not verify", name.c_str());
   }
   Claims claims(0, file.size);
   const int headers = tree.child(0, "headers");
-  claims.claim(fb_offset, fb_offset + 8, tree.child(headers, "flatbuffer root offset and identifier"));
+  claims.claim(0, 8, tree.child(headers, "flatbuffer root offset and identifier"));
   claims.claim(8, 8 + length, tree.child(headers, "flat tensor header (FH01)"));
   const int tables = tree.child(0, "flatbuffer tables");
-  Naming naming;
-  const flatbuffers::Table& root = *flatbuffers::GetAnyRoot(file.data + fb_offset);
+  struct FlatTensorNaming : Naming {
+    int field_node(Tree& t, const reflection::Object& o, const reflection::Field& f, int n) override {
+      if (o.name()->str() != "flat_tensor_flatbuffer.FlatTensor") return n;
+      const std::string field = field_name(f);
+      if (field == "named_data") return t.child(n, "named data table (keys, tensor layouts)");
+      if (field == "segments") return t.child(n, "segment table");
+      return t.child(n, "flat tensor table");
+    }
+  } naming;
+  const flatbuffers::Table& root = *flatbuffers::GetAnyRoot(file.data);
   Walker(schema, file.data, claims, tree, naming).table(*schema.root_table(), root, tables);
   const reflection::Object& flat = object_named(schema, "flat_tensor_flatbuffer.FlatTensor");
   const reflection::Object& segment = object_named(schema, "flat_tensor_flatbuffer.DataSegment");

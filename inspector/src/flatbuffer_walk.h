@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "etkit/core/byte_span.h"
+#include "etkit/core/detail/flatbuffer_limits.h"
 #include "etkit/inspector/file_size.h"
 
 namespace etkit::inspector::detail {
@@ -150,7 +151,9 @@ class Walker {
     const uint8_t* start = reinterpret_cast<const uint8_t*>(&table);
     const uint8_t* vtable = start - flatbuffers::ReadScalar<flatbuffers::soffset_t>(start);
     const uint16_t vtable_size = flatbuffers::ReadScalar<uint16_t>(vtable);
-    const uint16_t object_size = flatbuffers::ReadScalar<uint16_t>(vtable + 2);
+    // The verifier checks the vtable's bytes by its own size, which a damaged
+    // file may make 0 or 2: then there is no object size (and no field) in it.
+    const uint16_t object_size = vtable_size >= 4 ? flatbuffers::ReadScalar<uint16_t>(vtable + 2) : 0;
     claim(start, object_size, node);
     claim(vtable, vtable_size, node);
     for (const reflection::Field* field : *object.fields()) {
@@ -190,8 +193,12 @@ class Walker {
     const int64_t kind = flatbuffers::GetFieldI<uint8_t>(table, *type_field);
     const reflection::Enum& e = *schema_.enums()->Get(field.type()->index());
     const reflection::EnumVal* value = e.values()->LookupByKey(kind);
-    if (value == nullptr || value->union_type() == nullptr) return;
-    const reflection::Object& sub = *schema_.objects()->Get(value->union_type()->index());
+    // NONE (type 0, which a damaged file may pair with a value) names no
+    // table: its type is not an object and its index is -1.
+    if (value == nullptr || value->union_type() == nullptr || value->union_type()->base_type() != BaseType::Obj) return;
+    const int32_t index = value->union_type()->index();
+    if (index < 0 || uint32_t(index) >= schema_.objects()->size()) return;
+    const reflection::Object& sub = *schema_.objects()->Get(uint32_t(index));
     if (const flatbuffers::Table* t = flatbuffers::GetFieldT(table, field); t != nullptr && !sub.is_struct()) {
       this->table(sub, *t, node);
     }
@@ -234,8 +241,17 @@ class Walker {
 
 inline const reflection::Schema& schema_of(const uint8_t* data) { return *reflection::GetSchema(data); }
 
-inline bool verified(const reflection::Schema& schema, ByteSpan bytes) {
-  return flatbuffers::Verify(schema, *schema.root_table(), bytes.data, bytes.size);
+/// Whether `bytes` hold a sound buffer whose root is a `Root` (identifier
+/// not checked): flatc's generated verifier, the one the runtime trusts,
+/// with its limits. Not the reflection verifier: Debian's (flatbuffers
+/// 2.0.8) reads out of bounds on damaged buffers the generated one refuses
+/// (found by the file_size fuzz target).
+template <class Root>
+bool verified(ByteSpan bytes) {
+  if (bytes.size > etkit::detail::kMaxFlatbufferSize) return false;  // the Verifier asserts on 2 GiB
+  flatbuffers::Verifier verifier(bytes.data, bytes.size, etkit::detail::kVerifierMaxDepth,
+                                 etkit::detail::kVerifierMaxTables);
+  return verifier.VerifyBuffer<Root>(nullptr);
 }
 
 inline std::string field_name(const reflection::Field& field) { return field.name()->str(); }

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "bfbs/bundled_program_bfbs_generated.h"
+#include "bundled_program_generated.h"
 #include "etkit/inspector/file_size.h"
 #include "program_tables.h"
 
@@ -19,7 +20,9 @@ namespace {
 Result<ByteSpan> program_of(ByteSpan file, std::string& name) {
   if (file.size < 8 || std::memcmp(file.data + 4, "BP08", 4) != 0) return file;
   const reflection::Schema& schema = schema_of(bundled_program_flatbuffer::BundledProgramBinarySchema::data());
-  if (!verified(schema, file)) return Error::make(ErrorCode::kMalformed, "%s: the bundle does not verify", name.c_str());
+  if (!verified<bundled_program_flatbuffer::BundledProgram>(file)) {
+    return Error::make(ErrorCode::kMalformed, "%s: the bundle does not verify", name.c_str());
+  }
   const auto* program =
       flatbuffers::GetFieldAnyV(*flatbuffers::GetAnyRoot(file.data), field_of(*schema.root_table(), "program"));
   if (program == nullptr) return Error::make(ErrorCode::kMalformed, "%s: the bundle holds no program", name.c_str());

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "bfbs/program_bfbs_generated.h"
+#include "program_generated.h"
 
 namespace etkit::inspector::detail {
 namespace {
@@ -29,7 +30,7 @@ Result<ProgramFile> ProgramFile::open(ByteSpan file, const std::string& name) {
   ETKIT_ASSIGN_OR_RETURN(program.header, ExtendedHeader::parse(file));
   program.flatbuffer_end = program.header.present ? std::min<uint64_t>(program.header.program_size, file.size) : file.size;
   program.schema = &schema_of(executorch_flatbuffer::ProgramBinarySchema::data());
-  if (!verified(*program.schema, {file.data, size_t(program.flatbuffer_end)})) {
+  if (!verified<executorch_flatbuffer::Program>({file.data, size_t(program.flatbuffer_end)})) {
     return Error::make(ErrorCode::kMalformed, "%s: the program flatbuffer does not verify", name.c_str());
   }
   program.root = flatbuffers::GetAnyRoot(file.data);

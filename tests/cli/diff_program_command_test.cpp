@@ -25,15 +25,15 @@ std::vector<uint8_t> floats(std::vector<float> values) {
 }
 
 // y = (x * scale) + shift, and in the second version shift[2] is 0.5 larger
-// and a relu follows.
-std::string affine_program(const std::string& name, bool changed) {
+// and a relu follows (`added_op` names it).
+std::string affine_program(const std::string& name, bool changed, const std::string& added_op = "aten::relu") {
   test::ProgramBuilder b;
   const int32_t x = b.tensor({4}, 0), scaled = b.tensor({4}, 16), y = b.tensor({4}, 32), z = b.tensor({4}, 48);
   const int32_t scale = b.constant_tensor({4}, ScalarType::kFloat, floats({1, 2, 3, 4}));
   const int32_t shift = b.constant_tensor({4}, ScalarType::kFloat, floats({0.25f, -1, changed ? 2.5f : 2.0f, 7}));
   b.kernel_call("aten::mul", "out", {x, scale, scaled, scaled});
   b.kernel_call("aten::add", "out", {scaled, shift, b.integer(1), y, y});
-  if (changed) b.kernel_call("aten::relu", "out", {y, z, z});
+  if (changed) b.kernel_call(added_op, "out", {y, z, z});
   b.inputs({x});
   b.outputs({changed ? z : y});
   b.arena(64);
@@ -60,6 +60,18 @@ TEST(DiffProgramCommand, OneChangedConstantAndOneAddedOpAreTheFactsReported) {
   EXPECT_DOUBLE_EQ(d["constants"][0]["max_abs_change"].get<double>(), 0.5);
   EXPECT_EQ(d["constants_unchanged"], 1);
   EXPECT_TRUE(d["methods_added"].empty() && d["methods_removed"].empty());
+}
+
+// An op name that is not UTF-8 (a damaged file) reaches the JSON with
+// U+FFFD in its place; it used to end the command with an internal error.
+TEST(DiffProgramCommand, NamesThatAreNotUtf8AreReplacedInTheJson) {
+  const std::string old_pte = affine_program("utf8_old.pte", false);
+  const std::string new_pte = affine_program("utf8_new.pte", true, "aten::re\xfflu");
+  const auto result = etinspect({"diff-program", old_pte, new_pte, "--json"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const nlohmann::json d = nlohmann::json::parse(result.out);
+  ASSERT_EQ(d["methods"][0]["operators"].size(), 1u);
+  EXPECT_EQ(d["methods"][0]["operators"][0]["name"], "aten::re\xEF\xBF\xBDlu.out");
 }
 
 TEST(DiffProgramCommand, DelegatingMobileNetMovesEveryConvolutionIntoOneXnnpackCall) {

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -158,11 +159,58 @@ TEST(SizeCommand, ABundleOpensTheProgramItEmbeds) {
   EXPECT_TRUE(found) << out.dump(1);
 }
 
+const nlohmann::json* part_named(const nlohmann::json& node, const std::string& name) {
+  for (const auto& part : node["parts"]) {
+    if (part["name"] == name) return &part;
+  }
+  return nullptr;
+}
+
+// The corpus README: tensors a = 3 and b = 2, 2x2 float32 each, stored by
+// key in the .ptd's segments (16 bytes apiece). Its header (FH01) says the
+// flatbuffer's tables run from byte 48 to 304 and the data from 304 to 336.
 TEST(SizeCommand, ExternalDataIsListedByKey) {
   const auto result = etinspect({"size", test::corpus("upstream/ptd/add_mul_external.ptd"), "--depth", "2"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_NE(result.out.find("named data"), std::string::npos) << result.out;
   EXPECT_NE(result.out.find("flat tensor header (FH01)"), std::string::npos) << result.out;
+  const nlohmann::json out = size_json(test::corpus("upstream/ptd/add_mul_external.ptd"));
+  const nlohmann::json* data = part_named(out, "named data");
+  ASSERT_NE(data, nullptr) << out.dump(1);
+  ASSERT_NE(part_named(*data, "a"), nullptr) << data->dump(1);
+  ASSERT_NE(part_named(*data, "b"), nullptr) << data->dump(1);
+  EXPECT_EQ((*part_named(*data, "a"))["bytes"], 16);
+  EXPECT_EQ((*part_named(*data, "b"))["bytes"], 16);
+  EXPECT_EQ((*data)["bytes"], 32);
+  // The tables (bytes 48 to 304) are the keys' and the segments' entries.
+  const nlohmann::json* tables = part_named(out, "flatbuffer tables");
+  ASSERT_NE(tables, nullptr);
+  EXPECT_EQ((*tables)["bytes"], 256);
+  const nlohmann::json* keys = part_named(*tables, "named data table (keys, tensor layouts)");
+  const nlohmann::json* segments = part_named(*tables, "segment table");
+  ASSERT_TRUE(keys != nullptr && segments != nullptr) << tables->dump(1);
+  // Two entries of each, each a table with its vtable: more than the
+  // root table's own bytes.
+  const nlohmann::json* root = part_named(*tables, "(itself)");
+  ASSERT_NE(root, nullptr) << tables->dump(1);
+  EXPECT_GT((*keys)["bytes"].get<uint64_t>(), (*root)["bytes"].get<uint64_t>()) << tables->dump(1);
+  EXPECT_GT((*segments)["bytes"].get<uint64_t>(), (*root)["bytes"].get<uint64_t>()) << tables->dump(1);
+}
+
+// A name read from a damaged file that is not UTF-8 is printed with U+FFFD
+// in the JSON (it used to end the command with an internal error).
+TEST(SizeCommand, KeysThatAreNotUtf8AreReplacedInTheJson) {
+  std::vector<uint8_t> bytes = test::read_file(test::corpus("upstream/ptd/add_mul_external.ptd"));
+  // The key "a" is the only string of that one letter: a length-1 string
+  // (u32 1) followed by 'a' and its terminating zero.
+  const uint8_t key[] = {1, 0, 0, 0, 'a', 0};
+  const auto at = std::search(bytes.begin(), bytes.end(), std::begin(key), std::end(key));
+  ASSERT_NE(at, bytes.end());
+  at[4] = 0xff;
+  const std::string path = test::write_temp("key_not_utf8.ptd", bytes);
+  const nlohmann::json out = size_json(path);
+  const nlohmann::json* data = part_named(out, "named data");
+  ASSERT_NE(data, nullptr) << out.dump(1);
+  EXPECT_NE(part_named(*data, "\xEF\xBF\xBD"), nullptr) << data->dump(1);  // U+FFFD
 }
 
 TEST(SizeCommand, DamagedFilesAreRefusedNeverCrash) {
