@@ -1,8 +1,10 @@
 #include "bulk_arenas.h"
 
 #include <cstdint>
+#include <cstring>
 
 #if defined(__linux__)
+#include <dlfcn.h>
 #include <sys/mman.h>
 #define ETKIT_BULK_ARENAS 1
 #endif
@@ -13,17 +15,33 @@ namespace {
 constexpr size_t kHugePage = size_t(2) << 20;
 constexpr size_t kRegion = size_t(32) << 20;  // 32 arenas of 1 MiB per mmap
 
+#if ETKIT_BULK_ARENAS
+// Whether `allocator` is CPython's own (mmap/munmap on Linux): its
+// functions live in the same file as the interpreter's PyObject_Malloc. A
+// process that installed another arena allocator would free our slices
+// with it, so then the guard stays out of the way.
+bool is_cpythons_own(const PyObjectArenaAllocator& allocator) {
+  Dl_info theirs{}, interpreter{};
+  return dladdr(reinterpret_cast<void*>(allocator.alloc), &theirs) != 0 &&
+         dladdr(reinterpret_cast<void*>(&PyObject_Malloc), &interpreter) != 0 && theirs.dli_fname != nullptr &&
+         interpreter.dli_fname != nullptr && std::strcmp(theirs.dli_fname, interpreter.dli_fname) == 0;
+}
+#endif
+
 }  // namespace
 
 #if ETKIT_BULK_ARENAS
 
 BulkArenas::BulkArenas() {
   PyObject_GetArenaAllocator(&previous_);
+  engaged_ = is_cpythons_own(previous_);
+  if (!engaged_) return;
   PyObjectArenaAllocator mine{this, &BulkArenas::allocate, &BulkArenas::release};
   PyObject_SetArenaAllocator(&mine);
 }
 
 BulkArenas::~BulkArenas() {
+  if (!engaged_) return;
   PyObject_SetArenaAllocator(&previous_);
   if (left_ > 0) munmap(next_, left_);  // the region's unused tail
 }
