@@ -107,7 +107,8 @@ void GraphCanvas::resizeEvent(QResizeEvent* event) {
 
 void GraphCanvas::bring_into_view(const OpNode& node) {
   const float w = float(width()), h = float(height()) - kBar;
-  const float sx = (node.x - offset_x_) * scale_ + 8, sy = (node.y - offset_y_) * scale_ + kBar + 8;
+  const ImVec2 at = to_screen(node.x, node.y);
+  const float sx = at.x, sy = at.y;
   if (sx < 0 || sx > w || sy < kBar || sy > kBar + h) {
     offset_x_ = node.x - (w / 2) / scale_;
     offset_y_ = node.y - (h / 2) / scale_;
@@ -213,28 +214,36 @@ std::optional<QPointF> GraphCanvas::screen_of_instruction(int32_t id) const {
   const OpGraph* g = graph();
   if (g == nullptr || !g->laid_out) return std::nullopt;
   for (const OpNode& n : g->nodes) {
-    if (n.instruction == id) return QPointF((n.x - offset_x_) * scale_ + 8, (n.y - offset_y_) * scale_ + kBar + 8);
+    if (n.instruction == id) {
+      const ImVec2 at = to_screen(n.x, n.y);
+      return QPointF(at.x, at.y);
+    }
   }
   return std::nullopt;
 }
 
+ImVec2 GraphCanvas::to_screen(float x, float y) const {
+  return ImVec2((x - offset_x_) * scale_ + 8, (y - offset_y_) * scale_ + kBar + 8);
+}
+
+void GraphCanvas::draw_centred_note(const std::string& note) {
+  const ImVec2 size = ImGui::GetIO().DisplaySize, text = ImGui::CalcTextSize(note.c_str());
+  ImGui::GetWindowDrawList()->AddText(ImVec2((size.x - text.x) / 2, (size.y - text.y) / 2), IM_COL32(110, 110, 110, 255),
+                                      note.c_str());
+}
+
 void GraphCanvas::draw() {
-  ImDrawList* list = ImGui::GetWindowDrawList();
   const OpGraph* g = graph();
   toolbar(g);
   labels_drawn_ = 0;
   if (g == nullptr) {
-    const std::string hint = workspace_ != nullptr && !workspace_->graph_problem().empty()
-                                 ? workspace_->graph_problem()
-                                 : "Open a program or its ETRecord to see the graph of its ops";
-    const ImVec2 size = ImGui::GetIO().DisplaySize, text = ImGui::CalcTextSize(hint.c_str());
-    list->AddText(ImVec2((size.x - text.x) / 2, (size.y - text.y) / 2), IM_COL32(110, 110, 110, 255), hint.c_str());
+    draw_centred_note(workspace_ != nullptr && !workspace_->graph_problem().empty()
+                          ? workspace_->graph_problem()
+                          : "Open a program or its ETRecord to see the graph of its ops");
     return;
   }
   if (!g->laid_out) {
-    const std::string note = "Laying out " + std::to_string(g->nodes.size()) + " ops with Graphviz…";
-    const ImVec2 size = ImGui::GetIO().DisplaySize, text = ImGui::CalcTextSize(note.c_str());
-    list->AddText(ImVec2((size.x - text.x) / 2, (size.y - text.y) / 2), IM_COL32(110, 110, 110, 255), note.c_str());
+    draw_centred_note("Laying out " + std::to_string(g->nodes.size()) + " ops with Graphviz…");
     if (!layout_requested_) {
       layout_requested_ = true;
       emit layout_needed();
@@ -247,12 +256,50 @@ void GraphCanvas::draw() {
   }
   if (focus_pending_) focus_selection();
   handle_input();
+  ImDrawList* list = ImGui::GetWindowDrawList();
+  list->PushClipRect(ImVec2(0, kBar), ImGui::GetIO().DisplaySize, true);
+  draw_edges(*g);
+  const OpNode* hovered = draw_nodes(*g);
+  list->PopClipRect();
+  if (hovered != nullptr && ImGui::GetIO().MousePos.y > kBar) draw_node_tooltip(*hovered);
+}
+
+void GraphCanvas::draw_edges(const OpGraph& g) {
+  // Far out (a 1,000-op graph fitted to the window) boxes are a few pixels:
+  // edges would be a grey smear over them, so only the boxes are drawn.
+  if (scale_ <= 0.08f) return;
+  ImDrawList* list = ImGui::GetWindowDrawList();
   const ImVec2 size = ImGui::GetIO().DisplaySize;
-  const float ox = 8, oy = kBar + 8;
-  const auto screen = [&](float x, float y) { return ImVec2((x - offset_x_) * scale_ + ox, (y - offset_y_) * scale_ + oy); };
-  list->PushClipRect(ImVec2(0, kBar), size, true);
+  // Edges: splines when zoomed in, straight lines when far out (level of detail).
+  const ImU32 edge_colour = IM_COL32(120, 120, 120, 200);
+  const bool detailed = scale_ > 0.25f;
+  for (const OpEdge& e : g.edges) {
+    const OpNode &a = g.nodes[e.from], &b = g.nodes[e.to];
+    const ImVec2 pa = to_screen(a.x, a.y), pb = to_screen(b.x, b.y);
+    if (std::max(pa.y, pb.y) < kBar || std::min(pa.y, pb.y) > size.y ||
+        std::max(pa.x, pb.x) < 0 || std::min(pa.x, pb.x) > size.x) {
+      continue;  // both ends off one side of the screen
+    }
+    if (!detailed || e.points.size() < 8) {
+      list->AddLine(to_screen(a.x, a.y + a.h / 2), to_screen(b.x, b.y - b.h / 2), edge_colour);
+      continue;
+    }
+    for (size_t p = 0; p + 7 < e.points.size(); p += 6) {
+      list->AddBezierCubic(to_screen(e.points[p], e.points[p + 1]), to_screen(e.points[p + 2], e.points[p + 3]),
+                           to_screen(e.points[p + 4], e.points[p + 5]), to_screen(e.points[p + 6], e.points[p + 7]),
+                           edge_colour, 1.2f, 12);
+    }
+    // Arrow head where the edge meets its target's top.
+    const ImVec2 tip = to_screen(b.x, b.y - b.h / 2);
+    list->AddTriangleFilled(ImVec2(tip.x - 4, tip.y - 7), ImVec2(tip.x + 4, tip.y - 7), tip, edge_colour);
+  }
+}
+
+const OpNode* GraphCanvas::draw_nodes(const OpGraph& g) {
+  ImDrawList* list = ImGui::GetWindowDrawList();
+  const ImVec2 size = ImGui::GetIO().DisplaySize;
   double lo = INFINITY, hi = -INFINITY;
-  for (const OpNode& n : g->nodes) {
+  for (const OpNode& n : g.nodes) {
     const double v = value_of(n, colour_);
     if (!std::isnan(v)) lo = std::min(lo, v), hi = std::max(hi, v);
   }
@@ -262,37 +309,10 @@ void GraphCanvas::draw() {
     if (colour_ == GraphColour::kGap || lo <= 0) return (v - lo) / (hi - lo);
     return std::log(v / lo) / std::log(hi / lo);
   };
-  // Edges: splines when zoomed in, straight lines when far out (level of detail).
-  const ImU32 edge_colour = IM_COL32(120, 120, 120, 200);
-  const bool detailed = scale_ > 0.25f;
-  // Far out (a 1,000-op graph fitted to the window) boxes are a few pixels:
-  // edges would be a grey smear over them, so only the boxes are drawn.
-  const bool edges_visible = scale_ > 0.08f;
-  for (const OpEdge& e : g->edges) {
-    if (!edges_visible) break;
-    const OpNode &a = g->nodes[e.from], &b = g->nodes[e.to];
-    const ImVec2 pa = screen(a.x, a.y), pb = screen(b.x, b.y);
-    if (std::max(pa.y, pb.y) < kBar || std::min(pa.y, pb.y) > size.y ||
-        std::max(pa.x, pb.x) < 0 || std::min(pa.x, pb.x) > size.x) {
-      continue;  // both ends off one side of the screen
-    }
-    if (!detailed || e.points.size() < 8) {
-      list->AddLine(screen(a.x, a.y + a.h / 2), screen(b.x, b.y - b.h / 2), edge_colour);
-      continue;
-    }
-    for (size_t p = 0; p + 7 < e.points.size(); p += 6) {
-      list->AddBezierCubic(screen(e.points[p], e.points[p + 1]), screen(e.points[p + 2], e.points[p + 3]),
-                           screen(e.points[p + 4], e.points[p + 5]), screen(e.points[p + 6], e.points[p + 7]), edge_colour,
-                           1.2f, 12);
-    }
-    // Arrow head where the edge meets its target's top.
-    const ImVec2 tip = screen(b.x, b.y - b.h / 2);
-    list->AddTriangleFilled(ImVec2(tip.x - 4, tip.y - 7), ImVec2(tip.x + 4, tip.y - 7), tip, edge_colour);
-  }
   const ImGuiIO& io = ImGui::GetIO();
   const OpNode* hovered = nullptr;
-  for (const OpNode& n : g->nodes) {
-    const ImVec2 a = screen(n.x - n.w / 2, n.y - n.h / 2), b = screen(n.x + n.w / 2, n.y + n.h / 2);
+  for (const OpNode& n : g.nodes) {
+    const ImVec2 a = to_screen(n.x - n.w / 2, n.y - n.h / 2), b = to_screen(n.x + n.w / 2, n.y + n.h / 2);
     if (b.x < 0 || a.x > size.x || b.y < kBar || a.y > size.y) continue;  // off screen
     const double v = value_of(n, colour_);
     const bool match = search_.empty() || contains(n.label, search_) || contains(n.name, search_) || contains(n.detail, search_);
@@ -322,17 +342,18 @@ void GraphCanvas::draw() {
     }
     if (io.MousePos.x >= a.x && io.MousePos.x <= b.x && io.MousePos.y >= a.y && io.MousePos.y <= b.y) hovered = &n;
   }
-  list->PopClipRect();
-  if (hovered != nullptr && io.MousePos.y > kBar) {
-    ImGui::BeginTooltip();
-    ImGui::Text("%s  (%s)", hovered->label.c_str(), hovered->name.c_str());
-    ImGui::TextUnformatted(hovered->detail.c_str());
-    if (hovered->instruction >= 0) ImGui::Text("instruction %d%s", hovered->instruction, " (click: timeline and table)");
-    for (GraphColour c : {GraphColour::kLatency, GraphColour::kOutputBytes, GraphColour::kConstantBytes, GraphColour::kGap}) {
-      ImGui::Text("%s: %s", kGraphColourNames[int(c)], metric_text(value_of(*hovered, c), c).c_str());
-    }
-    ImGui::EndTooltip();
+  return hovered;
+}
+
+void GraphCanvas::draw_node_tooltip(const OpNode& node) {
+  ImGui::BeginTooltip();
+  ImGui::Text("%s  (%s)", node.label.c_str(), node.name.c_str());
+  ImGui::TextUnformatted(node.detail.c_str());
+  if (node.instruction >= 0) ImGui::Text("instruction %d%s", node.instruction, " (click: timeline and table)");
+  for (GraphColour c : {GraphColour::kLatency, GraphColour::kOutputBytes, GraphColour::kConstantBytes, GraphColour::kGap}) {
+    ImGui::Text("%s: %s", kGraphColourNames[int(c)], metric_text(value_of(node, c), c).c_str());
   }
+  ImGui::EndTooltip();
 }
 
 }  // namespace etkit::gui

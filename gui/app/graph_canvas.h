@@ -5,6 +5,8 @@
 // wheel to zoom, drag to pan, click a node to select its instruction in the
 // timeline and the table (and the reverse: select_instruction).
 
+#include <imgui.h>
+
 #include <QPointF>
 #include <QSizeF>
 #include <cstdint>
@@ -64,6 +66,13 @@ class GraphCanvas : public ImGuiCanvas {
   /// The canvas below the toolbar, less the margins, in pixels.
   QSizeF drawing_area() const;
   void focus_selection();
+  /// Layout coordinates to widget pixels (below the toolbar, 8 px margin).
+  ImVec2 to_screen(float x, float y) const;
+  void draw_centred_note(const std::string& note);
+  void draw_edges(const OpGraph& graph);
+  /// Draws the nodes on screen; returns the one under the mouse, if any.
+  const OpNode* draw_nodes(const OpGraph& graph);
+  void draw_node_tooltip(const OpNode& node);
 
   const Workspace* workspace_ = nullptr;
   GraphColour colour_ = GraphColour::kLatency;

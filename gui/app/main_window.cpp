@@ -122,6 +122,12 @@ MainWindow::MainWindow() {
       open(request, merge);
     }
   });
+  connect_views();
+  make_menus();
+}
+
+// The selection kept in step across the views, and the graph's layout.
+void MainWindow::connect_views() {
   // The graph view's layout runs on the thread pool over copies of the
   // graphs; a result for a workspace no longer shown is dropped.
   layout_watcher_ = new QFutureWatcher<OpGraphs>(this);
@@ -155,7 +161,6 @@ MainWindow::MainWindow() {
     show_view(View::kTimeline);
     timeline_->show_span(start, end);
   });
-  make_menus();
 }
 
 MainWindow::~MainWindow() {
