@@ -198,6 +198,122 @@ TEST(XnnpackQuantized, StaticLinearWithPerChannelFilterRunsAsAPointwiseConvoluti
   EXPECT_LE((actual - expected).abs().max().item<float>(), s_out * 1.001f);
 }
 
+// Quantize-dequantize in double, as the documented affine arithmetic does
+// (round half to even, clamp to int8): the float reference's steps.
+at::Tensor fake_quant(const at::Tensor& x, double scale, int zero_point) {
+  at::Tensor q = at::clamp(at::round(x.to(at::kDouble) / scale) + zero_point, -128, 127);
+  return ((q - zero_point) * scale).to(at::kFloat);
+}
+
+// The graph of issue #38, as upstream's XNNPACK lowering of a small int8
+// CNN lays it out: Convert fp32 NCHW [1,3,16,16] -> qs8, StaticTranspose to
+// NHWC, 3x3 Conv2d qs8 x qc8w, depthwise 3x3 qs8 x qc8w, StaticTranspose
+// back to NCHW, reshape, FullyConnected, Convert. The transposes run on
+// the portable fallback over one-byte qs8 buffers with 3 and 4 channels:
+// the word copy used to treat them as floats and overran them (ASan and
+// valgrind: invalid read of 16, write of 8 in copy_words<unsigned int>).
+TEST(XnnpackQuantized, TransposedInt8ConvolutionsMatchTheirFloatReferenceWithinOneQuantum) {
+  std::mt19937_64 rng(kSeed + 7);
+  const float s_x = 0.03f, s_c = 0.05f, s_d = 0.02f, s_y = 0.05f;
+  const int zp_x = 1, zp_c = -3, zp_d = 2, zp_y = -1;
+  const int c1 = 4, classes = 10, features = c1 * 16 * 16;
+  const std::vector<float> s_w = {0.010f, 0.012f, 0.008f, 0.011f}, s_dw = {0.02f, 0.015f, 0.025f, 0.01f};
+  const at::Tensor w = random_int8(rng, {c1, 3, 3, 3});  // OHWI
+  const at::Tensor wd = random_int8(rng, {1, 3, 3, c1});  // 1HWC
+  const at::Tensor wf = random_int8(rng, {classes, features}, -100, 100);
+  std::vector<float> s_f(classes);
+  for (int o = 0; o < classes; ++o) s_f[size_t(o)] = 0.0004f + 0.00002f * float(o);
+  const at::Tensor bias = at::tensor({40, -25, 0, 12}, at::kInt);
+
+  PayloadBuilder p;
+  const int x = p.value("fp32", {1, 3, 16, 16}, 0, 1);
+  const int xq = p.per_tensor("qint8", {1, 3, 16, 16}, s_x, zp_x);
+  const int xt = p.per_tensor("qint8", {1, 16, 16, 3}, s_x, zp_x);
+  const int wq = p.per_channel("qcint8", {c1, 3, 3, 3}, s_w, constant_of(p, w));
+  std::vector<float> s_b;
+  for (float s : s_w) s_b.push_back(s_x * s);
+  const int bq = p.per_channel("qcint32", {c1}, s_b, constant_of(p, bias));
+  const int conv = p.per_tensor("qint8", {1, 16, 16, c1}, s_c, zp_c);
+  const int wdq = p.per_channel("qcint8", {1, 3, 3, c1}, s_dw, constant_of(p, wd), 3);
+  const int dw = p.per_tensor("qint8", {1, 16, 16, c1}, s_d, zp_d);
+  const int back = p.per_tensor("qint8", {1, c1, 16, 16}, s_d, zp_d);
+  const int flat = p.per_tensor("qint8", {1, features}, s_d, zp_d);
+  const int wfq = p.per_channel("qcint8", {classes, features}, s_f, constant_of(p, wf));
+  const int yq = p.per_tensor("qint8", {1, classes}, s_y, zp_y);
+  const int y = p.value("fp32", {1, classes}, 0, 2);
+  p.convert(x, xq, 1);
+  p.node("StaticTranspose", 2, {{"num_dims", 4}, {"perm", {0, 2, 3, 1}}, {"input_id", xq}, {"output_id", xt}});
+  const json window = {{"padding_top", 1}, {"padding_right", 1}, {"padding_bottom", 1}, {"padding_left", 1},
+                       {"kernel_height", 3}, {"kernel_width", 3}, {"subsampling_height", 1},
+                       {"subsampling_width", 1}, {"dilation_height", 1}, {"dilation_width", 1}};
+  json conv_params = window;
+  conv_params.update({{"group_input_channels", 3}, {"group_output_channels", c1}, {"groups", 1},
+                      {"input1_id", xt}, {"filter_id", wq}, {"bias_id", bq}, {"output_id", conv}});
+  p.node("Conv2d", 3, conv_params);
+  json dw_params = window;
+  dw_params.update({{"group_input_channels", 1}, {"group_output_channels", 1}, {"groups", c1},
+                    {"input1_id", conv}, {"filter_id", wdq}, {"bias_id", kNoValue}, {"output_id", dw}});
+  p.node("DepthwiseConv2d", 4, dw_params);
+  p.node("StaticTranspose", 5, {{"num_dims", 4}, {"perm", {0, 3, 1, 2}}, {"input_id", dw}, {"output_id", back}});
+  p.node("StaticReshape", 6, {{"num_dims", 2}, {"new_shape", {1, features}}, {"input_id", back}, {"output_id", flat}});
+  p.fully_connected(flat, wfq, -1, yq, 7);
+  p.convert(yq, y, 8);
+  const std::vector<uint8_t> payload = p.finish();
+
+  // The float reference: libtorch's float ops on dequantized weights, with
+  // each activation quantized where the graph quantizes it.
+  const at::Tensor input = at::randn({1, 3, 16, 16}) * 1.5;
+  const auto per_channel = [](const at::Tensor& q, const std::vector<float>& scales, int64_t dim) {
+    std::vector<int64_t> shape(size_t(q.dim()), 1);
+    shape[size_t(dim)] = int64_t(scales.size());
+    return q.to(at::kFloat) * at::tensor(scales).reshape(shape);
+  };
+  const at::Tensor w_real = per_channel(w, s_w, 0).permute({0, 3, 1, 2});    // OIHW
+  const at::Tensor wd_real = per_channel(wd, s_dw, 3).permute({3, 0, 1, 2});  // C,1,H,W
+  const at::Tensor b_real = bias.to(at::kFloat) * at::tensor(s_b);
+  at::Tensor r = fake_quant(input, s_x, zp_x);
+  r = fake_quant(at::conv2d(r, w_real, b_real, 1, 1), s_c, zp_c);
+  r = fake_quant(at::conv2d(r, wd_real, {}, 1, 1, 1, c1), s_d, zp_d);
+  const at::Tensor expected = fake_quant(at::linear(r.reshape({1, features}), per_channel(wf, s_f, 0)), s_y, zp_y);
+  for (bool per_node : {false, true}) {
+    std::string log;
+    const at::Tensor actual = run_payload(payload, input.clone(), {1, classes}, per_node, &log);
+    EXPECT_LE((actual - expected).abs().max().item<float>(), s_y * 1.001f)
+        << (per_node ? "node by node" : "fused") << "\n" << actual << "\n" << expected;
+    EXPECT_NE(log.find("2 on portable kernels"), std::string::npos) << log;
+  }
+}
+
+// The portable fallback copies elements between values of one datatype
+// and quantization only, and computes in fp32 only: anything else is a
+// load error naming the node (not a silent reinterpretation of bytes).
+TEST(XnnpackQuantized, PortableFallbackRefusesWhatItCannotComputeNamingTheNode) {
+  PayloadBuilder requantizing;
+  const int x = requantizing.value("fp32", {2, 3}, 0, 1);
+  const int a = requantizing.per_tensor("qint8", {2, 3}, 0.1f, 0);
+  const int b = requantizing.per_tensor("qint8", {3, 2}, 0.2f, 0);
+  const int y = requantizing.value("fp32", {3, 2}, 0, 2);
+  requantizing.convert(x, a, 1);
+  requantizing.node("StaticTranspose", 2, {{"num_dims", 2}, {"perm", {1, 0}}, {"input_id", a}, {"output_id", b}});
+  requantizing.convert(b, y, 3);
+  const std::string requantize_error = load_error(requantizing.finish());
+  EXPECT_NE(requantize_error.find("node 1 (StaticTranspose, debug handle 2) reads qs8 value 1 into qs8 value 2"),
+            std::string::npos) << requantize_error;
+
+  PayloadBuilder integer_tanh;
+  const int in = integer_tanh.value("fp32", {4}, 0, 1);
+  const int q = integer_tanh.per_tensor("qint8", {4}, 0.1f, 0);
+  const int t = integer_tanh.per_tensor("qint8", {4}, 0.1f, 0);
+  const int out = integer_tanh.value("fp32", {4}, 0, 2);
+  integer_tanh.convert(in, q, 1);
+  integer_tanh.node("Tanh", 2, {{"input_id", q}, {"output_id", t}});
+  integer_tanh.convert(t, out, 3);
+  const std::string tanh_error = load_error(integer_tanh.finish());
+  EXPECT_NE(tanh_error.find("node 1 (Tanh, debug handle 2) reads qs8 value 1; etkit's portable aten::tanh.out "
+                            "fallback computes in fp32 only"),
+            std::string::npos) << tanh_error;
+}
+
 // ---- dynamic quantization ----
 
 // XNNPACK's documented per-row parameters, computed here in float as its

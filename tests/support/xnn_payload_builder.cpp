@@ -42,8 +42,9 @@ int PayloadBuilder::per_tensor(const char* datatype, std::vector<int64_t> dims, 
 }
 
 int PayloadBuilder::per_channel(const char* datatype, std::vector<int64_t> dims, const std::vector<float>& scales,
-                                int constant_index) {
-  return value(datatype, dims, constant_index, 0, {{"scale", scales}, {"channel_dim", 0}}, "PerChannelQuant");
+                                int constant_index, int channel_dim) {
+  return value(datatype, dims, constant_index, 0, {{"scale", scales}, {"channel_dim", channel_dim}},
+               "PerChannelQuant");
 }
 
 void PayloadBuilder::node(const char* type, int debug_handle, json params) {

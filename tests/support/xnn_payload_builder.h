@@ -29,7 +29,7 @@ struct PayloadBuilder {
   int per_tensor(const char* datatype, std::vector<int64_t> dims, float scale, int zero_point, int flags = 0,
                  int constant_index = 0);
   int per_channel(const char* datatype, std::vector<int64_t> dims, const std::vector<float>& scales,
-                  int constant_index);
+                  int constant_index, int channel_dim = 0);
   void node(const char* type, int debug_handle, nlohmann::json params);
   void convert(int in, int out, int handle);
   /// bias < 0: none.

@@ -68,6 +68,20 @@ std::vector<uint8_t> boundary_values(const XnnGraph& graph, const std::vector<Pl
       for (uint32_t v : node.outputs) producer[v] = s;
     }
   }
+  // An output no node reads and no one receives (ArgMaxPooling's unused
+  // indices, a node left dead) gets etkit's buffer too: XNNPACK plans no
+  // memory for it and asserts when its operator is set up.
+  std::vector<uint8_t> read(graph.values.size(), 0);
+  for (const GraphNode& node : graph.nodes) {
+    for (uint32_t v : node.inputs) {
+      if (v != kNoValue) read[v] = 1;
+    }
+  }
+  for (const GraphNode& node : graph.nodes) {
+    for (uint32_t v : node.outputs) {
+      if (!read[v]) boundary[v] = 1;
+    }
+  }
   // Portable and dynamic-quantization steps read and write their values
   // through etkit's buffers.
   for (const PlanStep& step : steps) {

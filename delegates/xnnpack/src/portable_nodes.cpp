@@ -20,20 +20,22 @@ struct Builder {
                        node_kind_name(node.kind), node.debug_handle, what);
   }
 
-  Result<Tensor*> tensor(const std::vector<size_t>& dims, void* data) {
+  // A view of `data` with `dims`, in the element type of `like`'s buffer:
+  // a qint8 value is one byte an element, not a float.
+  Result<Tensor*> tensor(const GraphValue& like, const std::vector<size_t>& dims, void* data) {
     std::vector<int64_t> sizes(dims.begin(), dims.end());
+    const ScalarType type = buffer_scalar_type(like.datatype);
     size_t count = 1;
     for (size_t d : dims) count *= d;
-    ETKIT_ASSIGN_OR_RETURN(Tensor t, Tensor::make(ScalarType::kFloat,
-                                                  Span<const int64_t>(sizes.data(), sizes.size()),
-                                                  {}, data, count * sizeof(float)));
+    ETKIT_ASSIGN_OR_RETURN(Tensor t, Tensor::make(type, Span<const int64_t>(sizes.data(), sizes.size()), {},
+                                                  data, count * element_size(type)));
     out.tensors.push_back(t);
     return &out.tensors.back();
   }
   Result<Tensor*> value_tensor(uint32_t v) {
     const GraphValue& value = graph.values[v];
     void* data = value.constant.size > 0 ? const_cast<uint8_t*>(value.constant.data) : buffers[v];
-    return tensor(value.dims, data);
+    return tensor(value, value.dims, data);
   }
   Value* hold(Value value) {
     out.values.push_back(value);
@@ -67,6 +69,7 @@ Status Builder::build_slice(Tensor* in, Tensor* result) {
   }
   if (sliced.empty() && !input.dims.empty()) sliced.push_back(0);
   std::vector<size_t> dims = input.dims;
+  const size_t input_bytes = element_size(buffer_scalar_type(input.datatype));
   Tensor* current = in;
   for (size_t i = 0; i < sliced.size(); ++i) {
     const size_t d = sliced[i];
@@ -75,8 +78,8 @@ Status Builder::build_slice(Tensor* in, Tensor* result) {
     if (i + 1 < sliced.size()) {  // a temporary between two sliced dims
       size_t count = 1;
       for (size_t s : dims) count *= s;
-      out.temporaries.emplace_back(new float[count + 1]);
-      ETKIT_ASSIGN_OR_RETURN(next, tensor(dims, out.temporaries.back().get()));
+      out.temporaries.emplace_back(new uint64_t[count * input_bytes / 8 + 1]);
+      ETKIT_ASSIGN_OR_RETURN(next, tensor(input, dims, out.temporaries.back().get()));
     }
     Value* next_value = hold(Value::from_tensor(next));
     ETKIT_TRY(call("aten::slice_copy.Tensor_out",
@@ -110,9 +113,9 @@ Status Builder::build_bmm() {
     return value.constant.size > 0 ? const_cast<uint8_t*>(value.constant.data)
                                    : static_cast<uint8_t*>(buffers[v]);
   };
-  ETKIT_ASSIGN_OR_RETURN(Tensor * ta, tensor(folded(a.dims), data(node.inputs[0])));
-  ETKIT_ASSIGN_OR_RETURN(Tensor * tb, tensor(folded(b.dims), data(node.inputs[1])));
-  ETKIT_ASSIGN_OR_RETURN(Tensor * tc, tensor(folded(c.dims), buffers[node.outputs[0]]));
+  ETKIT_ASSIGN_OR_RETURN(Tensor * ta, tensor(a, folded(a.dims), data(node.inputs[0])));
+  ETKIT_ASSIGN_OR_RETURN(Tensor * tb, tensor(b, folded(b.dims), data(node.inputs[1])));
+  ETKIT_ASSIGN_OR_RETURN(Tensor * tc, tensor(c, folded(c.dims), buffers[node.outputs[0]]));
   Value* result = hold(Value::from_tensor(tc));
   return call("aten::bmm.out",
               {hold(Value::from_tensor(ta)), hold(Value::from_tensor(tb)), result, result});
@@ -131,6 +134,8 @@ Status Builder::build_clamp(Tensor* result) {
 
 Status Builder::build() {
   using K = NodeKind;
+  const std::string problem = portable_node_problem(graph, index);
+  if (!problem.empty()) return Error::make(ErrorCode::kUnsupported, "%s", problem.c_str());
   if (node.kind == K::kBatchMatrixMultiply) {
     ETKIT_TRY(build_bmm());
     return build_clamp(&out.tensors.back());

@@ -26,7 +26,7 @@ struct PortableNode {
   std::deque<Value> values;
   std::deque<std::vector<Value*>> int_lists;
   std::deque<std::vector<Tensor*>> tensor_lists;
-  std::vector<std::unique_ptr<float[]>> temporaries;
+  std::vector<std::unique_ptr<uint64_t[]>> temporaries;  ///< 8-byte aligned
 };
 
 /// Prepares `node` (a NodeRunner::kPortable kind) over `buffers` (value

@@ -65,6 +65,35 @@ bool window_dims(const XnnGraph& g, const GraphNode& n, Dims& out) {
   return out[1] > 0 && out[2] > 0;
 }
 
+// A deconvolution (transposed convolution) over NHWC input: XNNPACK's
+// output extent stride * (in - 1) + adjustment + dilated kernel - padding,
+// which must be positive (Debian's XNNPACK divides by it when set up), an
+// adjustment below the stride, and a filter of the size the channels say.
+bool deconvolution_dims(const XnnGraph& g, const GraphNode& n, Dims& out) {
+  const Dims& in = g.values[n.inputs[0]].dims;
+  const Window2d& w = n.window;
+  if (in.size() != 4 || in[1] == 0 || in[2] == 0 || size_t(w.groups) * w.group_input_channels != in[3]) return false;
+  if (w.stride_height == 0 || w.stride_width == 0 || w.kernel_height == 0 || w.kernel_width == 0 ||
+      w.adjustment_height >= w.stride_height || w.adjustment_width >= w.stride_width) {
+    return false;
+  }
+  const auto extent = [](size_t size, uint32_t stride, uint32_t adjustment, uint32_t kernel, uint32_t dilation,
+                         uint32_t pad_a, uint32_t pad_b) -> size_t {
+    const size_t full = stride * (size - 1) + adjustment + size_t(dilation == 0 ? 1 : dilation) * (kernel - 1) + 1;
+    return full > size_t(pad_a) + pad_b ? full - pad_a - pad_b : 0;
+  };
+  const size_t channels = size_t(w.groups) * w.group_output_channels;
+  out = {in[0],
+         extent(in[1], w.stride_height, w.adjustment_height, w.kernel_height, w.dilation_height, w.padding_top,
+                w.padding_bottom),
+         extent(in[2], w.stride_width, w.adjustment_width, w.kernel_width, w.dilation_width, w.padding_left,
+                w.padding_right),
+         channels};
+  const Dims& filter = g.values[n.inputs[1]].dims;
+  if (count(filter) != channels * w.kernel_height * w.kernel_width * w.group_input_channels) return false;
+  return out[1] > 0 && out[2] > 0 && channels > 0;
+}
+
 // The output dims the node implies, or false when its inputs do not fit it;
 // `checked` is false for kinds whose shapes the portable kernel checks.
 bool implied_dims(const XnnGraph& g, const GraphNode& n, Dims& out, bool& checked) {
@@ -74,6 +103,18 @@ bool implied_dims(const XnnGraph& g, const GraphNode& n, Dims& out, bool& checke
   switch (n.kind) {
     case K::kConv2d: case K::kDepthwiseConv2d: case K::kAvgPooling2d: case K::kMaxPooling2d:
       return window_dims(g, n, out);
+    case K::kConvTranspose2d:
+      return deconvolution_dims(g, n, out);
+    case K::kArgMaxPooling2d: {
+      // Windows that do not overlap (the stride is the kernel); both
+      // outputs, values and indices, have this shape.
+      const Window2d& w = n.window;
+      if (in.size() != 4) return false;
+      out = {in[0], window_out(in[1], w.padding_top, w.padding_bottom, w.kernel_height, w.kernel_height, 1),
+             window_out(in[2], w.padding_left, w.padding_right, w.kernel_width, w.kernel_width, 1), in[3]};
+      if (n.outputs.size() != 2 || n.outputs[1] >= g.values.size() || g.values[n.outputs[1]].dims != out) return false;
+      return out[1] > 0 && out[2] > 0;
+    }
     case K::kGlobalAvgPooling2d:
       if (in.size() != 4) return false;
       out = {in[0], 1, 1, in[3]};
@@ -115,9 +156,17 @@ bool implied_dims(const XnnGraph& g, const GraphNode& n, Dims& out, bool& checke
       }
       return true;
     }
+    case K::kPReLU:
+      // XNNPACK reads one slope per channel (the input's last dim).
+      if (in.empty() || n.inputs.size() < 2 || n.inputs[1] >= g.values.size() ||
+          count(g.values[n.inputs[1]].dims) != in.back()) {
+        return false;
+      }
+      out = in;
+      return true;
     case K::kClamp: case K::kSoftmax: case K::kSigmoid: case K::kFloor: case K::kCeiling:
     case K::kSquareRoot: case K::kSquare: case K::kAbs: case K::kNegate: case K::kHardswish:
-    case K::kLeakyReLU: case K::kELU: case K::kConvert: case K::kPReLU:
+    case K::kLeakyReLU: case K::kELU: case K::kConvert:
     case K::kReciprocalSquareRoot: case K::kLog: case K::kGelu: case K::kTanh: case K::kExp:
     case K::kSin:
       out = in;
@@ -128,8 +177,7 @@ bool implied_dims(const XnnGraph& g, const GraphNode& n, Dims& out, bool& checke
       return true;
     default:
       // Concatenation, slices and batch matmul run on portable kernels,
-      // which check sizes themselves; XNNPACK checks its deconvolution
-      // and argmax pooling shapes.
+      // which check sizes themselves.
       checked = false;
       return true;
   }

@@ -7,6 +7,7 @@
 #include "etkit/delegates/xnnpack/xnn_support.h"
 
 #include <cctype>
+#include <cmath>
 
 namespace etkit::xnnpack {
 
@@ -41,6 +42,105 @@ const char* portable_kernel_of(NodeKind kind) {
     case K::kSin: return "aten::sin.out";
     default: return "";
   }
+}
+
+ScalarType buffer_scalar_type(Datatype type) {
+  switch (type) {
+    case Datatype::kQint8: case Datatype::kQcint8: case Datatype::kQdint8: return ScalarType::kChar;
+    case Datatype::kQuint8: return ScalarType::kByte;
+    case Datatype::kQint32: case Datatype::kQcint32: case Datatype::kInt32: return ScalarType::kInt;
+    default: return ScalarType::kFloat;
+  }
+}
+
+namespace {
+
+bool copies_elements(NodeKind kind) {
+  using K = NodeKind;
+  return kind == K::kStaticTranspose || kind == K::kConcatenate2 || kind == K::kConcatenate3 ||
+         kind == K::kConcatenate4 || kind == K::kConcatenate5 || kind == K::kStaticSlice;
+}
+
+bool same_quantization(const GraphValue& a, const GraphValue& b) {
+  return a.datatype == b.datatype && a.quant.kind == b.quant.kind && a.quant.scale == b.quant.scale &&
+         a.quant.zero_point == b.quant.zero_point;
+}
+
+// Why XNNPACK cannot requantize node `index`'s static int8 arithmetic, or
+// "": the ratio of every input scale (times the filter's, per channel, for
+// convolutions and linears) to the output scale must lie where XNNPACK's
+// fixed-point parameters can hold it. Debian's XNNPACK asserts (aborts
+// the process) below 2^-32 for convolutions, and refuses ratios outside
+// [2^-10, 2^8) for elementwise nodes; both are refused here by name.
+std::string requantization_problem(const XnnGraph& graph, size_t index) {
+  const GraphNode& node = graph.nodes[index];
+  const auto static_int8 = [&graph](uint32_t v) {
+    return v != kNoValue && graph.values[v].quant.kind == QuantKind::kPerTensor &&
+           (graph.values[v].datatype == Datatype::kQint8 || graph.values[v].datatype == Datatype::kQuint8);
+  };
+  if (node.inputs.empty() || node.outputs.empty() || !static_int8(node.inputs[0]) || !static_int8(node.outputs[0])) {
+    return {};
+  }
+  using K = NodeKind;
+  const bool weighted = node.kind == K::kConv2d || node.kind == K::kDepthwiseConv2d ||
+                        node.kind == K::kConvTranspose2d || node.kind == K::kFullyConnected;
+  const double out_scale = graph.values[node.outputs[0]].quant.scale;
+  std::vector<double> ratios;
+  if (weighted && node.inputs.size() > 1 && node.inputs[1] != kNoValue) {
+    const QuantParams& filter = graph.values[node.inputs[1]].quant;
+    std::vector<float> scales = filter.kind == QuantKind::kPerChannel ? filter.scales : std::vector<float>{filter.scale};
+    for (float s : scales) ratios.push_back(double(graph.values[node.inputs[0]].quant.scale) * s / out_scale);
+  } else if (!weighted) {
+    for (uint32_t v : node.inputs) {
+      if (static_int8(v)) ratios.push_back(double(graph.values[v].quant.scale) / out_scale);
+    }
+  }
+  const double low = weighted ? std::ldexp(1.0, -32) : std::ldexp(1.0, -10), high = 256.0;
+  for (double r : ratios) {
+    if (!(r >= low && r < high)) {
+      return "node " + std::to_string(index) + " (" + node_kind_name(node.kind) + ", debug handle " +
+             std::to_string(node.debug_handle) + ") needs a requantization scale of " + std::to_string(r) +
+             " (input over output scales), outside what XNNPACK represents [" + std::to_string(low) + ", 256)";
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string portable_node_problem(const XnnGraph& graph, size_t index) {
+  const GraphNode& node = graph.nodes[index];
+  const std::string name = "node " + std::to_string(index) + " (" + node_kind_name(node.kind) +
+                           ", debug handle " + std::to_string(node.debug_handle) + ")";
+  if (node.outputs.empty()) return name + " has no output";
+  const GraphValue& out = graph.values[node.outputs[0]];
+  for (uint32_t v : node.inputs) {
+    if (v == kNoValue) continue;
+    const GraphValue& in = graph.values[v];
+    if (copies_elements(node.kind) && !same_quantization(in, out)) {
+      return name + " reads " + value_kind(in) + " value " + std::to_string(v) + " into " + value_kind(out) +
+             " value " + std::to_string(node.outputs[0]) +
+             "; etkit's portable fallback copies elements only between values of one datatype and quantization";
+    }
+    if (!copies_elements(node.kind) && in.datatype != Datatype::kFp32) {
+      return name + " reads " + value_kind(in) + " value " + std::to_string(v) + "; etkit's portable " +
+             portable_kernel_of(node.kind) + " fallback computes in fp32 only";
+    }
+  }
+  const Datatype type = out.datatype;
+  const bool copyable = type == Datatype::kFp32 || type == Datatype::kInt32 ||
+                        ((type == Datatype::kQint8 || type == Datatype::kQuint8 || type == Datatype::kQint32) &&
+                         out.quant.kind == QuantKind::kPerTensor);
+  if (!copyable) {
+    return name + " writes " + value_kind(out) + " value " + std::to_string(node.outputs[0]) +
+           ", which etkit's portable fallback does not run";
+  }
+  const bool bounded = !(std::isinf(node.output_min) && node.output_min < 0) ||
+                       !(std::isinf(node.output_max) && node.output_max > 0);
+  if (bounded && out.datatype != Datatype::kFp32) {
+    return name + " clamps a " + value_kind(out) + " output; etkit's portable fallback clamps fp32 outputs only";
+  }
+  return {};
 }
 
 namespace {
@@ -236,6 +336,32 @@ std::string unsupported_reason(const XnnGraph& graph) {
     if (runner_of(node.kind) == NodeRunner::kUnsupported) {
       return "node " + std::to_string(i) + " (" + node_kind_name(node.kind) + ", debug handle " +
              std::to_string(node.debug_handle) + ") is not supported by etkit's XNNPACK backend";
+    }
+    if (node_runner(graph, node) == NodeRunner::kPortable) {
+      const std::string problem = portable_node_problem(graph, i);
+      if (!problem.empty()) return problem;
+    }
+    if (node.kind == NodeKind::kPReLU && node.inputs.size() > 1 && node.inputs[1] != kNoValue &&
+        graph.values[node.inputs[1]].constant.size == 0) {
+      // This XNNPACK copies the slope when it creates the operator.
+      return "node " + std::to_string(i) + " (PReLU, debug handle " + std::to_string(node.debug_handle) +
+             ") takes its slope from value " + std::to_string(node.inputs[1]) +
+             ", which is not a constant; this XNNPACK needs a constant slope";
+    }
+    if (node_runner(graph, node) == NodeRunner::kXnnpack) {
+      const std::string requantization = requantization_problem(graph, i);
+      if (!requantization.empty()) return requantization;
+      // Debian's XNNPACK asserts (aborts the process) when an operator's
+      // input or output has no elements: refuse such a graph by name.
+      std::vector<uint32_t> operands = node.inputs;
+      operands.insert(operands.end(), node.outputs.begin(), node.outputs.end());
+      for (uint32_t v : operands) {
+        if (v != kNoValue && graph.values[v].element_count() == 0) {
+          return "node " + std::to_string(i) + " (" + node_kind_name(node.kind) + ", debug handle " +
+                 std::to_string(node.debug_handle) + ") uses value " + std::to_string(v) +
+                 ", which has no elements; this XNNPACK cannot run operators on empty tensors";
+        }
+      }
     }
   }
   for (size_t v = 0; v < graph.values.size(); ++v) {

@@ -44,16 +44,6 @@ constexpr char kPerNodeMetadata[] = "etkit xnnpack: node by node";
 constexpr char kPortableMetadata[] = "etkit xnnpack: node by node, portable kernel";
 constexpr char kDynamicQuantMetadata[] = "etkit xnnpack: node by node, etkit dynamic quantization kernel";
 
-// The etkit dtype of a value's buffer.
-ScalarType buffer_type(Datatype type) {
-  switch (type) {
-    case Datatype::kQint8: case Datatype::kQcint8: case Datatype::kQdint8: return ScalarType::kChar;
-    case Datatype::kQuint8: return ScalarType::kByte;
-    case Datatype::kQint32: case Datatype::kQcint32: case Datatype::kInt32: return ScalarType::kInt;
-    default: return ScalarType::kFloat;
-  }
-}
-
 struct Step {
   PlanStep plan;
   xnn_runtime_t runtime = nullptr;
@@ -96,7 +86,7 @@ Status allocate_buffers(Delegate& d, const std::vector<uint8_t>& boundary) {
     d.buffers[v] = d.owned.back().get();
     std::vector<int64_t> sizes(value.dims.begin(), value.dims.end());
     ETKIT_ASSIGN_OR_RETURN(Tensor tensor,
-                           Tensor::make(buffer_type(value.datatype),
+                           Tensor::make(buffer_scalar_type(value.datatype),
                                         Span<const int64_t>(sizes.data(), sizes.size()), {},
                                         d.buffers[v], value.byte_size()));
     d.tensors.push_back(tensor);
@@ -153,11 +143,11 @@ Status check_arg(const Value* arg, const GraphValue& value, size_t index) {
     return Error::make(ErrorCode::kInvalidArgument, "argument %zu is not a tensor", index);
   }
   const Tensor& tensor = arg->unchecked_tensor();
-  if (tensor.scalar_type() != buffer_type(value.datatype) || tensor.nbytes() != value.byte_size()) {
+  if (tensor.scalar_type() != buffer_scalar_type(value.datatype) || tensor.nbytes() != value.byte_size()) {
     return Error::make(ErrorCode::kInvalidArgument,
                        "argument %zu: %s tensor of %zu bytes, the payload expects %s of %zu",
                        index, to_string(tensor.scalar_type()), tensor.nbytes(),
-                       to_string(buffer_type(value.datatype)), value.byte_size());
+                       to_string(buffer_scalar_type(value.datatype)), value.byte_size());
   }
   return Ok{};
 }

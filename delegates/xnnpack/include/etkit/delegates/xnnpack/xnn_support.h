@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "etkit/core/scalar_type.h"
 #include "etkit/delegates/xnnpack/xnn_graph.h"
 
 namespace etkit::xnnpack {
@@ -35,6 +36,18 @@ std::string value_kind(const GraphValue& value);
 
 /// The portable kernel that runs a kPortable kind ("aten::permute_copy.out").
 const char* portable_kernel_of(NodeKind kind);
+
+/// The etkit dtype whose elements have a value's storage size: kFloat for
+/// fp32, kChar for qint8/qcint8/qdint8, kByte for quint8, kInt for the
+/// 32-bit kinds. Meaningless for packed 4-bit kinds (never a tensor).
+ScalarType buffer_scalar_type(Datatype type);
+
+/// Why the portable kernels cannot run node `index` (a kPortable kind) of
+/// `graph` as XNNPACK would, or "": layout nodes (transpose, concatenate,
+/// slice) copy any one element kind whose inputs and output share their
+/// quantization; arithmetic nodes (batch matmul, rsqrt, log, gelu, tanh,
+/// exp, sin) take fp32 only; an output range applies to fp32 only.
+std::string portable_node_problem(const XnnGraph& graph, size_t index);
 
 /// The event name of a node in traces: XNNPACK's operator name
 /// ("Fully Connected (NC, F32) GEMM"), or the kind and its portable kernel.
