@@ -207,6 +207,9 @@ StridedView whole(const Tensor& t) {
 
 void copy_view(const StridedView& view, void* out_data, int64_t out_offset,
                const int64_t* out_strides) {
+  for (int d = 0; d < view.rank; ++d) {
+    if (view.sizes[d] == 0) return;  // nothing to copy; an empty tensor may have no storage at all
+  }
   switch (view.source->element_size()) {
     case 1: copy_words(view, static_cast<uint8_t*>(out_data), out_offset, out_strides); break;
     case 2: copy_words(view, static_cast<uint16_t*>(out_data), out_offset, out_strides); break;
