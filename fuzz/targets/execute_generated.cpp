@@ -29,10 +29,20 @@ using etkit::fuzz::Choices;
 using etkit::test::ProgramBuilder;
 
 constexpr int64_t kArenaBytes = 1 << 16;
+// Every dtype a program can declare that etkit represents: the common
+// ones first (picked more often), then complex, unsigned, quantized and
+// bit types, which kernels must either handle or refuse.
 constexpr ScalarType kDtypes[] = {ScalarType::kFloat, ScalarType::kDouble, ScalarType::kInt,
                                   ScalarType::kLong,  ScalarType::kBool,   ScalarType::kHalf,
                                   ScalarType::kBFloat16, ScalarType::kByte, ScalarType::kChar,
-                                  ScalarType::kShort};
+                                  ScalarType::kShort, ScalarType::kComplexFloat, ScalarType::kComplexDouble,
+                                  ScalarType::kComplexHalf, ScalarType::kUInt16, ScalarType::kUInt32,
+                                  ScalarType::kUInt64, ScalarType::kQInt8, ScalarType::kQUInt8,
+                                  ScalarType::kQInt32, ScalarType::kBits16, ScalarType::kBits8};
+constexpr size_t kCommonDtypes = 10;
+// Sizes: mostly 0..4; sometimes odd and prime ones past a vector width or
+// a copy's word (5, 7, 13, 17, 31), where remainder loops live.
+constexpr int32_t kOddSizes[] = {5, 7, 13, 17, 31, 3, 1};
 
 const std::vector<std::string>& operator_names() {
   static const std::vector<std::string> names = [] {
@@ -83,13 +93,22 @@ class ArgumentMaker {
 
  private:
   int32_t tensor(bool read) {
-    const ScalarType dtype = kDtypes[in_.pick(std::size(kDtypes))];
+    const ScalarType dtype = kDtypes[in_.pick(in_.pick(4) == 0 ? std::size(kDtypes) : kCommonDtypes)];
     const size_t rank = in_.pick(8) < 5 ? in_.pick(3) : in_.pick(6);
     std::vector<int32_t> sizes;
     int64_t numel = 1;
     for (size_t d = 0; d < rank; ++d) {
-      sizes.push_back(static_cast<int32_t>(in_.pick(5)));
+      int32_t size = static_cast<int32_t>(in_.pick(5));
+      if (in_.pick(6) == 0) {
+        const int32_t odd = kOddSizes[in_.pick(std::size(kOddSizes))];
+        if (numel * odd * 16 <= kArenaBytes / 4) size = odd;  // stays within the planned arena
+      }
+      sizes.push_back(size);
       numel *= sizes.back();
+    }
+    if (numel * 16 > kArenaBytes) {  // later dims grew it past the arena: back to small sizes
+      numel = 1;
+      for (int32_t& size : sizes) numel *= (size = std::min(size, 4));
     }
     const int64_t bytes = numel * static_cast<int64_t>(etkit::element_size(dtype));
     int64_t offset = (next_offset_ + 15) / 16 * 16;
@@ -99,6 +118,12 @@ class ArgumentMaker {
     next_offset_ = offset + bytes;
     arena_bytes_ = std::max(arena_bytes_, next_offset_);
     const int32_t value = builder_.tensor(sizes, offset, in_.pick(8) == 0, dtype);
+    if (rank >= 2 && in_.pick(4) == 0) {  // another dim order: channels-last, or any permutation
+      std::vector<uint8_t> order(rank);
+      for (size_t d = 0; d < rank; ++d) order[d] = uint8_t(d);
+      for (size_t d = rank; d > 1; --d) std::swap(order[d - 1], order[in_.pick(d)]);
+      builder_.set_dim_order(order);
+    }
     if (read) read_tensors_.push_back(value);
     return value;
   }

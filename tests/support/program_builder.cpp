@@ -87,6 +87,12 @@ void ProgramBuilder::kernel_call(const std::string& name, const std::string& ove
   calls_.push_back({op, std::move(args)});
 }
 
+void ProgramBuilder::delegate_call(const std::string& backend_id, std::vector<uint8_t> payload,
+                                   std::vector<int32_t> args) {
+  delegates_.push_back({backend_id, std::move(payload)});
+  calls_.push_back({-int32_t(delegates_.size()), std::move(args)});
+}
+
 std::vector<uint8_t> ProgramBuilder::build() const {
   flatbuffers::FlatBufferBuilder b;
   std::vector<flatbuffers::Offset<fb::EValue>> values;
@@ -95,6 +101,7 @@ std::vector<uint8_t> ProgramBuilder::build() const {
       case ValueSpec::kTensor: {
         std::vector<uint8_t> order(v.sizes.size());
         for (size_t d = 0; d < order.size(); ++d) order[d] = uint8_t(d);
+        if (v.dim_order.size() == order.size()) order = v.dim_order;
         flatbuffers::Offset<fb::AllocationDetails> alloc = 0;
         if (v.offset >= 0) {
           alloc = fb::CreateAllocationDetails(b, 1, uint32_t(v.offset), uint32_t(v.offset >> 32));
@@ -143,9 +150,26 @@ std::vector<uint8_t> ProgramBuilder::build() const {
   }
   std::vector<flatbuffers::Offset<fb::Instruction>> instructions;
   for (const Call& call : calls_) {
+    if (call.op < 0) {
+      instructions.push_back(fb::CreateInstruction(
+          b, fb::InstructionArguments::DelegateCall,
+          fb::CreateDelegateCall(b, -1 - call.op, b.CreateVector(call.args)).Union()));
+      continue;
+    }
     instructions.push_back(fb::CreateInstruction(
         b, fb::InstructionArguments::KernelCall,
         fb::CreateKernelCall(b, call.op, b.CreateVector(call.args)).Union()));
+  }
+  std::vector<flatbuffers::Offset<fb::BackendDelegate>> delegates;
+  std::vector<flatbuffers::Offset<fb::BackendDelegateInlineData>> delegate_data;
+  for (const Delegate& d : delegates_) {
+    auto processed = fb::CreateBackendDelegateDataReference(b, fb::DataLocation::INLINE,
+                                                            uint32_t(delegate_data.size()));
+    delegates.push_back(fb::CreateBackendDelegate(
+        b, b.CreateString(d.backend_id), processed,
+        b.CreateVector(std::vector<flatbuffers::Offset<fb::CompileSpec>>{})));
+    b.ForceVectorAlignment(d.payload.size(), 1, 16);
+    delegate_data.push_back(fb::CreateBackendDelegateInlineData(b, b.CreateVector(d.payload)));
   }
   std::vector<flatbuffers::Offset<fb::Operator>> operators;
   for (const auto& [name, overload] : operators_) {
@@ -156,7 +180,7 @@ std::vector<uint8_t> ProgramBuilder::build() const {
   auto plan = fb::CreateExecutionPlan(
       b, b.CreateString("forward"), 0, b.CreateVector(values), b.CreateVector(inputs_),
       b.CreateVector(outputs_), b.CreateVector(std::vector<flatbuffers::Offset<fb::Chain>>{chain}),
-      b.CreateVector(operators), b.CreateVector(std::vector<flatbuffers::Offset<fb::BackendDelegate>>{}),
+      b.CreateVector(operators), b.CreateVector(delegates),
       b.CreateVector(std::vector<int64_t>{0, arena_}));
   std::vector<flatbuffers::Offset<fb::Buffer>> buffers;
   for (const auto& bytes : constants_) {
@@ -181,7 +205,8 @@ std::vector<uint8_t> ProgramBuilder::build() const {
   }
   auto program = fb::CreateProgram(
       b, 0, b.CreateVector(std::vector<flatbuffers::Offset<fb::ExecutionPlan>>{plan}),
-      constants_.size() > 1 ? b.CreateVector(buffers) : 0, 0, segments, 0, mutables);
+      constants_.size() > 1 ? b.CreateVector(buffers) : 0,
+      delegate_data.empty() ? 0 : b.CreateVector(delegate_data), segments, 0, mutables);
   b.Finish(program, fb::ProgramIdentifier());
   std::vector<uint8_t> bytes(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
   if (segment.empty()) return bytes;

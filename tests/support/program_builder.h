@@ -18,6 +18,9 @@ class ProgramBuilder {
   /// when offset < 0); `dynamic` marks it DYNAMIC_BOUND.
   int32_t tensor(std::vector<int32_t> sizes, int64_t offset, bool dynamic = false,
                  ScalarType dtype = ScalarType::kFloat);
+  /// The last tensor added gets `dim_order` (a permutation of its dims)
+  /// instead of the default one.
+  void set_dim_order(std::vector<uint8_t> dim_order) { values_.back().dim_order = std::move(dim_order); }
   /// A constant tensor whose bytes are stored in the program (the legacy
   /// inline constant buffer, as older upstream exports keep them).
   int32_t constant_tensor(std::vector<int32_t> sizes, ScalarType dtype, std::vector<uint8_t> bytes);
@@ -38,6 +41,10 @@ class ProgramBuilder {
   int32_t string(const std::string& value);
   /// Adds an instruction calling "name.overload" with `args`.
   void kernel_call(const std::string& name, const std::string& overload, std::vector<int32_t> args);
+  /// Adds an instruction calling backend `backend_id` on `payload` (stored
+  /// inline in the program, as upstream's emitter stores small payloads)
+  /// with `args` (its inputs, then its outputs).
+  void delegate_call(const std::string& backend_id, std::vector<uint8_t> payload, std::vector<int32_t> args);
   void inputs(std::vector<int32_t> values) { inputs_ = std::move(values); }
   void outputs(std::vector<int32_t> values) { outputs_ = std::move(values); }
   void arena(int64_t bytes) { arena_ = bytes; }
@@ -57,13 +64,19 @@ class ProgramBuilder {
     double double_value = 0;
     std::string text;
     ScalarType dtype = ScalarType::kFloat;
+    std::vector<uint8_t> dim_order;  // empty: the default (0, 1, ...)
     int32_t constant = 0;  // index into constants_ (0: not a constant)
     int32_t mutable_index = 0;  // index into the mutable segment's offsets (0: none)
   };
   struct Call {
-    int32_t op;
+    int32_t op;  ///< an operator index, or for a delegate call -1 - its delegate index
     std::vector<int32_t> args;
   };
+  struct Delegate {
+    std::string backend_id;
+    std::vector<uint8_t> payload;
+  };
+  std::vector<Delegate> delegates_;
   std::vector<ValueSpec> values_;
   std::vector<std::pair<std::string, std::string>> operators_;
   std::vector<Call> calls_;
