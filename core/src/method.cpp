@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "etkit/core/event_tracer.h"
+#include "etkit/core/tensor_access.h"
 #include "etkit/kernels/copy_util.h"
 #include "bool_bytes.h"
 #include "method_state.h"
@@ -135,6 +136,10 @@ Result<std::unique_ptr<Method>> Method::load(const Program& program, const std::
   for (int32_t input : state.inputs) {
     const Value& value = state.values[static_cast<size_t>(input)];
     state.input_borrowed.push_back(value.is_tensor() && value.unchecked_tensor().data() == nullptr);
+    // Values were verified at program load: input indices are in range.
+    const auto* tensor = state.plan->values()->Get(static_cast<flatbuffers::uoffset_t>(input))->val_as_Tensor();
+    state.input_static.push_back(tensor != nullptr &&
+                                 tensor->shape_dynamism() == executorch_flatbuffer::TensorShapeDynamism::STATIC);
   }
   return method;
 }
@@ -198,6 +203,14 @@ Status Method::set_input(size_t index, const Tensor& source) {
   const bool same_shape = source.dim() == target.dim() &&
                           std::memcmp(source.sizes().data(), target.sizes().data(),
                                       sizeof(int64_t) * static_cast<size_t>(source.dim())) == 0;
+  if (!same_shape && state_->input_static[index]) {
+    // As upstream's runtime: a static tensor is never resized ("Attempted
+    // to resize a static tensor"); only dynamic-bound inputs take other shapes.
+    return Error::make(ErrorCode::kInvalidArgument,
+                       "method '%s': input %zu has a static shape %s; got %s",
+                       state_->name.c_str(), index, format_sizes(target.sizes()).c_str(),
+                       format_sizes(source.sizes()).c_str());
+  }
   if (state_->input_borrowed[index]) {
     // No planned memory: borrow the caller's buffer, which must keep the
     // program's shape.

@@ -259,6 +259,24 @@ TEST(Method, StaticInputsRejectOtherShapesAndDtypes) {
   EXPECT_STREQ(status.error().message(), "method 'forward': input 0 must be float32, got int32");
 }
 
+// Upstream's runtime never resizes a static tensor ("Attempted to resize a
+// static tensor"), even to fewer elements than it holds: a smaller image
+// given to a fixed-size model is an error naming the input and both shapes,
+// not logits computed from a half-filled buffer.
+TEST(Method, StaticInputsRejectSmallerShapesThatWouldFitTheirBytes) {
+  auto program = add_program().load();
+  auto method = Method::load(*program, "forward", test::with_kernels());
+  ASSERT_TRUE(method.ok()) << method.error().message();
+  std::vector<float> half(2, 1.f), reshaped(4, 1.f);
+  Status smaller = (*method)->set_input(0, f32(half, {1, 2}));
+  ASSERT_FALSE(smaller.ok());
+  EXPECT_STREQ(smaller.error().message(), "method 'forward': input 0 has a static shape [2, 2]; got [1, 2]");
+  Status same_bytes = (*method)->set_input(1, f32(reshaped, {1, 4}));
+  ASSERT_FALSE(same_bytes.ok());
+  EXPECT_STREQ(same_bytes.error().message(), "method 'forward': input 1 has a static shape [2, 2]; got [1, 4]");
+  EXPECT_TRUE((*method)->set_input(0, f32(reshaped, {2, 2})).ok());
+}
+
 TEST(Method, UsesCallerSuppliedArenas) {
   auto program = add_program().load();
   alignas(64) static uint8_t arena[48];
