@@ -88,8 +88,34 @@ ArenaUse arena_use(uint32_t id, uint64_t size, const std::vector<TensorLifetime>
   return use;
 }
 
+// Values that name the same bytes on purpose: a view (upstream's
+// executorch_prim::et_view, what remove_view_copy leaves of every reshape)
+// and its input, transitively. Maps each value to the first of its group.
+std::map<int32_t, int32_t> alias_roots(const MethodSummary& method) {
+  std::map<int32_t, int32_t> root;
+  const auto find = [&root](int32_t v) {
+    while (root.count(v) != 0 && root[v] != v) v = root[v];
+    return v;
+  };
+  for (const InstructionSummary& instruction : method.instructions) {
+    if (instruction.kind != "kernel" || instruction.target.rfind("executorch_prim::et_view", 0) != 0 ||
+        instruction.references.size() < 2) {
+      continue;
+    }
+    const int32_t input = find(instruction.references.front()), view = find(instruction.references.back());
+    root[input] = input;
+    root[view] = input;
+  }
+  for (auto& [value, first] : root) first = find(value);
+  return root;
+}
+
 void find_errors(const std::vector<TensorLifetime>& tensors, const std::vector<int64_t>& arena_sizes,
-                 std::vector<std::string>& errors) {
+                 const std::map<int32_t, int32_t>& aliases, std::vector<std::string>& errors) {
+  const auto same_bytes_on_purpose = [&aliases](int32_t a, int32_t b) {
+    auto ia = aliases.find(a), ib = aliases.find(b);
+    return ia != aliases.end() && ib != aliases.end() && ia->second == ib->second;
+  };
   for (size_t i = 0; i < tensors.size(); ++i) {
     const PlannedTensorSummary& a = tensors[i].planned;
     const uint64_t arena_size = a.arena < arena_sizes.size() ? uint64_t(std::max<int64_t>(arena_sizes[a.arena], 0)) : 0;
@@ -100,7 +126,8 @@ void find_errors(const std::vector<TensorLifetime>& tensors, const std::vector<i
     }
     for (size_t j = i + 1; j < tensors.size(); ++j) {
       const PlannedTensorSummary& b = tensors[j].planned;
-      if (a.arena != b.arena || !lifetimes_overlap(tensors[i], tensors[j]) || !bytes_overlap(tensors[i], tensors[j])) {
+      if (a.arena != b.arena || !lifetimes_overlap(tensors[i], tensors[j]) || !bytes_overlap(tensors[i], tensors[j]) ||
+          same_bytes_on_purpose(a.value, b.value)) {
         continue;
       }
       errors.push_back("values " + std::to_string(a.value) + " and " + std::to_string(b.value) +
@@ -169,7 +196,7 @@ MethodMemory analyze_memory(const MethodSummary& method) {
     memory.arenas.push_back(arena_use(uint32_t(id), uint64_t(std::max<int64_t>(method.planned_buffer_sizes[id], 0)),
                                       in_arena, method.instructions.size()));
   }
-  find_errors(memory.tensors, method.planned_buffer_sizes, memory.errors);
+  find_errors(memory.tensors, method.planned_buffer_sizes, alias_roots(method), memory.errors);
   return memory;
 }
 

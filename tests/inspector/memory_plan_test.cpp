@@ -73,6 +73,31 @@ TEST(MemoryPlan, OverlapsAndOverrunsAreErrors) {
   EXPECT_TRUE(past_end) << overrun.errors.size();
 }
 
+// Upstream's remove_view_copy leaves every reshape as executorch_prim::
+// et_view, whose output the planner puts on its input's bytes: a view, not
+// two tensors alive together. A real overlap in the same program (the add's
+// output on the view's bytes while the view is read) is still an error.
+TEST(MemoryPlan, AViewSharingItsInputsBytesIsNoPlanningError) {
+  const auto build = [](int64_t sum_offset) {
+    test::ProgramBuilder b;
+    const int32_t x = b.tensor({2, 3}, 0);
+    const int32_t view = b.tensor({3, 2}, 0);  // et_view's output: x's bytes
+    const int32_t sum = b.tensor({3, 2}, sum_offset);
+    b.kernel_call("executorch_prim::et_view", "default", {x, b.int_list({3, 2}), view});
+    b.kernel_call("aten::add", "out", {view, view, b.integer(1), sum, sum});
+    b.inputs({x});
+    b.outputs({sum});
+    b.arena(64);
+    return analyze_memory(summarize(test::checked(b.load(), "view program")).methods.at(0));
+  };
+  const MethodMemory view = build(32);
+  EXPECT_TRUE(view.errors.empty()) << view.errors.front();
+  const MethodMemory clobbered = build(8);  // the sum overwrites the view while the add reads it
+  ASSERT_EQ(clobbered.errors.size(), 1u);  // the input it views is dead by then
+  EXPECT_NE(clobbered.errors[0].find("values 1 and 2 are alive together (steps 1-1)"), std::string::npos)
+      << clobbered.errors[0];
+}
+
 TEST(MemoryPlan, BestFitPrefersTheSmallestGap) {
   // Three live-together tensors of 64, 16 and 48 bytes are placed 0, 64 and
   // 80 (largest first); a fourth of 16 bytes alive only with the 16-byte
