@@ -308,14 +308,26 @@ Result<ETDump> ETDump::load(std::shared_ptr<const FileData> owner,
   // Trailing bytes past the prefixed size (padding some writers add) are
   // outside the trace and ignored.
   flatbuffers::Verifier verifier(bytes.data, prefix + 4, 64, kMaxTables);
-  if (!fb::VerifySizePrefixedETDumpBuffer(verifier)) {
-    return Error::make(ErrorCode::kMalformed,
-                       "%s: the ETDump flatbuffer (bytes 4..%llu) is corrupt: "
-                       "a table, vector or string lies outside it or is "
-                       "misaligned",
-                       label, static_cast<u64>(prefix + 4));
+  const fb::ETDump* root = nullptr;
+  if (fb::VerifySizePrefixedETDumpBuffer(verifier)) {
+    root = fb::GetSizePrefixedETDump(bytes.data);
+  } else {
+    // A flatbuffer aligned from its own first byte, the prefix put in front
+    // of it afterwards (upstream's serializer output saved with the
+    // runtime's prefix): every 8-byte field sits at 4 mod 8 in the file.
+    // Upstream reads it; verified from byte 4, it is read from a copy
+    // whose byte 4 is 8-aligned, so every read stays aligned.
+    flatbuffers::Verifier body(bytes.data + 4, prefix, 64, kMaxTables);
+    if (!fb::VerifyETDumpBuffer(body)) {
+      return Error::make(ErrorCode::kMalformed,
+                         "%s: the ETDump flatbuffer (bytes 4..%llu) is corrupt: "
+                         "a table, vector or string lies outside it or is "
+                         "misaligned",
+                         label, static_cast<u64>(prefix + 4));
+    }
+    owner = FileData::copy_of(ByteSpan{bytes.data + 4, prefix}, name);
+    root = fb::GetETDump(owner->bytes().data);
   }
-  const fb::ETDump* root = fb::GetSizePrefixedETDump(bytes.data);
   Status events = check_events(*root);
   if (!events.ok()) {
     return events.error().with_context("%s", label);
