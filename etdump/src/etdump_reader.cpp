@@ -162,6 +162,11 @@ Result<Tensor> debug_tensor(const DebugTensorView& tensor, ByteSpan debug_buffer
     }
   }
   const uint64_t nbytes = view.nbytes();
+  if (nbytes == 0) {
+    // An empty tensor has no bytes to store: upstream's runtime logs it
+    // with offset -1, and its Inspector reads it as an empty tensor.
+    return view;
+  }
   if (tensor.offset < 0 || !debug_buffer.contains(static_cast<uint64_t>(tensor.offset), nbytes)) {
     return Error::make(ErrorCode::kOutOfRange,
                        "logged tensor at debug buffer offset %lld + %llu bytes lies outside "
@@ -317,7 +322,7 @@ Result<ETDump> ETDump::load(std::shared_ptr<const FileData> owner,
     // runtime's prefix): every 8-byte field sits at 4 mod 8 in the file.
     // Upstream reads it; verified from byte 4, it is read from a copy
     // whose byte 4 is 8-aligned, so every read stays aligned.
-    flatbuffers::Verifier body(bytes.data + 4, prefix, 64, kMaxTables);
+    flatbuffers::Verifier body(bytes.data + 4, static_cast<size_t>(prefix), 64, kMaxTables);
     if (!fb::VerifyETDumpBuffer(body)) {
       return Error::make(ErrorCode::kMalformed,
                          "%s: the ETDump flatbuffer (bytes 4..%llu) is corrupt: "
@@ -325,7 +330,7 @@ Result<ETDump> ETDump::load(std::shared_ptr<const FileData> owner,
                          "misaligned",
                          label, static_cast<u64>(prefix + 4));
     }
-    owner = FileData::copy_of(ByteSpan{bytes.data + 4, prefix}, name);
+    owner = FileData::copy_of(ByteSpan{bytes.data + 4, static_cast<size_t>(prefix)}, name);
     root = fb::GetETDump(owner->bytes().data);
   }
   Status events = check_events(*root);

@@ -213,7 +213,10 @@ std::vector<Group> group_runs(const etdump::ETDump& trace, RunPlaces* places) {
       // instruction id field is meaningless, so they get none.
       const int32_t instruction = record.key.chain < 0 ? -1 : record.key.instruction;
       if (record.profiles.empty()) {
-        keys.push_back({instruction, -1, false, {}, {}, record.debug_name});
+        // A value logged without a profile event of its own (a delegate's
+        // fused node output, debug id 3 after a convolution timed as 1):
+        // its row keeps the delegate id, as upstream's Inspector shows it.
+        keys.push_back({instruction, record.key.delegate_int, false, {}, record.key.delegate_str, record.debug_name});
         occurrences.push_back({});
       }
       for (const ProfileRecord& p : record.profiles) {
