@@ -1,16 +1,19 @@
 // Runs whole programs the way `etinspect run` and `verify` do, in the
 // fuzzers' optimized (-O2) build with AddressSanitizer and UBSan: every op
 // set and the XNNPACK backend, a trace with intermediate outputs. A .pte
-// runs each method twice on its planned inputs (zeros; a second execute
-// keeps what the first left, as mutable buffers do); a .bpte verifies every
-// case. Besides fuzzing (mutated programs), `scripts/fuzz --replay
-// program_execute` runs every shipped sample and corpus program once
-// through it, so an overflow that only optimized code paths show (or that
-// the Debug test build does not reach) is caught in the test command.
+// runs each method twice on zero inputs (a second execute keeps what the
+// first left in mutable buffers); a .bpte verifies every case. Besides
+// fuzzing (mutated programs), `scripts/fuzz --replay-samples` runs every
+// shipped sample and corpus program once through it, so an overflow that
+// only optimized code paths show (or that the Debug test build does not
+// reach) is caught in the test command.
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "etkit/bundled/bundled_program.h"
@@ -26,6 +29,15 @@
 #endif
 
 namespace {
+
+// With ETKIT_FUZZ_REPORT set (the replay of samples), one line per method
+// on stderr: "executed", or the error that stopped it, so that a sample
+// that no longer loads shows instead of passing silently.
+void report(const std::string& what, const etkit::Status& status) {
+  static const bool enabled = std::getenv("ETKIT_FUZZ_REPORT") != nullptr;
+  if (!enabled) return;
+  std::fprintf(stderr, "program_execute: %s: %s\n", what.c_str(), status.ok() ? "executed" : status.error().message());
+}
 
 etkit::BackendRegistry& backends() {
   static auto* registry = [] {
@@ -46,9 +58,25 @@ etkit::MethodOptions options_with(etkit::EventTracer* tracer) {
   return options;
 }
 
+// Every tensor input set to zeros (token ids 0, images black), as a caller
+// would set them; planned memory is not assumed to hold anything.
+etkit::Status zero_inputs(etkit::Method& method) {
+  alignas(64) static uint8_t zeros[16u << 20];
+  for (size_t i = 0; i < method.input_count(); ++i) {
+    const etkit::Value& input = method.input(i);
+    if (!input.is_tensor()) continue;
+    const etkit::Tensor& planned = input.unchecked_tensor();
+    if (planned.nbytes() > sizeof zeros) continue;  // larger inputs keep what the plan holds
+    auto tensor = etkit::Tensor::make(planned.scalar_type(), planned.sizes(), {}, zeros, sizeof zeros);
+    if (!tensor.ok()) return etkit::Status(tensor.error());
+    ETKIT_TRY(method.set_input(i, *tensor));
+  }
+  return etkit::Ok{};
+}
+
 void run_program(const std::shared_ptr<const etkit::FileData>& file) {
   auto program = etkit::Program::load(file, file->bytes(), "fuzz.pte");
-  if (!program.ok()) return;
+  if (!program.ok()) return report("program", etkit::Status(program.error()));
   alignas(64) static uint8_t debug[1u << 20];
   for (const etkit::MethodSummary& summary : etkit::summarize(*program).methods) {
     etkit::etdump::ETDumpGenOptions trace_options;
@@ -56,21 +84,31 @@ void run_program(const std::shared_ptr<const etkit::FileData>& file) {
     trace_options.debug_buffer = etkit::Span<uint8_t>(debug, sizeof debug);
     etkit::etdump::ETDumpGen trace(trace_options);
     auto method = etkit::Method::load(*program, summary.name, options_with(&trace));
-    if (!method.ok()) continue;
-    for (int run = 0; run < 2; ++run) {
-      trace.create_event_block("Execute");
-      (void)(*method)->execute();
+    if (!method.ok()) {
+      report(summary.name, etkit::Status(method.error()));
+      continue;
     }
+    // Inputs are set before each execute: the plan may reuse their bytes
+    // once they are read; state (a KV cache) carries from the first run.
+    etkit::Status status = etkit::Ok{};
+    for (int run = 0; run < 2 && status.ok(); ++run) {
+      status = zero_inputs(**method);
+      if (!status.ok()) break;
+      trace.create_event_block("Execute");
+      status = (*method)->execute();
+    }
+    report(summary.name, status);
     (void)trace.serialize();
   }
 }
 
 void run_bundle(const std::shared_ptr<const etkit::FileData>& file) {
   auto bundle = etkit::bundled::BundledProgram::load(file, "fuzz.bpte");
-  if (!bundle.ok()) return;
+  if (!bundle.ok()) return report("bundle", etkit::Status(bundle.error()));
   auto program = bundle->load_program();
-  if (!program.ok()) return;
-  (void)etkit::bundled::verify(*bundle, *program, options_with(nullptr), {});
+  if (!program.ok()) return report("bundle program", etkit::Status(program.error()));
+  auto verified = etkit::bundled::verify(*bundle, *program, options_with(nullptr), {});
+  report("bundle cases", verified.ok() ? etkit::Status(etkit::Ok{}) : etkit::Status(verified.error()));
 }
 
 }  // namespace
