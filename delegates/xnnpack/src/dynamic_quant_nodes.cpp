@@ -28,7 +28,10 @@ void row_shape(const GraphValue& value, size_t& rows, size_t& width) {
 RowQuantization qd8_row_quantization(float min, float max) {
   const float qmin = -128.0f, qmax = 127.0f;
   const float rmin = std::min(0.0f, min), rmax = std::max(0.0f, max);
-  const float multiplier = rmin == rmax ? 1.0f : (qmax - qmin) / (rmax - rmin);
+  float multiplier = rmin == rmax ? 1.0f : (qmax - qmin) / (rmax - rmin);
+  // A range of a few denormals makes the multiplier infinite (and 0 * inf a
+  // NaN zero point): quantize such a row as an all-zero one.
+  if (!std::isfinite(multiplier)) multiplier = 1.0f;
   const float descaled_min = rmin * multiplier, descaled_max = rmax * multiplier;
   float zero_point = (qmin + descaled_min) + (qmax + descaled_max) > 0 ? qmin - descaled_min : qmax - descaled_max;
   zero_point = std::min(std::max(zero_point, qmin), qmax);
