@@ -62,6 +62,9 @@ struct Builder {
 
 Status Builder::build_slice(Tensor* in, Tensor* result) {
   const GraphValue& input = graph.values[node.inputs[0]];
+  if (node.list_a.size() != input.dims.size() || node.list_b.size() != input.dims.size()) {
+    return fail("slice offsets and sizes do not number one per input dim");
+  }
   std::vector<size_t> sliced;
   for (size_t d = 0; d < input.dims.size(); ++d) {
     if (node.list_a[d] + node.list_b[d] > input.dims[d]) return fail("slice past the input");
