@@ -173,6 +173,46 @@ const Value& Method::output(size_t index) const {
   return state_->values[static_cast<size_t>(state_->outputs[index])];
 }
 
+namespace {
+
+bool same_sizes(const Tensor& a, const Tensor& b) {
+  return a.dim() == b.dim() &&
+         std::memcmp(a.sizes().data(), b.sizes().data(), sizeof(int64_t) * static_cast<size_t>(a.dim())) == 0;
+}
+
+// What a tensor input must be before its bytes are taken: the program's
+// dtype, bools that are 0 or 1, and a static input's own shape (upstream's
+// runtime never resizes a static tensor: "Attempted to resize a static
+// tensor"); dynamic-bound inputs take other shapes within their bound.
+Status check_tensor_input(const detail::MethodState& state, size_t index, const Tensor& source,
+                          const Tensor& target) {
+  if (source.scalar_type() != target.scalar_type()) {
+    return Error::make(ErrorCode::kInvalidArgument,
+                       "method '%s': input %zu must be %s, got %s", state.name.c_str(),
+                       index, to_string(target.scalar_type()),
+                       to_string(source.scalar_type()));
+  }
+  if (source.scalar_type() == ScalarType::kBool && source.data() != nullptr) {
+    const int64_t bad = detail::first_non_bool_byte(source.data(), source.nbytes());
+    if (bad >= 0) {
+      return Error::make(ErrorCode::kInvalidArgument,
+                         "method '%s': input %zu: bool element %lld holds %u; bools are 0 or 1",
+                         state.name.c_str(), index, static_cast<long long>(bad),
+                         unsigned{static_cast<const uint8_t*>(source.data())[bad]});
+    }
+  }
+  const bool same_shape = same_sizes(source, target);
+  if (!same_shape && state.input_static[index]) {
+    return Error::make(ErrorCode::kInvalidArgument,
+                       "method '%s': input %zu has a static shape %s; got %s",
+                       state.name.c_str(), index, format_sizes(target.sizes()).c_str(),
+                       format_sizes(source.sizes()).c_str());
+  }
+  return Ok{};
+}
+
+}  // namespace
+
 Status Method::set_input(size_t index, const Tensor& source) {
   if (index >= state_->inputs.size()) {
     return Error::make(ErrorCode::kOutOfRange, "method '%s' has %zu inputs, not %zu",
@@ -185,32 +225,8 @@ Status Method::set_input(size_t index, const Tensor& source) {
                        index, to_string(value.tag()));
   }
   Tensor& target = value.unchecked_tensor();
-  if (source.scalar_type() != target.scalar_type()) {
-    return Error::make(ErrorCode::kInvalidArgument,
-                       "method '%s': input %zu must be %s, got %s", state_->name.c_str(),
-                       index, to_string(target.scalar_type()),
-                       to_string(source.scalar_type()));
-  }
-  if (source.scalar_type() == ScalarType::kBool && source.data() != nullptr) {
-    const int64_t bad = detail::first_non_bool_byte(source.data(), source.nbytes());
-    if (bad >= 0) {
-      return Error::make(ErrorCode::kInvalidArgument,
-                         "method '%s': input %zu: bool element %lld holds %u; bools are 0 or 1",
-                         state_->name.c_str(), index, static_cast<long long>(bad),
-                         unsigned{static_cast<const uint8_t*>(source.data())[bad]});
-    }
-  }
-  const bool same_shape = source.dim() == target.dim() &&
-                          std::memcmp(source.sizes().data(), target.sizes().data(),
-                                      sizeof(int64_t) * static_cast<size_t>(source.dim())) == 0;
-  if (!same_shape && state_->input_static[index]) {
-    // As upstream's runtime: a static tensor is never resized ("Attempted
-    // to resize a static tensor"); only dynamic-bound inputs take other shapes.
-    return Error::make(ErrorCode::kInvalidArgument,
-                       "method '%s': input %zu has a static shape %s; got %s",
-                       state_->name.c_str(), index, format_sizes(target.sizes()).c_str(),
-                       format_sizes(source.sizes()).c_str());
-  }
+  ETKIT_TRY(check_tensor_input(*state_, index, source, target));
+  const bool same_shape = same_sizes(source, target);
   if (state_->input_borrowed[index]) {
     // No planned memory: borrow the caller's buffer, which must keep the
     // program's shape.

@@ -120,35 +120,45 @@ Result<std::unique_ptr<DynamicQuantNode>> prepare_dynamic_quant_node(const XnnGr
   return out;
 }
 
+namespace {
+
+// The Convert fp32 -> qd8 node: per row, its scale and zero point, then
+// every value quantized.
+void quantize_rows(DynamicQuantNode& node, std::vector<RowQuantization>& params) {
+  for (size_t r = 0; r < node.rows; ++r) {
+    const float* x = node.in + r * node.k;
+    // The row's range over its finite values: a NaN or an infinity (a
+    // diverged activation) would make the scale non-finite and every
+    // integer conversion below undefined. NaN then quantizes to the zero
+    // point and infinities clamp to the range's ends.
+    float min = INFINITY, max = -INFINITY;
+    for (size_t c = 0; c < node.k; ++c) {
+      if (!std::isfinite(x[c])) continue;
+      min = std::min(min, x[c]);
+      max = std::max(max, x[c]);
+    }
+    if (min > max) min = max = 0;  // no finite value
+    const RowQuantization q = qd8_row_quantization(min, max);
+    params[r] = q;
+    // XNNPACK's f32 -> qs8 conversion: x * (1 / scale), clamped so the
+    // zero point keeps it in int8, rounded half to even.
+    const float multiplier = 1.0f / q.scale;
+    const float lo = float(-128 - q.zero_point), hi = float(127 - q.zero_point);
+    int8_t* out = node.quantized + r * node.k;
+    for (size_t c = 0; c < node.k; ++c) {
+      const float product = x[c] * multiplier;
+      const float scaled = std::isnan(product) ? 0.0f : std::min(std::max(product, lo), hi);
+      out[c] = int8_t(int32_t(std::nearbyint(scaled)) + q.zero_point);
+    }
+  }
+}
+
+}  // namespace
+
 void run_dynamic_quant_node(DynamicQuantNode& node) {
   std::vector<RowQuantization>& params = *node.params;
   if (node.convert) {
-    for (size_t r = 0; r < node.rows; ++r) {
-      const float* x = node.in + r * node.k;
-      // The row's range over its finite values: a NaN or an infinity (a
-      // diverged activation) would make the scale non-finite and every
-      // integer conversion below undefined. NaN then quantizes to the zero
-      // point and infinities clamp to the range's ends.
-      float min = INFINITY, max = -INFINITY;
-      for (size_t c = 0; c < node.k; ++c) {
-        if (!std::isfinite(x[c])) continue;
-        min = std::min(min, x[c]);
-        max = std::max(max, x[c]);
-      }
-      if (min > max) min = max = 0;  // no finite value
-      const RowQuantization q = qd8_row_quantization(min, max);
-      params[r] = q;
-      // XNNPACK's f32 -> qs8 conversion: x * (1 / scale), clamped so the
-      // zero point keeps it in int8, rounded half to even.
-      const float multiplier = 1.0f / q.scale;
-      const float lo = float(-128 - q.zero_point), hi = float(127 - q.zero_point);
-      int8_t* out = node.quantized + r * node.k;
-      for (size_t c = 0; c < node.k; ++c) {
-        const float product = x[c] * multiplier;
-        const float scaled = std::isnan(product) ? 0.0f : std::min(std::max(product, lo), hi);
-        out[c] = int8_t(int32_t(std::nearbyint(scaled)) + q.zero_point);
-      }
-    }
+    quantize_rows(node, params);
     return;
   }
   const size_t groups = node.k / node.group, half = (node.k + 1) / 2;

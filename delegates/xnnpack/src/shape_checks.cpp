@@ -94,6 +94,38 @@ bool deconvolution_dims(const XnnGraph& g, const GraphNode& n, Dims& out) {
   return out[1] > 0 && out[2] > 0 && channels > 0;
 }
 
+// A fully connected node: [..., inputs] x the filter; batch dims may be
+// kept or flattened into one.
+bool fully_connected_dims(const XnnGraph& g, const GraphNode& n, Dims& out) {
+  const Dims& in = g.values[n.inputs[0]].dims;
+  const Dims& filter = g.values[n.inputs[1]].dims;
+  // XNN_FLAG_TRANSPOSE_WEIGHTS (1): the filter is [input, output].
+  const bool transposed = (n.flags & 1u) != 0;
+  if (in.empty() || filter.size() != 2) return false;
+  const size_t inputs = filter[transposed ? 0 : 1], outputs = filter[transposed ? 1 : 0];
+  if (inputs == 0 || count(in) % inputs != 0) return false;
+  out = in;
+  out.back() = outputs;
+  if (in.back() != inputs) out = {count(in) / inputs, outputs};
+  if (out != g.values[n.outputs[0]].dims && count(out) == count(g.values[n.outputs[0]].dims) &&
+      g.values[n.outputs[0]].dims.back() == outputs) {
+    out = g.values[n.outputs[0]].dims;  // batch dims may be kept or flattened
+  }
+  return true;
+}
+
+// Argmax pooling: windows that do not overlap (the stride is the kernel);
+// both outputs, values and indices, have the implied shape.
+bool argmax_pooling_dims(const XnnGraph& g, const GraphNode& n, Dims& out) {
+  const Dims& in = g.values[n.inputs[0]].dims;
+  const Window2d& w = n.window;
+  if (in.size() != 4) return false;
+  out = {in[0], window_out(in[1], w.padding_top, w.padding_bottom, w.kernel_height, w.kernel_height, 1),
+         window_out(in[2], w.padding_left, w.padding_right, w.kernel_width, w.kernel_width, 1), in[3]};
+  if (n.outputs.size() != 2 || n.outputs[1] >= g.values.size() || g.values[n.outputs[1]].dims != out) return false;
+  return out[1] > 0 && out[2] > 0;
+}
+
 // The output dims the node implies, or false when its inputs do not fit it;
 // `checked` is false for kinds whose shapes the portable kernel checks.
 bool implied_dims(const XnnGraph& g, const GraphNode& n, Dims& out, bool& checked) {
@@ -105,36 +137,14 @@ bool implied_dims(const XnnGraph& g, const GraphNode& n, Dims& out, bool& checke
       return window_dims(g, n, out);
     case K::kConvTranspose2d:
       return deconvolution_dims(g, n, out);
-    case K::kArgMaxPooling2d: {
-      // Windows that do not overlap (the stride is the kernel); both
-      // outputs, values and indices, have this shape.
-      const Window2d& w = n.window;
-      if (in.size() != 4) return false;
-      out = {in[0], window_out(in[1], w.padding_top, w.padding_bottom, w.kernel_height, w.kernel_height, 1),
-             window_out(in[2], w.padding_left, w.padding_right, w.kernel_width, w.kernel_width, 1), in[3]};
-      if (n.outputs.size() != 2 || n.outputs[1] >= g.values.size() || g.values[n.outputs[1]].dims != out) return false;
-      return out[1] > 0 && out[2] > 0;
-    }
+    case K::kArgMaxPooling2d:
+      return argmax_pooling_dims(g, n, out);
     case K::kGlobalAvgPooling2d:
       if (in.size() != 4) return false;
       out = {in[0], 1, 1, in[3]};
       return true;
-    case K::kFullyConnected: {
-      const Dims& filter = g.values[n.inputs[1]].dims;
-      // XNN_FLAG_TRANSPOSE_WEIGHTS (1): the filter is [input, output].
-      const bool transposed = (n.flags & 1u) != 0;
-      if (in.empty() || filter.size() != 2) return false;
-      const size_t inputs = filter[transposed ? 0 : 1], outputs = filter[transposed ? 1 : 0];
-      if (inputs == 0 || count(in) % inputs != 0) return false;
-      out = in;
-      out.back() = outputs;
-      if (in.back() != inputs) out = {count(in) / inputs, outputs};
-      if (out != g.values[n.outputs[0]].dims && count(out) == count(g.values[n.outputs[0]].dims) &&
-          g.values[n.outputs[0]].dims.back() == outputs) {
-        out = g.values[n.outputs[0]].dims;  // batch dims may be kept or flattened
-      }
-      return true;
-    }
+    case K::kFullyConnected:
+      return fully_connected_dims(g, n, out);
     case K::kAdd: case K::kMultiply: case K::kSubtract: case K::kDiv: case K::kMinimum:
     case K::kMaximum:
       return broadcast(in, g.values[n.inputs[1]].dims, out);
@@ -158,12 +168,9 @@ bool implied_dims(const XnnGraph& g, const GraphNode& n, Dims& out, bool& checke
     }
     case K::kPReLU:
       // XNNPACK reads one slope per channel (the input's last dim).
-      if (in.empty() || n.inputs.size() < 2 || n.inputs[1] >= g.values.size() ||
-          count(g.values[n.inputs[1]].dims) != in.back()) {
-        return false;
-      }
       out = in;
-      return true;
+      return !in.empty() && n.inputs.size() > 1 && n.inputs[1] < g.values.size() &&
+             count(g.values[n.inputs[1]].dims) == in.back();
     case K::kClamp: case K::kSoftmax: case K::kSigmoid: case K::kFloor: case K::kCeiling:
     case K::kSquareRoot: case K::kSquare: case K::kAbs: case K::kNegate: case K::kHardswish:
     case K::kLeakyReLU: case K::kELU: case K::kConvert:
