@@ -12,7 +12,9 @@
 """
 
 import json
+import os
 import struct
+import subprocess
 import tempfile
 import unittest
 from pathlib import Path
@@ -124,6 +126,48 @@ class UpstreamTracesInEtkit(unittest.TestCase):
 # scalar type in get_scalar_type_size : 15", its own limitation): those
 # samples' traces are read without their debug buffer.
 NO_VALUES_FOR_UPSTREAM = {"nano_gpt_bf16"}
+
+
+def etkit_python_rows(trace):
+    """etkit.Inspector's dataframe of `trace`, from etkit's own interpreter
+    (ETKIT_PYTHON and ETKIT_PYTHON_ENV, set by the test suite)."""
+    env = dict(os.environ)
+    for item in filter(None, os.environ.get("ETKIT_PYTHON_ENV", "").split("|")):
+        key, _, value = item.partition("=")
+        env[key] = value
+    done = subprocess.run([os.environ.get("ETKIT_PYTHON", "/usr/bin/python3"), str(Path(__file__).with_name(
+        "etkit_dataframe.py")), str(trace)], capture_output=True, text=True, env=env)
+    if done.returncode != 0:
+        raise AssertionError(f"etkit's dataframe of {trace}: {done.stderr}")
+    return json.loads(done.stdout)
+
+
+class EtkitDataframeEqualsUpstreams(unittest.TestCase):
+    """etkit.Inspector.to_dataframe() equals upstream's, cell for cell (the
+    debug_data tensors aside), on an upstream trace and on an etkit trace."""
+
+    @unittest.skipUnless(os.environ.get("ETKIT_PYTHON_ENV") is not None, "etkit's Python module is not built")
+    def test_cell_for_cell_on_both_kinds_of_trace(self):
+        with tempfile.TemporaryDirectory() as folder:
+            for kind, (trace, _) in [("upstream", upstream_trace("tutorial_cnn", folder)),
+                                     ("etkit", etkit_trace("tutorial_cnn", folder, with_values=False))]:
+                with self.subTest(trace=kind):
+                    theirs = Inspector(etdump_path=str(trace)).to_dataframe()
+                    ours = etkit_python_rows(trace)
+                    self.assertEqual(ours["columns"], list(theirs.columns))
+                    upstream_records = theirs.drop(columns=["debug_data"]).to_dict("records")
+                    self.assertEqual(len(ours["records"]), len(upstream_records))
+                    for mine, upstream in zip(ours["records"], upstream_records):
+                        for column, value in upstream.items():
+                            if isinstance(value, float):
+                                self.assertAlmostEqual(mine[column], value, delta=1e-9, msg=column)
+                            elif isinstance(value, list) and value and isinstance(value[0], float):
+                                self.assertEqual(len(mine[column]), len(value), column)
+                                for a, b in zip(mine[column], value):
+                                    self.assertAlmostEqual(a, b, delta=1e-9, msg=column)
+                            else:
+                                self.assertEqual(json.loads(json.dumps(mine[column], default=str)),
+                                                 json.loads(json.dumps(value, default=str)), column)
 
 
 class EtkitTracesInUpstream(unittest.TestCase):
