@@ -4,6 +4,7 @@
 #include <cstring>
 #include <string>
 
+#include "support/xnn_payload_layout.h"
 #include "xnnpack_graph_generated.h"
 
 namespace etkit::fuzz {
@@ -491,21 +492,7 @@ class Generator {
                                  uint32_t(inputs.size() + outputs.size()), b_.CreateVector(inputs),
                                  b_.CreateVector(outputs), 0, 0, b_.CreateVector(offsets));
     b_.Finish(graph, fb::GraphIdentifier());
-    // XH00 header: flatbuffer at 32, constants 16-byte aligned after it.
-    const uint32_t fb_offset = 32, fb_size = b_.GetSize();
-    const uint32_t data_offset = (fb_offset + fb_size + 15) / 16 * 16;
-    const uint64_t data_size = data_.size();
-    const uint16_t length = 30;
-    std::vector<uint8_t> bytes(data_offset + data_.size(), 0);
-    std::memcpy(bytes.data() + 4, "XH00", 4);
-    std::memcpy(bytes.data() + 8, &length, 2);
-    std::memcpy(bytes.data() + 10, &fb_offset, 4);
-    std::memcpy(bytes.data() + 14, &fb_size, 4);
-    std::memcpy(bytes.data() + 18, &data_offset, 4);
-    std::memcpy(bytes.data() + 22, &data_size, 8);
-    std::memcpy(bytes.data() + fb_offset, b_.GetBufferPointer(), fb_size);
-    if (!data_.empty()) std::memcpy(bytes.data() + data_offset, data_.data(), data_.size());
-    return bytes;
+    return test::xnn_payload(b_.GetBufferPointer(), b_.GetSize(), data_);
   }
 
   Choices& in_;

@@ -23,6 +23,7 @@
 #include "etkit/etdump/etdump_gen.h"
 #include "etkit/etdump/etdump_reader.h"
 #include "support/corpus.h"
+#include "support/xnn_payload_layout.h"
 #include "support/kernels.h"
 
 namespace etkit::xnnpack {
@@ -213,19 +214,7 @@ ConvPayload conv_payload(bool nchw, int conv_width = 4) {
                       {"input_ids", {input}}, {"output_ids", {output}}, {"constant_data", offsets}};
   const std::vector<uint8_t> flatbuffer = test::flatc_binary(
       std::string(ETKIT_SOURCE_DIR) + "/delegates/xnnpack/schema/xnnpack_graph.fbs", graph.dump());
-  const uint32_t fb_offset = 32, fb_size = uint32_t(flatbuffer.size());
-  const uint32_t data_offset = (fb_offset + fb_size + 15) / 16 * 16;
-  const uint64_t data_size = data.size();
-  p.bytes.assign(data_offset + data.size(), 0);
-  std::memcpy(p.bytes.data() + 4, "XH00", 4);
-  const uint16_t length = 30;
-  std::memcpy(p.bytes.data() + 8, &length, 2);
-  std::memcpy(p.bytes.data() + 10, &fb_offset, 4);
-  std::memcpy(p.bytes.data() + 14, &fb_size, 4);
-  std::memcpy(p.bytes.data() + 18, &data_offset, 4);
-  std::memcpy(p.bytes.data() + 22, &data_size, 8);
-  std::memcpy(p.bytes.data() + fb_offset, flatbuffer.data(), flatbuffer.size());
-  std::memcpy(p.bytes.data() + data_offset, data.data(), data.size());
+  p.bytes = test::xnn_payload(flatbuffer.data(), flatbuffer.size(), data);
   return p;
 }
 

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "support/corpus.h"
+#include "support/xnn_payload_layout.h"
 
 namespace etkit::test {
 
@@ -67,20 +68,7 @@ std::vector<uint8_t> PayloadBuilder::finish() const {
                       {"output_ids", outputs}, {"constant_data", offsets}};
   const std::vector<uint8_t> flatbuffer = flatc_binary(
       std::string(ETKIT_SOURCE_DIR) + "/delegates/xnnpack/schema/xnnpack_graph.fbs", graph.dump());
-  const uint32_t fb_offset = 32, fb_size = uint32_t(flatbuffer.size());
-  const uint32_t data_offset = (fb_offset + fb_size + 15) / 16 * 16;
-  const uint64_t data_size = data.size();
-  std::vector<uint8_t> bytes(data_offset + data.size(), 0);
-  std::memcpy(bytes.data() + 4, "XH00", 4);
-  const uint16_t length = 30;
-  std::memcpy(bytes.data() + 8, &length, 2);
-  std::memcpy(bytes.data() + 10, &fb_offset, 4);
-  std::memcpy(bytes.data() + 14, &fb_size, 4);
-  std::memcpy(bytes.data() + 18, &data_offset, 4);
-  std::memcpy(bytes.data() + 22, &data_size, 8);
-  std::memcpy(bytes.data() + fb_offset, flatbuffer.data(), flatbuffer.size());
-  if (!data.empty()) std::memcpy(bytes.data() + data_offset, data.data(), data.size());
-  return bytes;
+  return xnn_payload(flatbuffer.data(), flatbuffer.size(), data);
 }
 
 }  // namespace etkit::test
