@@ -327,6 +327,19 @@ class ProgramsRun(Scratch):
         with self.assertRaisesRegex(etkit.Error, "missing_file.pte"):
             etkit.Program(self.path("missing_file.pte"))
 
+    def test_a_static_input_of_another_shape_is_refused_naming_both_shapes(self):
+        # The tutorial CNN takes a static [1, 1, 32, 32]: a half-size image fits
+        # its planned bytes, but upstream's runtime refuses to resize a static
+        # tensor, and so does etkit, in Python as in the CLI.
+        cnn = os.path.join(SOURCE, "samples", "tutorial_cnn", "tutorial_cnn.pte")
+        method = etkit.Program(cnn).method()
+        with self.assertRaisesRegex(etkit.Error, r"input 0 has a static shape \[1, 1, 32, 32\]; got \[1, 1, 16, 16\]"):
+            method.run([np.zeros((1, 1, 16, 16), np.float32)])
+        self.assertEqual(method.run([np.zeros((1, 1, 32, 32), np.float32)])[0].shape, (1, 10))
+        np.save(self.path("half.npy"), np.zeros((1, 1, 16, 16), np.float32))
+        done = cli("run", cnn, "--input", self.path("half.npy"), ok=(2,))
+        self.assertIn("static shape [1, 1, 32, 32]; got [1, 1, 16, 16]", done.stderr)
+
     def test_bfloat16_outputs_are_marked_uint16_bits(self):
         method = etkit.Program(os.path.join(SOURCE, "samples/nano_gpt_bf16/nano_gpt_bf16.pte")).method()
         dtype, sizes = method.inputs[0]
