@@ -137,8 +137,6 @@ Status Builder::build_clamp(Tensor* result) {
 
 Status Builder::build() {
   using K = NodeKind;
-  const std::string problem = portable_node_problem(graph, index);
-  if (!problem.empty()) return Error::make(ErrorCode::kUnsupported, "%s", problem.c_str());
   if (node.kind == K::kBatchMatrixMultiply) {
     ETKIT_TRY(build_bmm());
     return build_clamp(&out.tensors.back());

@@ -30,8 +30,9 @@ struct PortableNode {
 };
 
 /// Prepares `node` (a NodeRunner::kPortable kind) over `buffers` (value
-/// index → data). Fails, naming the node, for parameters the portable
-/// kernels cannot honour.
+/// index → data). The graph has passed unsupported_reason, which refuses
+/// what the fallback cannot compute (portable_node_problem); fails, naming
+/// the node, for other parameters the portable kernels cannot honour.
 Result<std::unique_ptr<PortableNode>> prepare_portable_node(const XnnGraph& graph, uint32_t index,
                                                             const std::vector<void*>& buffers,
                                                             const KernelRegistry& kernels);
