@@ -58,7 +58,8 @@ def bundle_program_bytes(bpte):
 
 def upstream_verdicts(bpte, rtol, atol):
     """Upstream's BundledModule verdict per (method, case): True for a pass."""
-    module = runtime._load_bundled_program_from_buffer(Path(bpte).read_bytes())
+    bundle = Path(bpte).read_bytes()  # upstream's module borrows these bytes: they must outlive it
+    module = runtime._load_bundled_program_from_buffer(bundle)
     verdicts = {}
     for method, index, _, _ in bundle_cases(bpte):
         try:

@@ -154,7 +154,8 @@ class CorpusPrograms(unittest.TestCase):
             name = pte.stem
             if name in NOT_ON_UPSTREAM or name in NOT_LOADED_BY_UPSTREAM:
                 continue
-            module = oracle.runtime._load_for_executorch_from_buffer(pte.read_bytes())
+            program = pte.read_bytes()  # upstream's module borrows these bytes: they must outlive it
+            module = oracle.runtime._load_for_executorch_from_buffer(program)
             meta = module.method_meta("forward")
             generator = torch.Generator().manual_seed(7)
             inputs = []
