@@ -1,5 +1,6 @@
 #include "etkit/delegates/xnnpack/xnnpack_backend.h"
 
+#include <algorithm>
 #include <xnnpack.h>
 
 #include <cstdlib>
@@ -31,10 +32,14 @@ struct FreeDeleter {
 };
 using AlignedBytes = std::unique_ptr<uint8_t, FreeDeleter>;
 
+AlignedBytes aligned_uninitialized(size_t bytes) {
+  const size_t rounded = std::max<size_t>(64, (bytes + 63) / 64 * 64);
+  return AlignedBytes(static_cast<uint8_t*>(std::aligned_alloc(64, rounded)));
+}
+
 AlignedBytes aligned_zeroed(size_t bytes) {
-  const size_t rounded = (bytes + 63) / 64 * 64;
-  AlignedBytes memory(static_cast<uint8_t*>(std::aligned_alloc(64, rounded == 0 ? 64 : rounded)));
-  if (memory) std::memset(memory.get(), 0, rounded == 0 ? 64 : rounded);
+  AlignedBytes memory = aligned_uninitialized(bytes);
+  if (memory) std::memset(memory.get(), 0, std::max<size_t>(64, (bytes + 63) / 64 * 64));
   return memory;
 }
 
@@ -216,7 +221,9 @@ Result<void*> XnnpackBackend::init(const BackendInitContext& context, ByteSpan p
     }
     ETKIT_ASSIGN_OR_RETURN(step.portable, prepare_portable_node(d.graph, planned.nodes.front(),
                                                                 d.buffers, *context.kernels));
-    if (!d.scratch) d.scratch = aligned_zeroed(kKernelScratchBytes);
+    // Not zeroed, as the method's own scratch: kernels write before they
+    // read, and zeroing 4 MiB per delegate touched every page at load.
+    if (!d.scratch) d.scratch = aligned_uninitialized(kKernelScratchBytes);
   }
   if (d.per_node) name_steps(d);
   if (state_->options.log != nullptr) state_->options.log(describe(d, context));
