@@ -139,6 +139,11 @@ class DelegateEventRecorder final : public EventTracer {
   void set_bundled_input_index(int32_t) override {}
 };
 
+// Where a payload keeps its constants: after the flatbuffer at 16-byte
+// aligned offsets (upstream's layout), after it at odd offsets, or inside
+// the flatbuffer as XN00-era constant buffers.
+enum class ConstantLayout { kAlignedData, kOddOffsets, kInlineBuffers };
+
 // A two-convolution payload in upstream's layout, constants inside it:
 // Conv2d (3 -> 4, 3x3, stride 2, pad 1, output clamped to [0, 6]), then a
 // depthwise 3x3. With `nchw`, the input and output are NCHW behind static
@@ -148,7 +153,7 @@ struct ConvPayload {
   at::Tensor w, b, wd, bd;  // PyTorch layouts
 };
 
-ConvPayload conv_payload(bool nchw, int conv_width = 4) {
+ConvPayload conv_payload(bool nchw, int conv_width = 4, ConstantLayout layout = ConstantLayout::kAlignedData) {
   at::manual_seed(9);
   ConvPayload p;
   p.w = at::randn({4, 3, 3, 3});
@@ -201,17 +206,26 @@ ConvPayload conv_payload(bool nchw, int conv_width = 4) {
                      {"node", {{"num_dims", 4}, {"perm", {0, 3, 1, 2}}, {"input_id", dw},
                                {"output_id", output}}}});
   }
-  // Constants follow the flatbuffer, each 16-byte aligned.
   std::vector<uint8_t> data;
   json offsets = json::array({json::object()});
+  json buffers = json::array({{{"storage", json::array()}}});
   for (const at::Tensor& t : constants) {
-    data.resize((data.size() + 15) / 16 * 16);
-    offsets.push_back({{"offset", data.size()}, {"size", t.numel() * 4}});
     const auto* raw = static_cast<const uint8_t*>(t.data_ptr());
+    if (layout == ConstantLayout::kInlineBuffers) {
+      buffers.push_back({{"storage", std::vector<uint8_t>(raw, raw + t.numel() * 4)}});
+      continue;
+    }
+    data.resize((data.size() + 15) / 16 * 16 + (layout == ConstantLayout::kOddOffsets ? 1 : 0));
+    offsets.push_back({{"offset", data.size()}, {"size", t.numel() * 4}});
     data.insert(data.end(), raw, raw + t.numel() * 4);
   }
-  const json graph = {{"version", "0"}, {"nodes", nodes}, {"values", values}, {"num_externs", 2},
-                      {"input_ids", {input}}, {"output_ids", {output}}, {"constant_data", offsets}};
+  json graph = {{"version", "0"}, {"nodes", nodes}, {"values", values}, {"num_externs", 2},
+                {"input_ids", {input}}, {"output_ids", {output}}};
+  if (layout == ConstantLayout::kInlineBuffers) {
+    graph["constant_buffer"] = buffers;
+  } else {
+    graph["constant_data"] = offsets;
+  }
   const std::vector<uint8_t> flatbuffer = test::flatc_binary(
       std::string(ETKIT_SOURCE_DIR) + "/delegates/xnnpack/schema/xnnpack_graph.fbs", graph.dump());
   p.bytes = test::xnn_payload(flatbuffer.data(), flatbuffer.size(), data);
@@ -261,6 +275,56 @@ TEST(XnnpackBackend, NchwInputBehindTransposesMatchesLibtorch) {
   EXPECT_EQ(recorder.events[1].name, "Convolution (NHWC, F32) IGEMM #1");
   EXPECT_EQ(recorder.events[2].name, "Convolution (NHWC, F32) DWConv #1");
   EXPECT_EQ(recorder.events[3].name, "StaticTranspose (portable aten::permute_copy.out) #2");
+}
+
+// Constants are read in place as floats: a payload at an odd address (inline
+// in a program at any offset), constants at odd offsets, and XN00-era
+// constant buffers inside a flatbuffer the reader must copy to verify (the
+// graph kept pointers into that copy after freeing it) all give libtorch's
+// values, node by node and fused, under ASan and UBSan's alignment checks.
+TEST(XnnpackBackend, MisalignedPayloadsAndConstantsAreReadFromAlignedCopies) {
+  at::manual_seed(10);
+  const at::Tensor x = at::randn({1, 3, 8, 8});
+  for (ConstantLayout layout :
+       {ConstantLayout::kAlignedData, ConstantLayout::kOddOffsets, ConstantLayout::kInlineBuffers}) {
+    const ConvPayload p = conv_payload(true, 4, layout);
+    const at::Tensor expected = conv_reference(p, x);
+    std::vector<uint8_t> shifted(p.bytes.size() + 1);  // the payload at an odd address
+    std::memcpy(shifted.data() + 1, p.bytes.data(), p.bytes.size());
+    {  // every constant aligned, alive after the read, and holding the weights' bytes
+      const XnnGraph graph = checked(read_xnn_graph(ByteSpan{shifted.data() + 1, p.bytes.size()}, nullptr), "graph");
+      const std::vector<at::Tensor> weights = {p.w.permute({0, 2, 3, 1}).contiguous(), p.b,
+                                               p.wd.permute({1, 2, 3, 0}).contiguous(), p.bd};
+      size_t next = 0;
+      for (const GraphValue& value : graph.values) {
+        if (value.constant.size == 0) continue;
+        ASSERT_LT(next, weights.size());
+        const at::Tensor& weight = weights[next++];
+        EXPECT_EQ(reinterpret_cast<uintptr_t>(value.constant.data) % 16, 0u) << "layout " << int(layout);
+        ASSERT_EQ(value.constant.size, size_t(weight.numel() * 4));
+        EXPECT_EQ(std::memcmp(value.constant.data, weight.data_ptr(), value.constant.size), 0);
+      }
+      EXPECT_EQ(next, weights.size());
+    }
+    for (bool per_node : {false, true}) {
+      XnnpackBackend backend;
+      BackendInitContext context;
+      context.kernels = &all_kernels();
+      context.tracing = per_node;
+      void* handle = checked(backend.init(context, ByteSpan{shifted.data() + 1, p.bytes.size()}, {}), "init");
+      at::Tensor output = at::zeros({1, 4, 4, 4});
+      at::Tensor input = x.clone();
+      Tensor in = view_of(input), out = view_of(output);
+      Value in_value = Value::from_tensor(&in), out_value = Value::from_tensor(&out);
+      Value* args[] = {&in_value, &out_value};
+      BackendExecutionContext execution;
+      const Status status = backend.execute(execution, handle, Span<Value*>(args, 2));
+      EXPECT_TRUE(status.ok()) << (status.ok() ? "" : status.error().message());
+      EXPECT_TRUE(at::allclose(output, expected, 1e-5, 1e-5))
+          << "layout " << int(layout) << ", per node " << per_node << ": " << (output - expected).abs().max();
+      backend.destroy(handle);
+    }
+  }
 }
 
 TEST(XnnpackBackend, ChannelsLastInputWithoutTransposesMatchesLibtorch) {

@@ -3,6 +3,7 @@
 // indexes unchecked bytes.
 
 #include <cstring>
+#include <memory>
 #include <unordered_map>
 
 #include "etkit/delegates/xnnpack/xnn_graph.h"
@@ -50,6 +51,7 @@ struct Reader {
   std::unordered_map<uint32_t, uint32_t> index_of_id;
 
   Status read_values();
+  ByteSpan keep_aligned(ByteSpan bytes);
   Result<GraphValue> read_value(size_t index, const fb::TensorValue& tensor);
   Result<ByteSpan> constant_of(size_t value_index, uint32_t constant_index);
   Status read_externals();
@@ -101,6 +103,23 @@ Result<ByteSpan> Reader::constant_of(size_t value_index, uint32_t constant_index
   return ByteSpan{storage->data(), storage->size()};
 }
 
+// Constants are read in place as floats and int32s, by XNNPACK and by
+// etkit's kernels: one that is not 16-byte aligned (a payload inline in a
+// program at any offset, an odd constant offset) is read from a copy.
+constexpr uintptr_t kConstantAlignment = 16;
+
+ByteSpan Reader::keep_aligned(ByteSpan bytes) {
+  const auto misalignment = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % kConstantAlignment; };
+  if (bytes.size == 0 || misalignment(bytes.data) == 0) return bytes;
+  // A word-aligned block with a spare 16 bytes holds a 16-byte-aligned copy.
+  auto copy = std::make_shared<std::vector<uint64_t>>((bytes.size + kConstantAlignment + 7) / 8);
+  uint8_t* start = reinterpret_cast<uint8_t*>(copy->data());
+  start += (kConstantAlignment - misalignment(start)) % kConstantAlignment;
+  std::memcpy(start, bytes.data, bytes.size);
+  graph.owned_storage.push_back(std::move(copy));
+  return ByteSpan{start, bytes.size};
+}
+
 Result<GraphValue> Reader::read_value(size_t index, const fb::TensorValue& tensor) {
   GraphValue value;
   value.id = tensor.id_out();
@@ -128,6 +147,7 @@ Result<GraphValue> Reader::read_value(size_t index, const fb::TensorValue& tenso
   value.external_output = (tensor.flags() & 2u) != 0;
   if (tensor.constant_buffer_idx() != 0) {
     ETKIT_ASSIGN_OR_RETURN(value.constant, constant_of(index, tensor.constant_buffer_idx()));
+    value.constant = keep_aligned(value.constant);
     const size_t bits = element_bits(value.datatype);
     if (bits != 0 && value.constant.size * 8 < count * bits) {
       return Error::make(ErrorCode::kTruncated,
@@ -284,12 +304,13 @@ Result<XnnGraph> read_xnn_graph(ByteSpan payload, const NamedDataLookup& named_d
                        header.flatbuffer_offset);
   }
   // The verifier checks alignment against addresses: a payload stored
-  // inline in a program may sit anywhere, so verify an aligned copy.
-  std::vector<uint64_t> aligned;
+  // inline in a program may sit anywhere, so verify an aligned copy, which
+  // the graph keeps (inline constant buffers point into it).
+  std::shared_ptr<std::vector<uint64_t>> aligned;
   if (reinterpret_cast<uintptr_t>(region.data) % 8 != 0) {
-    aligned.resize((region.size + 7) / 8);
-    std::memcpy(aligned.data(), region.data, region.size);
-    region.data = reinterpret_cast<const uint8_t*>(aligned.data());
+    aligned = std::make_shared<std::vector<uint64_t>>((region.size + 7) / 8);
+    std::memcpy(aligned->data(), region.data, region.size);
+    region.data = reinterpret_cast<const uint8_t*>(aligned->data());
   }
   flatbuffers::Verifier verifier(region.data, region.size);
   if (!verifier.VerifyBuffer<fb::Graph>(nullptr)) {
@@ -299,6 +320,7 @@ Result<XnnGraph> read_xnn_graph(ByteSpan payload, const NamedDataLookup& named_d
   }
   Reader reader{payload, header, named_data, *flatbuffers::GetRoot<fb::Graph>(region.data), {}, {}};
   reader.graph.has_header = has_header;
+  if (aligned) reader.graph.owned_storage.push_back(std::move(aligned));
   if (const auto* version = reader.root.version()) reader.graph.version = version->str();
   ETKIT_TRY(reader.read_values());
   ETKIT_TRY(reader.read_externals());

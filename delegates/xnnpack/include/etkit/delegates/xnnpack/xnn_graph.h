@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -135,6 +136,9 @@ struct XnnGraph {
   std::vector<GraphNode> nodes;
   std::vector<uint32_t> inputs;   ///< value indices of the delegate's inputs, in order
   std::vector<uint32_t> outputs;  ///< value indices of the delegate's outputs, in order
+  /// Aligned copies of a misaligned flatbuffer or constant, which the
+  /// values' constants then point into (shared: copies of a graph stay valid).
+  std::vector<std::shared_ptr<const std::vector<uint64_t>>> owned_storage;
 };
 
 /// Looks up named data by key (the program's, then its .ptd files').
@@ -142,7 +146,8 @@ using NamedDataLookup = std::function<Result<ByteSpan>(const std::string& key)>;
 
 /// Reads and checks a payload. Every id, dimension and constant size is
 /// checked; constants point into `payload` or into named data, which must
-/// outlive the graph. Errors name the node or value and what is wrong.
+/// outlive the graph, or, where those are misaligned, into the graph's own
+/// aligned copies (kernels read constants as floats and int32s in place). Errors name the node or value and what is wrong.
 Result<XnnGraph> read_xnn_graph(ByteSpan payload, const NamedDataLookup& named_data);
 
 }  // namespace etkit::xnnpack
