@@ -8,7 +8,7 @@
 namespace etkit::bundled {
 namespace {
 
-constexpr const char* kMagic = "etkit-device-report 1";
+constexpr const char* kMagic = "etkit-device-report 2";
 
 // ---- writing: one record per line, space-separated tokens ----
 
@@ -212,19 +212,21 @@ Status parse_records(LineReader& lines, DeviceReport& report) {
       report.failed = true;
       report.error_code = ErrorCode(code);
     } else if (kind == "verify") {
-      int64_t passed = 0, failed = 0;
+      int64_t passed = 0, failed = 0, errors = 0;
       VerifyReport& v = report.verify;
       if (!t.number(v.rtol) || !t.number(v.atol) || !t.number(v.load_seconds) || !t.integer(passed) ||
-          !t.integer(failed) || passed < 0 || failed < 0) {
+          !t.integer(failed) || !t.integer(errors) || passed < 0 || failed < 0 || errors < 0) {
         return bad_line(lines, "bad verify totals");
       }
       report.kind = DeviceReport::Kind::kVerify;
       v.passed = size_t(passed);
       v.failed = size_t(failed);
+      v.errors = size_t(errors);
     } else if (kind == "case") {
       CaseReport c;
       int64_t index = 0, passed = 0;
-      if (!t.string(c.method) || !t.integer(index) || !t.integer(passed) || !t.number(c.seconds) || index < 0) {
+      if (!t.string(c.method) || !t.integer(index) || !t.integer(passed) || !t.number(c.seconds) ||
+          !t.string(c.error) || index < 0) {
         return bad_line(lines, "bad case");
       }
       c.case_index = size_t(index);
@@ -302,6 +304,7 @@ std::string format_device_report(const DeviceReport& report) {
   put_number(out, v.load_seconds);
   put_int(out, int64_t(v.passed));
   put_int(out, int64_t(v.failed));
+  put_int(out, int64_t(v.errors));
   out += '\n';
   for (const CaseReport& c : v.cases) {
     out += "case";
@@ -309,6 +312,7 @@ std::string format_device_report(const DeviceReport& report) {
     put_int(out, int64_t(c.case_index));
     put_int(out, c.passed ? 1 : 0);
     put_number(out, c.seconds);
+    put_string(out, c.error);
     out += '\n';
     for (const OutputReport& o : c.outputs) put_output(out, o);
   }

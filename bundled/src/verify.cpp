@@ -124,6 +124,28 @@ OutputReport compare_output(size_t index, const Value& actual, const BundledValu
   return report;
 }
 
+namespace {
+
+// Sets one case's inputs, executes and compares its outputs into `report`.
+Status run_case(Method& method, const TestCase& test_case, size_t index, const VerifyOptions& options,
+                EventTracer* tracer, CaseReport& report) {
+  ETKIT_TRY(set_inputs(method, test_case));
+  Status run = method.execute();
+  if (tracer != nullptr) tracer->set_bundled_input_index(static_cast<int32_t>(index));
+  ETKIT_TRY(run);
+  if (test_case.expected_outputs.size() != method.output_count()) {
+    return Error::make(ErrorCode::kInvalidArgument, "the case expects %zu outputs, the method has %zu",
+                       test_case.expected_outputs.size(), method.output_count());
+  }
+  for (size_t o = 0; o < test_case.expected_outputs.size(); ++o) {
+    report.outputs.push_back(compare_output(o, method.output(o), test_case.expected_outputs[o], options));
+    report.passed &= report.outputs.back().passed;
+  }
+  return Ok{};
+}
+
+}  // namespace
+
 Result<VerifyReport> verify(const BundledProgram& bundle, const Program& program,
                             const MethodOptions& method_options, const VerifyOptions& options) {
   VerifyReport report;
@@ -154,37 +176,20 @@ Result<VerifyReport> verify(const BundledProgram& bundle, const Program& program
     const auto load_start = Clock::now();
     auto method = Method::load(program, suite.method_name, method_options);
     report.load_seconds += seconds_since(load_start);
-    if (!method.ok()) return method.error();
     for (size_t c = 0; c < suite.cases.size(); ++c) {
       if (options.case_index >= 0 && size_t(options.case_index) != c) continue;
-      const TestCase& test_case = suite.cases[c];
       const auto start = Clock::now();
-      Status inputs = set_inputs(**method, test_case);
-      if (!inputs.ok()) {
-        return inputs.error().with_context("%s: method '%s' case %zu", bundle.name().c_str(),
-                                           suite.method_name.c_str(), c);
-      }
-      Status run = (*method)->execute();
-      if (tracer != nullptr) tracer->set_bundled_input_index(static_cast<int32_t>(c));
-      if (!run.ok()) {
-        return run.error().with_context("%s: case %zu", bundle.name().c_str(), c);
-      }
       CaseReport case_report;
       case_report.method = suite.method_name;
       case_report.case_index = c;
-      if (test_case.expected_outputs.size() != (*method)->output_count()) {
-        return Error::make(ErrorCode::kInvalidArgument,
-                           "%s: method '%s' case %zu expects %zu outputs, the method has %zu",
-                           bundle.name().c_str(), suite.method_name.c_str(), c,
-                           test_case.expected_outputs.size(), (*method)->output_count());
-      }
-      for (size_t o = 0; o < test_case.expected_outputs.size(); ++o) {
-        case_report.outputs.push_back(
-            compare_output(o, (*method)->output(o), test_case.expected_outputs[o], options));
-        case_report.passed &= case_report.outputs.back().passed;
+      Status ran = method.ok() ? run_case(**method, suite.cases[c], c, options, tracer, case_report)
+                               : Status(method.error());
+      if (!ran.ok()) {
+        case_report.passed = false;
+        case_report.error = ran.error().message();
       }
       case_report.seconds = seconds_since(start);
-      (case_report.passed ? report.passed : report.failed) += 1;
+      (!case_report.error.empty() ? report.errors : case_report.passed ? report.passed : report.failed) += 1;
       report.cases.push_back(std::move(case_report));
       if (options.progress) options.progress(report.cases.size(), total);
     }

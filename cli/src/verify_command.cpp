@@ -145,7 +145,14 @@ int run_verify(const VerifyCliOptions& options) {
       diagnostics.warning(warning);
     }
   }
-  return report->failed == 0 ? kExitOk : kExitCheckFailed;
+  // A case that could not run is an error on stderr too; when none ran,
+  // nothing was checked: bad input for this program (exit 2), as an
+  // unreadable bundle is.
+  for (const bundled::CaseReport& c : report->cases) {
+    if (!c.error.empty()) diagnostics.error(options.bundle + ": " + c.method + " case " + std::to_string(c.case_index) + ": " + c.error);
+  }
+  if (report->errors > 0 && report->errors == report->cases.size()) return kExitBadInput;
+  return report->failed == 0 && report->errors == 0 ? kExitOk : kExitCheckFailed;
 }
 
 }  // namespace

@@ -61,7 +61,12 @@ void write_verify_text(std::ostream& out, const std::string& file, const bundled
                        bool colour) {
   const char* pass = colour ? "\033[32mPASS\033[0m" : "PASS";
   const char* fail = colour ? "\033[1;31mFAIL\033[0m" : "FAIL";
+  const char* error = colour ? "\033[1;31mERROR\033[0m" : "ERROR";
   for (const bundled::CaseReport& c : report.cases) {
+    if (!c.error.empty()) {
+      out << file << ": " << c.method << " case " << c.case_index << ": " << error << " (" << c.error << ")\n";
+      continue;
+    }
     double max_abs = 0, max_rel = 0;
     // The outputs' dtypes, since what an error figure means depends on
     // them (a bfloat16 output carries 8 significant bits).
@@ -81,8 +86,9 @@ void write_verify_text(std::ostream& out, const std::string& file, const bundled
       if (!o.passed) out << "  " << describe_output(o) << "\n";
     }
   }
-  const size_t total = report.passed + report.failed;
-  out << "summary: " << report.passed << " passed, " << report.failed << " failed of " << total
+  const size_t total = report.passed + report.failed + report.errors;
+  out << "summary: " << report.passed << " passed, " << report.failed << " failed"
+      << (report.errors ? ", " + std::to_string(report.errors) + " could not run" : std::string()) << " of " << total
       << " cases (rtol " << number(report.rtol) << ", atol " << number(report.atol) << ")\n";
 }
 
@@ -92,13 +98,14 @@ void write_verify_json(std::ostream& out, const std::string& file, const bundled
   root["rtol"] = report.rtol;
   root["atol"] = report.atol;
   root["summary"] = {{"cases", report.cases.size()}, {"passed", report.passed}, {"failed", report.failed},
-                     {"errors", 0}, {"load_seconds", report.load_seconds}};
+                     {"errors", report.errors}, {"load_seconds", report.load_seconds}};
   root["cases"] = nlohmann::ordered_json::array();
   for (const bundled::CaseReport& c : report.cases) {
     nlohmann::ordered_json item;
     item["method"] = c.method;
     item["case"] = c.case_index;
-    item["status"] = c.passed ? "pass" : "fail";
+    item["status"] = !c.error.empty() ? "error" : c.passed ? "pass" : "fail";
+    if (!c.error.empty()) item["error"] = c.error;
     item["seconds"] = c.seconds;
     item["outputs"] = nlohmann::ordered_json::array();
     for (const auto& o : c.outputs) {
@@ -152,26 +159,33 @@ void write_verify_junit(std::ostream& out, const std::string& file, const bundle
   for (const auto& c : report.cases) total_time += c.seconds;
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   out << "<testsuites name=\"etinspect verify\" tests=\"" << report.cases.size() << "\" failures=\""
-      << report.failed << "\" errors=\"0\" time=\"" << number(total_time) << "\">\n";
+      << report.failed << "\" errors=\"" << report.errors << "\" time=\"" << number(total_time) << "\">\n";
   // One testsuite per method, in the order the cases ran.
   size_t i = 0;
   while (i < report.cases.size()) {
     const std::string method = report.cases[i].method;
-    size_t end = i, failures = 0;
+    size_t end = i, failures = 0, errors = 0;
     double time = 0;
     while (end < report.cases.size() && report.cases[end].method == method) {
-      failures += !report.cases[end].passed;
+      const bool error = !report.cases[end].error.empty();
+      errors += error;
+      failures += !error && !report.cases[end].passed;
       time += report.cases[end].seconds;
       ++end;
     }
     out << "  <testsuite name=\"" << xml_escape(file + ":" + method) << "\" tests=\"" << end - i
-        << "\" failures=\"" << failures << "\" errors=\"0\" time=\"" << number(time) << "\">\n";
+        << "\" failures=\"" << failures << "\" errors=\"" << errors << "\" time=\"" << number(time) << "\">\n";
     for (; i < end; ++i) {
       const auto& c = report.cases[i];
       out << "    <testcase classname=\"" << xml_escape(file + "." + method) << "\" name=\"case "
           << c.case_index << "\" time=\"" << number(c.seconds) << "\"";
       if (c.passed) {
         out << "/>\n";
+        continue;
+      }
+      if (!c.error.empty()) {
+        out << ">\n      <error type=\"error\" message=\"" << xml_escape(c.error) << "\">" << xml_escape(c.error)
+            << "</error>\n    </testcase>\n";
         continue;
       }
       std::string message, details;

@@ -42,7 +42,9 @@ VerifyReport sample_report() {
   structural.passed = false;
   structural.structural_error = "shape mismatch: expected [2], got [3] - 100% off";
   fail.outputs.push_back(structural);
-  v.cases = {pass, fail};
+  CaseReport error{"other", 2, false, {}, 0.25, "method 'other': no kernel for aten::foo.out"};
+  v.errors = 1;
+  v.cases = {pass, fail, error};
   return v;
 }
 
@@ -59,7 +61,10 @@ TEST(DeviceReport, VerifyReportRoundTripsExactly) {
   EXPECT_EQ(b.load_seconds, a.load_seconds);
   EXPECT_EQ(b.passed, 1u);
   EXPECT_EQ(b.failed, 1u);
-  ASSERT_EQ(b.cases.size(), 2u);
+  EXPECT_EQ(b.errors, 1u);
+  ASSERT_EQ(b.cases.size(), 3u);
+  EXPECT_EQ(b.cases[2].error, "method 'other': no kernel for aten::foo.out");
+  EXPECT_EQ(b.cases[1].error, "");
   EXPECT_EQ(b.cases[1].method, "my method");
   EXPECT_EQ(b.cases[1].case_index, 7u);
   EXPECT_EQ(b.cases[1].seconds, 1.0 / 3.0);
@@ -109,7 +114,7 @@ TEST(DeviceReport, ErrorsAndRunsRoundTrip) {
 TEST(DeviceReport, MalformedReportsNameTheLine) {
   EXPECT_FALSE(parse_device_report("").ok());
   EXPECT_FALSE(parse_device_report("hello\n").ok());
-  auto bad = parse_device_report("etkit-device-report 1\nverify 1 2 3 x 0\n");
+  auto bad = parse_device_report("etkit-device-report 2\nverify 1 2 3 x 0\n");
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(std::string(bad.error().message()).find("line 2"), std::string::npos) << bad.error().message();
   // An output announcing mismatches the report does not hold.
@@ -118,8 +123,8 @@ TEST(DeviceReport, MalformedReportsNameTheLine) {
   std::string text = format_device_report(written);
   text = text.substr(0, text.rfind("mismatch"));
   EXPECT_FALSE(parse_device_report(text).ok());
-  EXPECT_FALSE(parse_device_report("etkit-device-report 1\nmismatch 0 1 2\n").ok());
-  EXPECT_FALSE(parse_device_report("etkit-device-report 1\ncase m 0 1 0\noutput 0 1 - 6 - 1 0 0 - 0 - 99999999\n").ok());
+  EXPECT_FALSE(parse_device_report("etkit-device-report 2\nmismatch 0 1 2\n").ok());
+  EXPECT_FALSE(parse_device_report("etkit-device-report 2\ncase m 0 1 0 -\noutput 0 1 - 6 - 1 0 0 - 0 - 99999999\n").ok());
 }
 
 }  // namespace

@@ -90,6 +90,30 @@ TEST(Verify, ChangedExpectedShapeFailsSayingSo) {
             "shape [2, 2] differs from the expected [4, 1]");
 }
 
+// A case that cannot run (here case 3's input holds its four values as
+// [4, 1], not as the program's static [2, 2]) is reported as an error naming why; the other
+// nine still run and pass.
+TEST(Verify, ACaseThatCannotRunIsAnErrorAndTheOthersStillRun) {
+  auto bytes = test::read_file(test::corpus("upstream/bundled/add_mul_int.bpte"));
+  const auto* root = bundled_program_flatbuffer::GetBundledProgram(bytes.data());
+  const auto* input = root->method_test_suites()->Get(0)->test_cases()->Get(3)->inputs()->Get(0)->val_as_Tensor();
+  ASSERT_EQ(input->sizes()->size(), 2u);
+  ASSERT_EQ(input->sizes()->Get(0), 2);
+  const size_t sizes_at = size_t(reinterpret_cast<const uint8_t*>(input->sizes()->data()) - bytes.data());
+  bytes[sizes_at] = 4;      // [2, 2] -> [4, 1]
+  bytes[sizes_at + 4] = 1;
+  Loaded loaded = load_bytes(bytes);
+  VerifyReport report = run(loaded);
+  ASSERT_EQ(report.cases.size(), 10u);
+  EXPECT_EQ(report.errors, 1u);
+  EXPECT_EQ(report.passed, 9u);
+  EXPECT_EQ(report.failed, 0u);
+  EXPECT_FALSE(report.cases[3].passed);
+  EXPECT_NE(report.cases[3].error.find("[4, 1]"), std::string::npos) << report.cases[3].error;
+  EXPECT_TRUE(report.cases[3].outputs.empty());
+  EXPECT_TRUE(report.cases[4].error.empty());
+}
+
 TEST(Verify, AllcloseRuleMatchesUpstream) {
   EXPECT_TRUE(values_close(NAN, NAN, 0, 0));
   EXPECT_TRUE(values_close(INFINITY, INFINITY, 0, 0));

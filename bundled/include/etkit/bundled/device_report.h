@@ -37,7 +37,7 @@ struct DeviceReport {
   TraceTotals trace;
 };
 
-/// The report's text (first line "etkit-device-report 1").
+/// The report's text (first line "etkit-device-report 2").
 std::string format_device_report(const DeviceReport& report);
 
 /// Reads a report back; errors name the line that does not parse.

@@ -52,12 +52,16 @@ struct CaseReport {
   bool passed = true;
   std::vector<OutputReport> outputs;
   double seconds = 0;  ///< inputs + execute + compare
+  /// Why the case could not run (its method does not load, its inputs do
+  /// not fit, execute fails); empty when it ran. Such a case has not passed.
+  std::string error;
 };
 
 struct VerifyReport {
   std::vector<CaseReport> cases;
   size_t passed = 0;
-  size_t failed = 0;
+  size_t failed = 0;  ///< ran, with an output that differs
+  size_t errors = 0;  ///< could not run (CaseReport::error)
   double load_seconds = 0;  ///< program and method loads, once per method
   double rtol = 0, atol = 0;
 };
@@ -73,8 +77,10 @@ OutputReport compare_output(size_t index, const Value& actual, const BundledValu
 
 /// Runs every selected case of `bundle`. Each method is loaded once (with
 /// `method_options`, e.g. a tracer, which gets one block per case carrying
-/// the case's bundled input index). Fails — rather than reporting a case —
-/// when a method cannot load or run, or a case's inputs do not fit it.
+/// the case's bundled input index). A case whose method cannot load or run,
+/// or whose inputs do not fit, is reported as an error and the others still
+/// run; only a selection naming no case (an unknown method, a case index out
+/// of range) fails the whole verification.
 Result<VerifyReport> verify(const BundledProgram& bundle, const Program& program,
                             const MethodOptions& method_options, const VerifyOptions& options);
 
