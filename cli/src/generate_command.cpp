@@ -130,8 +130,10 @@ void print_generation(const GenerateOptions& options, const std::vector<int64_t>
   const double prefill_rate = prefill_ms > 0 ? double(stats.prompt_tokens) / prefill_ms * 1000 : 0;
   const double decode_rate = decode_ms > 0 ? double(stats.generated_tokens) / decode_ms * 1000 : 0;
   std::vector<double> decode_latencies;
+  int64_t prefill_calls = 0;
   for (const GenerationStep& step : result.steps) {
     if (step.phase == GenerationPhase::kDecode) decode_latencies.push_back(double(step.end_ns - step.start_ns) / 1e6);
+    prefill_calls += step.phase == GenerationPhase::kPrefill;
   }
   std::unique_ptr<Printer> out = options.json ? make_json_printer(std::cout) : make_text_printer(std::cout);
   out->begin_object("");
@@ -155,6 +157,8 @@ void print_generation(const GenerateOptions& options, const std::vector<int64_t>
   out->field("model_load_time_ms", stats.model_load_end_ms - stats.model_load_start_ms);
   out->int_list("prompt_token_ids", prompt);
   out->int_list("generated_token_ids", result.generated);
+  // etkit's: executes the prompt took (one on a dynamic-length program).
+  out->field("prefill_calls", prefill_calls);
   out->double_list("decode_latencies_ms", decode_latencies, decode_latencies.size());
   out->field("stopped_at_max_seq_len", result.stopped_at_max_seq_len);
   out->begin_object("program");
@@ -171,10 +175,9 @@ void print_generation(const GenerateOptions& options, const std::vector<int64_t>
 }
 
 // The same generation inside a device: the runner generates and returns the
-// tokens (as output_0.npy) and each step's latency; phases follow from the
-// prompt length and the program's kind, as on the host.
-Result<GenerationResult> generate_on_device(const GenerateOptions& options, const std::vector<int64_t>& prompt,
-                                            const DecoderMetadata& metadata) {
+// tokens (as output_0.npy) and each step's latency; the steps after the
+// prompt's are one per further token.
+Result<GenerationResult> generate_on_device(const GenerateOptions& options, const std::vector<int64_t>& prompt) {
   WorkDir work;
   ETKIT_TRY(make_work_dir(work, "generate"));
   const std::string scratch = work.str();
@@ -200,8 +203,10 @@ Result<GenerationResult> generate_on_device(const GenerateOptions& options, cons
     return Error::make(ErrorCode::kMalformed, "device: the generated tokens (output_0.npy) are not a 1-D int64 array");
   }
   result.generated.assign(view.data_as<const int64_t>(), view.data_as<const int64_t>() + view.numel());
-  // One latency per step: the prompt's steps, then one per further token.
-  const size_t prefill_steps = metadata.use_kv_cache ? prompt.size() : 1;
+  // One latency per step: the prompt's steps (one per token, or fewer on a
+  // dynamic-length program), then one per further token.
+  const size_t decode_steps = result.generated.empty() ? 0 : result.generated.size() - 1;
+  const size_t prefill_steps = report.latencies_ms.size() > decode_steps ? report.latencies_ms.size() - decode_steps : 0;
   uint64_t clock = 0;
   for (size_t i = 0; i < report.latencies_ms.size(); ++i) {
     GenerationStep step;
@@ -235,7 +240,7 @@ int generate(const GenerateOptions& options) {
   GenerationResult result;
   uint64_t load_start = steady_ns(), load_end = load_start;
   if (!options.device.target.empty()) {
-    auto generated = generate_on_device(options, *prompt, *metadata);
+    auto generated = generate_on_device(options, *prompt);
     if (!generated.ok()) return diagnostics.fail(generated.error());
     result = std::move(*generated);
   } else {

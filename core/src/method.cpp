@@ -1,6 +1,7 @@
 #include "etkit/core/method.h"
 #include "etkit/core/detail/flatbuffer_limits.h"
 
+#include <cstdint>
 #include <cstring>
 
 #include "etkit/core/event_tracer.h"
@@ -140,12 +141,18 @@ Result<std::unique_ptr<Method>> Method::load(const Program& program, const std::
     const auto* tensor = state.plan->values()->Get(static_cast<flatbuffers::uoffset_t>(input))->val_as_Tensor();
     state.input_static.push_back(tensor != nullptr &&
                                  tensor->shape_dynamism() == executorch_flatbuffer::TensorShapeDynamism::STATIC);
+    const bool unbound =
+        tensor != nullptr && tensor->shape_dynamism() == executorch_flatbuffer::TensorShapeDynamism::DYNAMIC_UNBOUND;
+    state.input_bound_bytes.push_back(unbound || !value.is_tensor() ? SIZE_MAX : value.unchecked_tensor().nbytes());
   }
   return method;
 }
 
 const std::string& Method::name() const { return state_->name; }
 size_t Method::input_count() const { return state_->inputs.size(); }
+bool Method::input_is_static(size_t index) const {
+  return index < state_->input_static.size() && state_->input_static[index];
+}
 size_t Method::output_count() const { return state_->outputs.size(); }
 size_t Method::instruction_count() const { return state_->instruction_count; }
 void Method::set_tracer(EventTracer* tracer) { state_->tracer = tracer; }
@@ -228,13 +235,15 @@ Status Method::set_input(size_t index, const Tensor& source) {
   ETKIT_TRY(check_tensor_input(*state_, index, source, target));
   const bool same_shape = same_sizes(source, target);
   if (state_->input_borrowed[index]) {
-    // No planned memory: borrow the caller's buffer, which must keep the
-    // program's shape.
+    // No planned memory (upstream's LLM export leaves its token input so):
+    // borrow the caller's buffer; a dynamic input takes its sizes too,
+    // within the declared upper bound.
     if (!same_shape) {
-      return Error::make(ErrorCode::kInvalidArgument,
-                         "method '%s': input %zu has a different shape than the "
-                         "program's",
-                         state_->name.c_str(), index);
+      target.set_data(target.data(), state_->input_bound_bytes[index]);
+      Status resized = target.resize(source.sizes());
+      if (!resized.ok()) {
+        return resized.error().with_context("method '%s': input %zu", state_->name.c_str(), index);
+      }
     }
     target.set_data(source.data(), source.nbytes());
     return Ok{};

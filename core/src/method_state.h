@@ -60,6 +60,7 @@ struct MethodState {
   std::vector<int32_t> outputs;
   std::vector<bool> input_borrowed;  // inputs without planned memory
   std::vector<bool> input_static;    // inputs whose shape the program fixes (TensorShapeDynamism::STATIC)
+  std::vector<size_t> input_bound_bytes;  // bytes of an input's declared sizes (its upper bound); SIZE_MAX if unbound
   std::vector<std::vector<PreparedInstruction>> chains;
   std::vector<LoadedDelegate> delegates;
   std::vector<std::unique_ptr<uint8_t, AlignedFree>> owned_arenas;

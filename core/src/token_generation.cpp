@@ -144,11 +144,15 @@ Result<GenerationResult> generate_tokens(Method& forward, const DecoderMetadata&
                          (long long)prompt[i], (long long)metadata.vocab_size);
     }
   }
-  const int64_t window = forward.input(0).unchecked_tensor().size(1);  // tokens one call takes
-  if (metadata.use_kv_cache && window != 1) {
+  // Tokens one call takes: a static window, or the upper bound of a
+  // dynamic one (upstream's LLM export with a dynamic sequence length).
+  const int64_t window = forward.input(0).unchecked_tensor().size(1);
+  const bool dynamic_window = !forward.input_is_static(0);
+  if (metadata.use_kv_cache && window != 1 && !dynamic_window) {
     return Error::make(ErrorCode::kUnsupported,
-                       "method '%s' takes %lld tokens per call; etkit prefills KV-cache programs one token at a time "
-                       "(static shapes)", forward.name().c_str(), (long long)window);
+                       "method '%s' takes exactly %lld tokens per call (a static shape); a KV-cache program must take "
+                       "one token per call, or a dynamic number up to a bound",
+                       forward.name().c_str(), (long long)window);
   }
   if (int64_t(prompt.size()) >= metadata.max_seq_len && metadata.use_kv_cache) {
     return Error::make(ErrorCode::kInvalidArgument, "the prompt's %zu tokens leave no room in max_seq_len %lld",
@@ -170,10 +174,14 @@ Result<GenerationResult> generate_tokens(Method& forward, const DecoderMetadata&
   // One execute: feeds the step's tokens, samples from the logits of its
   // last real token when asked.
   auto step = [&](GenerationStep s, bool sample) -> Status {
-    if (metadata.use_kv_cache) {
-      tokens_buffer[0] = sequence[size_t(s.start_pos)];
+    if (metadata.use_kv_cache) {  // the step's tokens at their positions in the cache
+      std::copy(sequence.begin() + s.start_pos, sequence.begin() + s.start_pos + s.seq_len, tokens_buffer.begin());
       position_buffer = s.start_pos;
-      ETKIT_TRY(forward.set_input(0, tokens));
+      const int64_t step_sizes[2] = {1, s.seq_len};
+      ETKIT_ASSIGN_OR_RETURN(Tensor step_tokens,
+                             Tensor::make(ScalarType::kLong, Span<const int64_t>(step_sizes, 2), {}, tokens_buffer.data(),
+                                          size_t(s.seq_len) * sizeof(int64_t)));
+      ETKIT_TRY(forward.set_input(0, step_tokens));
       ETKIT_TRY(forward.set_input(1, position));
     } else {  // the whole (cropped) sequence, zeros after it: causal positions ignore them
       std::fill(tokens_buffer.begin(), tokens_buffer.end(), 0);
@@ -202,9 +210,11 @@ Result<GenerationResult> generate_tokens(Method& forward, const DecoderMetadata&
 
   const int64_t prompt_len = int64_t(prompt.size());
   if (max_new_tokens <= 0) return result;
-  if (metadata.use_kv_cache) {
-    for (int64_t i = 0; i < prompt_len; ++i) {
-      ETKIT_TRY(step({GenerationPhase::kPrefill, i, 1, 0, 0, -1}, i + 1 == prompt_len));
+  if (metadata.use_kv_cache) {  // the prompt in calls of as many tokens as one call takes
+    const int64_t chunk = dynamic_window ? window : 1;
+    for (int64_t start = 0; start < prompt_len; start += chunk) {
+      const int64_t fed = std::min(chunk, prompt_len - start);
+      ETKIT_TRY(step({GenerationPhase::kPrefill, start, fed, 0, 0, -1}, start + fed == prompt_len));
     }
   } else {
     const int64_t fed = std::min(prompt_len, window);

@@ -61,6 +61,27 @@ TEST(GenerateCommand, TheLlamaSampleGeneratesEagerPyTorchsGreedyTokens) {
   EXPECT_EQ(out["program"]["use_kv_cache"], true);
 }
 
+// Made by upstream's LLM export with a dynamic sequence length: the prompt
+// goes in one call, then one token per call; the tokens are upstream's
+// runtime's greedy ones (samples/export/upstream/make_tiny_llama_dynamic.py).
+TEST(GenerateCommand, ADynamicLengthLlamaPrefillsInOneCallAndGeneratesUpstreamsTokens) {
+  const std::vector<uint8_t> bytes = test::read_file(test::sample("tiny_llama_dynamic/upstream_generation.json"));
+  const nlohmann::json upstream = nlohmann::json::parse(std::string(bytes.begin(), bytes.end()));
+  const int64_t max_new = upstream["max_new"].get<int64_t>();
+  const nlohmann::json out =
+      generate({test::sample("tiny_llama_dynamic/tiny_llama_dynamic.pte"), "--prompt-tokens",
+                joined(upstream["prompt_tokens"]), "--max-new", std::to_string(max_new)});
+  EXPECT_EQ(out["generated_token_ids"], upstream["generated_tokens"]);
+  EXPECT_EQ(out["prefill_calls"], 1);
+  EXPECT_EQ(out["decode_latencies_ms"].size(), size_t(max_new - 1));
+  EXPECT_EQ(out["program"]["enable_dynamic_shape"], true);
+  // The static one-token sample still prefills token by token.
+  const nlohmann::json eager = eager_generation("tiny_llama");
+  const nlohmann::json stepwise = generate({test::sample("tiny_llama/tiny_llama.pte"), "--prompt-tokens",
+                                            joined(eager["prompt_tokens"]), "--max-new", "2"});
+  EXPECT_EQ(stepwise["prefill_calls"], eager["prompt_tokens"].size());
+}
+
 TEST(GenerateCommand, The8da4wLlamaGeneratesItsEagerSimulationsTokens) {
   // 8da4w linears in XNNPACK (qd8 activations x 4-bit weights on etkit's
   // kernels) against eager PyTorch simulating the same quantization.

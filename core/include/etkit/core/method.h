@@ -74,8 +74,12 @@ class Method {
   /// backend's and not counted. Lets callers size a tracer's buffer.
   size_t trace_events_per_execute(bool with_values) const;
 
-  /// The value an input or output index refers to.
+  /// The value an input or output index refers to. A tensor input's sizes
+  /// are its upper bound when it is not static.
   const Value& input(size_t index) const;
+  /// Whether tensor input `index` has a static shape (set_input refuses
+  /// other sizes); false for dynamic inputs and non-tensors.
+  bool input_is_static(size_t index) const;
   const Value& output(size_t index) const;
 
   /// Sets tensor input `index`: copies into its planned memory, or borrows
