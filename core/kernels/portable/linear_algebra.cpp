@@ -1,4 +1,4 @@
-// mm, addmm and bmm over the shared GEMM: float32 and float64 blocked,
+// mm, addmm, bmm and linear over the shared GEMM: float32 and float64 blocked,
 // integer types wrapping as ATen's (float16 and bfloat16 reach them as
 // float32 through the runtime's low-precision staging).
 
@@ -115,12 +115,70 @@ Status bmm_out(KernelContext& context, Span<Value*> args) {
   return Ok{};
 }
 
+// linear.out(input, weight, bias?, out): out = input @ weight^T + bias over
+// the input's leading dims. Upstream's optimized kernels provide it (not its
+// portable ones); its LLM export without a delegate keeps linears as it.
+Status linear_out(KernelContext& context, Span<Value*> args) {
+  const Tensor& x = tensor_arg(args, 0);
+  const Tensor& w = tensor_arg(args, 1);
+  const Tensor* bias = optional_tensor_arg(args, 2);
+  Tensor& out = tensor_arg(args, 3);
+  ETKIT_KERNEL_CHECK(context, x.dim() >= 1 && w.dim() == 2, "input must be at least 1-D and weight 2-D, got %d-D and %d-D",
+                     int(x.dim()), int(w.dim()));
+  const int64_t n = w.size(0), k = w.size(1);
+  ETKIT_KERNEL_CHECK(context, x.size(x.dim() - 1) == k,
+                     "input's last dim (%lld) must equal weight's in-features (%lld)",
+                     (long long)x.size(x.dim() - 1), (long long)k);
+  if (bias != nullptr) {
+    ETKIT_TRY(check_real_types(context, {&x, &w, bias, &out}));
+    ETKIT_KERNEL_CHECK(context, bias->dim() <= 1 && (bias->numel() == 1 || bias->numel() == n),
+                       "bias must hold 1 or %lld values, got %lld", (long long)n, (long long)bias->numel());
+  } else {
+    ETKIT_TRY(check_real_types(context, {&x, &w, &out}));
+  }
+  int64_t sizes[kMaxRank];
+  for (int d = 0; d + 1 < x.dim(); ++d) sizes[d] = x.size(d);
+  sizes[x.dim() - 1] = n;
+  ETKIT_TRY(resize_output(context, out, Span<const int64_t>(sizes, size_t(x.dim()))));
+  const int rank = int(x.dim());
+  const int64_t rows = rank == 1 ? 1 : x.size(rank - 2);
+  const int64_t x_row_stride = rank == 1 ? 0 : x.stride(rank - 2), out_row_stride = rank == 1 ? 0 : out.stride(rank - 2);
+  int64_t batches = 1;
+  for (int d = 0; d + 2 < rank; ++d) batches *= x.size(d);
+  ETKIT_TRY(dispatch_real(context, x.scalar_type(), [&](auto tag) {
+    using T = decltype(tag);
+    const MatrixView<const T> weight_t{w.data_as<const T>(), k, n, w.stride(1), w.stride(0)};
+    for (int64_t batch = 0; batch < batches; ++batch) {
+      int64_t x_offset = 0, out_offset = 0;  // the batch's leading indices, last fastest
+      for (int64_t rest = batch, d = rank - 3; d >= 0; --d) {
+        const int64_t index = rest % x.size(int(d));
+        rest /= x.size(int(d));
+        x_offset += index * x.stride(int(d));
+        out_offset += index * out.stride(int(d));
+      }
+      T* po = out.data_as<T>() + out_offset;
+      if (bias != nullptr) {  // the bias in every row, then the product added to it
+        const T* pb = bias->data_as<const T>();
+        const int64_t bias_step = bias->numel() == 1 ? 0 : (bias->dim() == 0 ? 0 : bias->stride(0));
+        for (int64_t i = 0; i < rows; ++i) {
+          for (int64_t j = 0; j < n; ++j) po[i * out_row_stride + j * out.stride(rank - 1)] = pb[j * bias_step];
+        }
+      }
+      gemm(MatrixView<const T>{x.data_as<const T>() + x_offset, rows, k, x_row_stride, x.stride(rank - 1)}, weight_t,
+           MatrixView<T>{po, rows, n, out_row_stride, out.stride(rank - 1)}, T(1), T(bias != nullptr ? 1 : 0),
+           context.scratch);
+    }
+  }));
+  return Ok{};
+}
+
 }  // namespace
 
 void register_linear_algebra(KernelRegistry& r) {
   ETKIT_REGISTER_KERNEL(r, "aten::mm.out", "TTWW", mm_out);
   ETKIT_REGISTER_KERNEL(r, "aten::addmm.out", "TTTssWW", addmm_out);
   ETKIT_REGISTER_KERNEL(r, "aten::bmm.out", "TTWW", bmm_out);
+  ETKIT_REGISTER_KERNEL(r, "aten::linear.out", "TTtWW", linear_out);
 }
 
 }  // namespace etkit::kernels

@@ -99,6 +99,10 @@ void linear_algebra_and_nn_cases(CaseList& l) {
   l.add("aten::bmm.out", [](OpRunner& o, const Tensors& t, auto) { o.tensor(t[0]).tensor(t[1]); },
         [](const Tensors& t, auto) { return Tensors{at::bmm(t[0], t[1])}; }, {l.r({3, 4, 32}), l.r({3, 32, 6})})
       .libtorch_bf16_accumulates_low = true;
+  l.add("aten::linear.out", [](OpRunner& o, const Tensors& t, auto) { o.tensor(t[0]).tensor(t[1]).tensor(t[2]); },
+        [](const Tensors& t, auto) { return Tensors{at::linear(t[0], t[1], t[2])}; },
+        {l.r({2, 3, 40}), l.r({6, 40}), l.r({6})})
+      .libtorch_bf16_accumulates_low = true;
   l.add("aten::convolution.out",
         [](OpRunner& o, const Tensors& t, auto) {
           o.tensor(t[0]).tensor(t[1]).tensor(t[2]).ints({1, 1}).ints({1, 1}).ints({1, 1}).boolean(false).ints({0, 0}).integer(1);

@@ -1,4 +1,4 @@
-// mm, addmm, bmm and convolution against libtorch on shapes that cross the
+// mm, addmm, bmm, linear and convolution against libtorch on shapes that cross the
 // GEMM's block boundaries, and real CNN layer shapes.
 
 #include <gtest/gtest.h>
@@ -60,6 +60,40 @@ TEST(LinearAlgebra, AddmmWithBroadcastBiasAndTransposedWeight) {
   runner.tensor(nan_bias).tensor(x).tensor(wt).integer(0).integer(1).out(at::kFloat, {10, 20}).returned();
   ASSERT_EQ(runner.run(), "");
   EXPECT_TRUE(tensors_close(runner.result(), at::addmm(nan_bias, x, wt, 0, 1), 1e-5, 1e-5));
+}
+
+// linear as upstream's LLM export leaves it: [batch, seq, features] inputs,
+// with and without bias, a 1-D input, a transposed (strided) input, integers.
+TEST(LinearAlgebra, LinearOverLeadingDimsWithAndWithoutBias) {
+  std::mt19937_64 rng(kernel_test_seed() + 24);
+  const at::Tensor w = random_tensor(rng, {20, 33}, at::kFloat);
+  const at::Tensor bias = random_tensor(rng, {20}, at::kFloat);
+  const std::vector<at::Tensor> inputs = {random_tensor(rng, {2, 5, 33}, at::kFloat), random_tensor(rng, {33}, at::kFloat),
+                                          random_tensor(rng, {33, 7}, at::kFloat).t(),
+                                          random_tensor(rng, {3, 1, 4, 33}, at::kFloat), random_tensor(rng, {0, 33}, at::kFloat)};
+  for (const at::Tensor& x : inputs) {
+    for (bool with_bias : {true, false}) {
+      const at::Tensor expected = with_bias ? at::linear(x, w, bias) : at::linear(x, w);
+      OpRunner runner("aten::linear.out");
+      runner.tensor(x).tensor(w);
+      if (with_bias) {
+        runner.tensor(bias);
+      } else {
+        runner.none();
+      }
+      runner.out(at::kFloat, expected.sizes().vec()).returned();
+      ASSERT_EQ(runner.run(), "") << x.sizes();
+      EXPECT_TRUE(tensors_close(runner.result(), expected, 1e-5, 1e-5)) << x.sizes() << " bias " << with_bias;
+    }
+  }
+  const at::Tensor xi = at::randint(-9, 9, {3, 6}, at::kLong), wi = at::randint(-9, 9, {4, 6}, at::kLong);
+  OpRunner integers("aten::linear.out");
+  integers.tensor(xi).tensor(wi).none().out(at::kLong, {3, 4}).returned();
+  ASSERT_EQ(integers.run(), "");
+  EXPECT_TRUE(at::equal(integers.result(), at::linear(xi, wi)));
+  OpRunner mismatched("aten::linear.out");
+  mismatched.tensor(random_tensor(rng, {2, 32}, at::kFloat)).tensor(w).none().out(at::kFloat, {2, 20}).returned();
+  EXPECT_NE(mismatched.run().find("in-features"), std::string::npos);
 }
 
 TEST(LinearAlgebra, Bmm) {
