@@ -287,8 +287,9 @@ Status index_put_inplace(KernelContext& context, Span<Value*> args) {
                     bool_arg(args, 3));
 }
 
-// masked_scatter.out(self, mask, source, out): where the mask (broadcast to
-// self) is true, out takes source's elements in order.
+// masked_scatter.out(self, mask, source, out): self and mask broadcast
+// together (ATen expands both, so out may be larger than self); where the
+// mask is true, out takes source's elements in order, elsewhere self's.
 Status masked_scatter_out(KernelContext& context, Span<Value*> args) {
   const Tensor& self = tensor_arg(args, 0);
   const Tensor& mask = tensor_arg(args, 1);
@@ -301,31 +302,32 @@ Status masked_scatter_out(KernelContext& context, Span<Value*> args) {
                      to_string(mask.scalar_type()));
   int64_t sizes[kMaxRank];
   int rank = 0;
-  ETKIT_KERNEL_CHECK(context,
-                     broadcast_shape(self.sizes(), mask.sizes(), sizes, rank) && rank == self.dim() &&
-                         std::equal(sizes, sizes + rank, self.sizes().begin()),
-                     "masked_scatter: mask of shape %s does not broadcast to self of shape %s",
+  ETKIT_KERNEL_CHECK(context, broadcast_shape(self.sizes(), mask.sizes(), sizes, rank),
+                     "masked_scatter: mask of shape %s and self of shape %s do not broadcast",
                      format_sizes(mask.sizes()).c_str(), format_sizes(self.sizes()).c_str());
-  ETKIT_TRY(copy_into(context, whole(self), out));
-  int64_t mask_strides[kMaxRank];
+  ETKIT_TRY(resize_output(context, out, Span<const int64_t>(sizes, size_t(rank))));
+  int64_t self_strides[kMaxRank], mask_strides[kMaxRank];
+  broadcast_strides(self, rank, sizes, self_strides);
   broadcast_strides(mask, rank, sizes, mask_strides);
   const auto* m = mask.data_as<const uint8_t>();
   const size_t size = out.element_size();
   auto* dst = static_cast<uint8_t*>(out.data());
+  const auto* from_self = static_cast<const uint8_t*>(self.data());
   const auto* src = static_cast<const uint8_t*>(source.data());
   int64_t source_index[kMaxRank] = {};
   int64_t taken = 0;
   bool short_source = false;
-  const int64_t* strides[2] = {mask_strides, out.strides().data()};
-  for_each_index<2>(rank, sizes, strides, [&](const int64_t* o) {
-    if (!m[o[0]] || short_source) return;
-    if (taken == source.numel()) {
-      short_source = true;
+  const int64_t* strides[3] = {self_strides, mask_strides, out.strides().data()};
+  for_each_index<3>(rank, sizes, strides, [&](const int64_t* o) {
+    uint8_t* to = dst + o[2] * int64_t(size);
+    if (!m[o[1]] || short_source || taken == source.numel()) {
+      short_source |= m[o[1]] != 0 && taken == source.numel();
+      std::memcpy(to, from_self + o[0] * int64_t(size), size);
       return;
     }
     int64_t source_offset = 0;
     for (int d = 0; d < source.dim(); ++d) source_offset += source_index[d] * source.stride(d);
-    std::memcpy(dst + o[1] * int64_t(size), src + source_offset * int64_t(size), size);
+    std::memcpy(to, src + source_offset * int64_t(size), size);
     next_index(source_index, source.sizes().data(), source.dim());
     ++taken;
   });

@@ -121,6 +121,10 @@ void index_and_scatter_cases(CaseList& l) {
   l.add("aten::masked_scatter.out", [](OpRunner& o, const Tensors& t, auto) { o.tensor(t[0]).tensor(t[1]).tensor(t[2]); },
         [](const Tensors& t, auto) { return Tensors{at::masked_scatter(t[0], t[1], t[2])}; },
         {l.r({3, 4}), l.r({1, 4}).gt(0), l.r({3, 5})});
+  // A mask larger than self: self is expanded to the mask, as ATen does.
+  l.add("aten::masked_scatter.out", [](OpRunner& o, const Tensors& t, auto) { o.tensor(t[0]).tensor(t[1]).tensor(t[2]); },
+        [](const Tensors& t, auto) { return Tensors{at::masked_scatter(t[0], t[1], t[2])}; },
+        {l.r({5}), l.r({4, 5}).gt(0), l.r({4, 6})});
   // Data-dependent sizes: the outs have room for more than the result.
   l.add("aten::masked_select.out", [](OpRunner& o, const Tensors& t, auto) { o.tensor(t[0]).tensor(t[1]); },
         [](const Tensors& t, auto) { return Tensors{at::masked_select(t[0], t[1])}; }, {l.r({3, 4}), l.r({3, 1}).gt(0)})
