@@ -126,6 +126,12 @@ Status npy_inputs(Method& method, const RunOptions& options, InputBuffers& owned
       continue;
     }
     ETKIT_ASSIGN_OR_RETURN(Tensor view, array.view());
+    if (view.scalar_type() == ScalarType::kUInt16 && input.unchecked_tensor().scalar_type() == ScalarType::kBFloat16) {
+      // NumPy has no bfloat16: a uint16 file holds its bits, as etkit
+      // writes bfloat16 outputs.
+      ETKIT_ASSIGN_OR_RETURN(view, Tensor::make(ScalarType::kBFloat16, view.sizes(), view.dim_order(), view.data(),
+                                                view.nbytes()));
+    }
     owned.buffers.push_back(std::move(array.data));  // the view's bytes move with it
     Status status = method.set_input(i, view);
     if (!status.ok()) return status.error().with_context("%s", options.inputs[i].c_str());

@@ -1,149 +1,220 @@
-"""An op suite made by upstream's exporter, run by both runtimes.
+"""The upstream op suite, run by both runtimes.
 
-Each case is a one- or two-op module exported with torch.export and
-upstream's to_edge / to_executorch (portable kernels, no delegate), in the
-dtypes upstream's kernels take, with broadcasting, dim -1, empty tensors,
-other dim orders (channels-last inputs) and scalar arguments. Upstream's
-runtime and `etinspect run` get the same inputs; integer and bool outputs
-must be equal, float ones within 1e-6 relative (upstream's optimized
-kernels may sum in another order). Detection-head grid ops (arange, full,
-meshgrid, stack, views into an XNNPACK-delegated head) are cases too.
+tests/upstream/op_suite/op_suite.bpte is made by upstream's exporter
+(scripts/upstream/make_op_suite.py: torch.export, to_edge, to_executorch,
+BundledProgram) from PyTorch's OpInfo samples over upstream's portable op
+list, hand-written cases, and upstream's quantized and LLM ops; its expected
+outputs are upstream's runtime's. op_suite.json maps every output to its
+case, dtype and kernels and holds the tolerance per dtype; op_suite_eager.npz
+holds eager PyTorch's outputs wherever upstream's runtime differs from them.
 
-With ETKIT_OP_TABLE=FILE the results are written as a Markdown table
-(docs/upstream-op-suite.md is made so: op, dtype, equals upstream's runtime).
+Here upstream's runtime verifies the bundle again (its outputs are still
+what it computes), and `etinspect verify` runs it: integer and bool outputs
+must equal upstream's, floating ones within the tolerance of their dtype.
+Where etkit differs from upstream's runtime, eager PyTorch (ATen) decides: a
+case where upstream's runtime differs from eager PyTorch and etkit equals it
+passes, listed as such; any other difference fails, unless KNOWN_GAPS names
+it with its reason (then the test checks it still differs). A YOLOX-style
+detection head lowered to XNNPACK is exported here and run by both.
+
+With ETKIT_OP_TABLE=DIR the results are written as DIR/upstream-op-suite.md
+(per kernel and dtype) and DIR/upstream-op-suite.tsv (read by the README's
+kernel table generator, tests/core/kernels/kernel_dtype_table.cpp).
 """
 
+import hashlib
+import json
 import os
 import sys
 import tempfile
 import unittest
+from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
 import torch
 
 import oracle
-from executorch.exir import to_edge, to_edge_transform_and_lower
+from executorch.exir import to_edge_transform_and_lower
 from executorch.backends.xnnpack.partition.xnnpack_partitioner import XnnpackPartitioner
 
-F, I32, I64, B = torch.float32, torch.int32, torch.int64, torch.bool
-G = torch.Generator().manual_seed(20261127)
+SUITE = oracle.REPO / "tests" / "upstream" / "op_suite"
+BUNDLE, MANIFEST, EAGER = SUITE / "op_suite.bpte", SUITE / "op_suite.json", SUITE / "op_suite_eager.npz"
+GENERATOR = [oracle.REPO / "scripts" / "upstream" / "make_op_suite.py",
+             oracle.REPO / "scripts" / "upstream" / "op_suite_cases.py"]
+
+# etkit's known differences from upstream's runtime that eager PyTorch does
+# not settle, by (case name, dtype): the test checks they still differ, so a
+# fix shows. Each says why.
+_TOPK_TIES = ("ties: etkit puts the lower index first; upstream's runtime and eager PyTorch order equal values as "
+              "their (unstable) partial sort leaves them")
+_HALF_GRID = ("etkit samples float16/bfloat16 grids in float32 and rounds once; upstream's runtime and eager PyTorch "
+              "compute the coordinates in the grid's dtype, so coarse bfloat16 coordinates pick other pixels")
+_BILINEAR_U8 = ("etkit refuses uint8 bilinear upsampling (as libtorch 1.13, its kernel table's reference, does); "
+                "upstream's runtime computes it, and this method's other dtypes share the uint8 case's method")
+_NON_ADJACENT = "etkit's aten::index.Tensor_out refuses index tensors on non-adjacent dims (all dtypes share the method)"
+KNOWN_GAPS = {
+    **{("topk", d): _TOPK_TIES for d in ("int8", "int16", "int64", "bfloat16")},
+    **{("grid_sampler_2d", d): _HALF_GRID for d in ("float16", "bfloat16")},
+    **{("nn.functional.upsample_bilinear", d): _BILINEAR_U8 for d in ("uint8", "float16", "bfloat16", "float32",
+                                                                      "float64")},
+    **{("__getitem__", d): _NON_ADJACENT for d in ("bool", "uint8", "int8", "int16", "int32", "int64", "float16",
+                                                   "bfloat16", "float32", "float64")},
+    ("max_pool2d_with_indices_backward", "float16"): "a backward op: etkit registers no training kernels",
+}
 
 
-def t(shape, dtype=F, low=-5, high=5, channels_last=False):
-    if dtype.is_floating_point:
-        x = torch.randn(shape, generator=G).to(dtype)
-    elif dtype == B:
-        x = torch.randint(0, 2, shape, generator=G).to(B)
-    else:
-        x = torch.randint(low, high, shape, generator=G).to(dtype)
-    return x.to(memory_format=torch.channels_last) if channels_last else x
+# Methods upstream's BundledModule fails although its run_method computes
+# their bundled outputs exactly (checked): the bundle stores channels-last
+# inputs in contiguous order, which upstream's bundled-input loader copies as
+# they are into the channels-last input; the other two hold outputs upstream
+# computes differently from run to run. etkit's verify reads each input in the dim order it is stored in.
+UPSTREAM_BUNDLE_VERIFY_FAILS = {
+    "g193_conv2d_channels_last": "a channels-last input, stored in contiguous order",
+    "g195_max_pool2d_channels_last": "a channels-last input, stored in contiguous order",
+    "g076_nn_functional_max_pool2d": "max_pool2d's indices differ from one of its runs to the next",
+    "g137_cat": "outputs after an empty input differ from one of its runs to the next",
+}
+CHANNELS_LAST_INPUT = {"g193_conv2d_channels_last", "g195_max_pool2d_channels_last"}
+# Outputs upstream's runtime computes differently from run to run (seen on
+# this machine: max_pool2d_with_indices' indices, and cat's outputs after an
+# empty input, as if read from unset memory): not compared with their bundled
+# values here. etkit's are compared, with the bundled values or eager PyTorch's.
+UPSTREAM_NONDETERMINISTIC_OUTPUTS = [("g076_nn_functional_max_pool2d", i) for i in (7, 9, 10, 11)] + [
+    ("g137_cat", 6), ("g137_cat", 7)]
 
 
-class Op(torch.nn.Module):
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
+def etkit_statuses(folder, tolerance):
+    """Per (method, output index): etkit's verify status and report at the
+    tolerance of the output's dtype (one verify run per tolerance), and per
+    method the error of a method etkit could not load or run."""
+    statuses, errors = {}, {}
+    for rtol, atol in sorted({tuple(t) for t in tolerance.values()}):
+        report_path = Path(folder) / f"verify_{rtol}_{atol}.json"
+        done = oracle.etinspect("verify", BUNDLE, "--rtol", rtol, "--atol", atol, "--json", report_path, check=False)
+        if done.returncode not in (0, 1):
+            raise AssertionError(f"etinspect verify exited {done.returncode}:\n{done.stderr[-3000:]}")
+        for case in json.loads(report_path.read_text())["cases"]:
+            if case["status"] == "error":
+                errors[case["method"]] = case["error"]
+                continue
+            for output in case["outputs"]:
+                if tuple(tolerance.get(output["dtype"], tolerance["exact"])) == (rtol, atol):
+                    statuses[(case["method"], output["index"])] = (output["status"], output)
+    return statuses, errors
 
-    def forward(self, *args):
-        return self.fn(*args)
+
+class EagerJudge:
+    """Where etkit and upstream's runtime differ, eager PyTorch decides:
+    its outputs are in op_suite_eager.npz wherever upstream's runtime
+    differs from them; etkit's come from `etinspect run` on the bundle's
+    inputs."""
+
+    def __init__(self, tolerance):
+        self.tolerance = tolerance
+        self.eager = np.load(EAGER)
+        self.inputs, self.program, self.outputs = None, None, {}
+
+    def etkit_outputs(self, method):
+        if method not in self.outputs:
+            if self.inputs is None:
+                self.inputs = {m: inputs for m, _, inputs, _ in oracle.bundle_cases(BUNDLE)}
+                self.program = oracle.bundle_program_bytes(BUNDLE)
+            with tempfile.TemporaryDirectory() as folder:
+                path = Path(folder) / "suite.pte"
+                path.write_bytes(self.program)
+                self.outputs[method] = oracle.run_etkit(path, self.inputs[method], method=method)
+        return self.outputs[method]
+
+    def etkit_equals_eager_where_upstream_differs(self, case, differing):
+        """True when every output where etkit differs from upstream's runtime
+        is one where upstream's runtime differs from eager PyTorch, and
+        etkit's equals eager PyTorch's there."""
+        keys = {i: f"{case['method']}/{i}" for i in differing}
+        if not all(i in case["upstream_differs_from_eager"] and keys[i] in self.eager for i in differing):
+            return False
+        actual = self.etkit_outputs(case["method"])
+        for i in differing:
+            expected = self.eager[keys[i]]
+            dtype = differing[i]["dtype"]  # the output's, from etkit's verify report
+            rtol, atol = self.tolerance.get(dtype, self.tolerance["exact"])
+            got = actual[i]
+            if got.dtype == np.uint16 and dtype == "bfloat16":  # etinspect writes bfloat16 as its bits
+                got = (got.astype(np.uint32) << 16).view(np.float32)
+            if got.shape != expected.shape or not np.allclose(got.astype(np.float64), expected.astype(np.float64),
+                                                               rtol=rtol, atol=atol, equal_nan=True):
+                return False
+        return True
 
 
-def binary(name, fn, dtypes, shapes=((2, 3), (2, 3))):
-    return [(name, str(d).replace("torch.", ""), fn, [t(shapes[0], d), t(shapes[1], d, 1, 5)]) for d in dtypes]
+class OpSuite(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.manifest = json.loads(MANIFEST.read_text())
 
+    def test_bundle_is_made_from_the_current_cases(self):
+        digest = hashlib.sha256(b"".join(p.read_bytes() for p in GENERATOR)).hexdigest()
+        self.assertEqual(self.manifest["sources_sha256"], digest,
+                         "the op suite's cases changed: run scripts/upstream-python scripts/upstream/make_op_suite.py")
 
-# (op, dtype label, function, inputs)
-CASES = (
-    binary("add", torch.add, [F, I32, I64])
-    + binary("add (broadcast)", torch.add, [F, I64], ((2, 1, 3), (4, 1)))
-    + binary("sub", torch.sub, [F, I32])
-    + binary("mul", torch.mul, [F, I32, I64])
-    + binary("div", torch.div, [F])
-    + binary("div floor", lambda a, b: torch.div(a, b, rounding_mode="floor"), [F, I64])
-    + binary("div trunc", lambda a, b: torch.div(a, b, rounding_mode="trunc"), [I32])
-    + binary("remainder", torch.remainder, [F, I64])
-    + binary("maximum", torch.maximum, [F, I32])
-    + binary("minimum", torch.minimum, [F, I64])
-    + binary("eq", torch.eq, [F, I64])
-    + binary("lt", torch.lt, [F, I32])
-    + binary("bitwise_and", torch.bitwise_and, [I32, B])
-    + binary("logical_or", torch.logical_or, [B])
-    + binary("atan2", torch.atan2, [F])
-    + binary("pow", lambda a, b: torch.pow(a.abs() + 0.5, b), [F])
-    + [
-        ("add scalar", "float32", lambda a: a + 2.5, [t((3, 4))]),
-        ("mul scalar", "int64", lambda a: a * 3, [t((5,), I64)]),
-        ("where", "float32", lambda c, a, b: torch.where(c, a, b), [t((2, 3), B), t((2, 3)), t((1, 3))]),
-        ("clamp", "float32", lambda a: torch.clamp(a, -0.5, 0.7), [t((4, 5))]),
-        ("clamp", "int32", lambda a: torch.clamp(a, -2, 3), [t((4, 5), I32)]),
-        ("abs", "float32", torch.abs, [t((3, 7))]),
-        ("abs", "int64", torch.abs, [t((3, 7), I64)]),
-        ("neg", "int32", torch.neg, [t((3, 7), I32)]),
-        ("exp", "float32", torch.exp, [t((3, 7))]),
-        ("log", "float32", lambda a: torch.log(a.abs() + 1e-3), [t((3, 7))]),
-        ("sqrt", "float32", lambda a: torch.sqrt(a.abs()), [t((3, 7))]),
-        ("rsqrt", "float32", lambda a: torch.rsqrt(a.abs() + 0.1), [t((3, 7))]),
-        ("sigmoid", "float32", torch.sigmoid, [t((3, 7))]),
-        ("tanh", "float32", torch.tanh, [t((3, 7))]),
-        ("relu", "float32", torch.relu, [t((3, 7))]),
-        ("gelu", "float32", torch.nn.functional.gelu, [t((3, 7))]),
-        ("gelu tanh", "float32", lambda a: torch.nn.functional.gelu(a, approximate="tanh"), [t((3, 7))]),
-        ("hardtanh", "float32", torch.nn.functional.hardtanh, [t((3, 7))]),
-        ("leaky_relu", "float32", lambda a: torch.nn.functional.leaky_relu(a, 0.2), [t((3, 7))]),
-        ("floor", "float32", torch.floor, [t((3, 7)) * 3]),
-        ("round", "float32", torch.round, [t((3, 7)) * 3]),
-        ("sign", "float32", torch.sign, [t((3, 7))]),
-        ("erf", "float32", torch.erf, [t((3, 7))]),
-        ("sin", "float32", torch.sin, [t((3, 7))]),
-        ("softmax dim -1", "float32", lambda a: torch.softmax(a, -1), [t((2, 3, 5))]),
-        ("log_softmax dim 1", "float32", lambda a: torch.log_softmax(a, 1), [t((2, 3, 5))]),
-        ("sum dim -1", "float32", lambda a: a.sum(-1), [t((2, 3, 5))]),
-        ("sum dims keepdim", "int64", lambda a: a.sum((0, 2), keepdim=True), [t((2, 3, 5), I64)]),
-        ("mean dim 1", "float32", lambda a: a.mean(1), [t((2, 3, 5))]),
-        ("amax dim -1", "float32", lambda a: a.amax(-1), [t((2, 3, 5))]),
-        ("amin dim 0", "int32", lambda a: a.amin(0), [t((4, 3), I32)]),
-        ("argmax dim -1", "float32", lambda a: a.argmax(-1), [t((2, 3, 5))]),
-        ("cumsum dim 1", "float32", lambda a: a.cumsum(1), [t((2, 6))]),
-        ("cumsum dim 0", "int64", lambda a: a.cumsum(0), [t((5, 2), I64)]),
-        ("var dim 1", "float32", lambda a: a.var(1), [t((3, 8))]),
-        ("mm", "float32", torch.mm, [t((3, 4)), t((4, 5))]),
-        ("bmm", "float32", torch.bmm, [t((2, 3, 4)), t((2, 4, 5))]),
-        ("addmm", "float32", lambda c, a, b: torch.addmm(c, a, b), [t((5,)), t((3, 4)), t((4, 5))]),
-        ("linear", "float32", lambda a, w, b: torch.nn.functional.linear(a, w, b), [t((2, 3, 4)), t((5, 4)), t((5,))]),
-        ("conv2d", "float32", lambda a, w: torch.nn.functional.conv2d(a, w, padding=1), [t((1, 3, 7, 5)), t((4, 3, 3, 3))]),
-        ("conv2d channels-last", "float32", lambda a, w: torch.nn.functional.conv2d(a, w, stride=2),
-         [t((1, 3, 7, 5), channels_last=True), t((4, 3, 3, 3))]),
-        ("conv2d depthwise", "float32", lambda a, w: torch.nn.functional.conv2d(a, w, padding=1, groups=3),
-         [t((1, 3, 6, 6)), t((3, 1, 3, 3))]),
-        ("max_pool2d", "float32", lambda a: torch.nn.functional.max_pool2d(a, 2, 2), [t((1, 2, 7, 5))]),
-        ("avg_pool2d", "float32", lambda a: torch.nn.functional.avg_pool2d(a, 3, 1, 1), [t((1, 2, 7, 5))]),
-        ("layer_norm", "float32", lambda a: torch.nn.functional.layer_norm(a, (5,)), [t((2, 3, 5))]),
-        ("embedding", "float32", lambda w, i: torch.nn.functional.embedding(i, w), [t((10, 4)), t((2, 3), I64, 0, 10)]),
-        ("index_select", "float32", lambda a, i: a.index_select(1, i), [t((3, 5)), t((4,), I64, 0, 5)]),
-        ("gather dim -1", "int64", lambda a, i: a.gather(-1, i), [t((3, 5), I64), t((3, 2), I64, 0, 5)]),
-        ("permute", "float32", lambda a: a.permute(2, 0, 1).contiguous(), [t((2, 3, 5))]),
-        ("transpose", "int32", lambda a: a.transpose(0, 1).contiguous(), [t((3, 7), I32)]),
-        ("cat dim -1", "float32", lambda a, b: torch.cat([a, b], -1), [t((2, 3)), t((2, 5))]),
-        ("cat with empty", "float32", lambda a, b: torch.cat([a, b], 0), [t((0, 3)), t((2, 3))]),
-        ("stack dim 1", "int64", lambda a, b: torch.stack([a, b], 1), [t((2, 3), I64), t((2, 3), I64)]),
-        ("split", "float32", lambda a: torch.split(a, 2, dim=1)[1] * 1, [t((3, 5))]),
-        ("slice step", "float32", lambda a: a[:, 1::2] * 1, [t((3, 7))]),
-        ("select dim -1", "float32", lambda a: a[..., 2] * 1, [t((3, 4, 5))]),
-        ("expand", "float32", lambda a: a.expand(3, 4, 5) * 1, [t((4, 1))]),
-        ("repeat", "int32", lambda a: a.repeat(2, 3), [t((2, 3), I32)]),
-        ("flip", "float32", lambda a: torch.flip(a, [0, -1]), [t((3, 4))]),
-        ("topk", "float32", lambda a: torch.topk(a, 2, -1)[0], [t((3, 6))]),
-        ("constant_pad_nd", "float32", lambda a: torch.nn.functional.pad(a, (1, 2, 0, 1), value=0.5), [t((2, 3, 4))]),
-        ("upsample nearest", "float32", lambda a: torch.nn.functional.interpolate(a, scale_factor=2), [t((1, 2, 3, 4))]),
-        ("upsample bilinear", "float32", lambda a: torch.nn.functional.interpolate(a, size=(5, 7), mode="bilinear"),
-         [t((1, 2, 3, 4))]),
-        ("pixel_shuffle", "float32", lambda a: torch.nn.functional.pixel_shuffle(a, 2), [t((1, 8, 3, 2))]),
-        ("masked_fill", "float32", lambda a, m: a.masked_fill(m, -1.5), [t((3, 4)), t((3, 4), B)]),
-        ("empty input", "float32", lambda a: torch.relu(a) + 1, [t((0, 4))]),
-        ("to int32", "float32", lambda a: (a * 4).to(torch.int32), [t((3, 4))]),
-    ]
-)
+    def test_upstreams_runtime_still_computes_the_bundled_outputs(self):
+        """Upstream's BundledModule verifies every method exactly, except the
+        methods in UPSTREAM_BUNDLE_VERIFY_FAILS, whose bundled outputs its
+        run_method still computes exactly."""
+        verdicts = oracle.upstream_verdicts(BUNDLE, 0.0, 0.0)
+        self.assertEqual(len(verdicts), len({c["method"] for c in self.manifest["cases"]}))
+        failed = sorted(method for (method, _), passed in verdicts.items() if not passed)
+        self.assertEqual(failed, sorted(UPSTREAM_BUNDLE_VERIFY_FAILS),
+                         "upstream's BundledModule verdicts changed: " + ", ".join(failed))
+        program = oracle.bundle_program_bytes(BUNDLE)
+        differing = []
+        for method, _, inputs, expected in oracle.bundle_cases(BUNDLE):
+            if method in UPSTREAM_BUNDLE_VERIFY_FAILS:
+                if method in CHANNELS_LAST_INPUT:  # upstream reads a tensor's bytes in the input's dim order
+                    inputs = [inputs[0].to(memory_format=torch.channels_last)] + inputs[1:]
+                actual = oracle.run_upstream(program, inputs, method=method)
+                for index, (a, e) in enumerate(zip(actual, expected)):
+                    e = (e.float() if e.dtype == torch.bfloat16 else e).numpy()
+                    if not (a.shape == e.shape and np.array_equal(a, e, equal_nan=a.dtype.kind == "f")):
+                        differing.append((method, index))
+        unexpected = [output for output in differing if output not in UPSTREAM_NONDETERMINISTIC_OUTPUTS]
+        self.assertEqual(unexpected, [], "upstream's run_method no longer computes its bundled outputs")
+
+    def test_every_case_equals_upstreams_runtime_or_eager_pytorch(self):
+        tolerance = self.manifest["tolerance"]
+        with tempfile.TemporaryDirectory() as folder:
+            statuses, errors = etkit_statuses(folder, tolerance)
+        judge = EagerJudge(tolerance)
+        results = []
+        for case in self.manifest["cases"]:
+            name, dtype, method = case["name"], case["dtype"], case["method"]
+            start, count = case["outputs"]
+            if method in errors:
+                differing = {i: errors[method] for i in range(start, start + count)}
+            else:
+                outcomes = {i: statuses.get((method, i), ("missing", None)) for i in range(start, start + count)}
+                differing = {i: report for i, (status, report) in outcomes.items() if status != "pass"}
+            verdict = "yes"
+            if differing:
+                if method not in errors and judge.etkit_equals_eager_where_upstream_differs(case, differing):
+                    verdict = "eager"
+                elif (name, dtype) in KNOWN_GAPS:
+                    verdict = f"no: {KNOWN_GAPS[(name, dtype)]}"
+                else:
+                    verdict = "NO"
+            with self.subTest(case=name, dtype=dtype, method=method):
+                if (name, dtype) in KNOWN_GAPS:
+                    self.assertTrue(verdict.startswith("no: "), f"{name} {dtype} is {verdict}: drop it from KNOWN_GAPS")
+                self.assertNotEqual(verdict, "NO", f"{name} {dtype} (kernels {case['kernels']}): "
+                                                   f"{list(differing.values())}"[:2000])
+            results.append((case, verdict))
+        equal = sum(verdict == "yes" for _, verdict in results)
+        eager = sum(verdict == "eager" for _, verdict in results)
+        print(f"op suite: {equal} of {len(results)} cases equal upstream's runtime; {eager} more equal eager PyTorch "
+              f"where upstream's runtime does not; {len(self.manifest['excluded'])} cases upstream cannot export or "
+              "run are listed, not run", file=sys.stderr)
+        if os.environ.get("ETKIT_OP_TABLE"):
+            write_tables(Path(os.environ["ETKIT_OP_TABLE"]), self.manifest, results)
 
 
 class Grid(torch.nn.Module):
@@ -170,95 +241,62 @@ class Grid(torch.nn.Module):
                           out[..., 4:].sigmoid()], dim=-1)
 
 
-class Suite(torch.nn.Module):
-    """Every case in one module (one export, one load per runtime: the
-    exporter's fixed cost per program dominated); each case reads its own
-    inputs and gives its own output, so each is still judged alone."""
-
-    def __init__(self, cases):
-        super().__init__()
-        self.fns = [fn for _, _, fn, _ in cases]
-        self.counts = [len(inputs) for _, _, _, inputs in cases]
-
-    def forward(self, *args):
-        outputs, at = [], 0
-        for fn, count in zip(self.fns, self.counts):
-            outputs.append(fn(*args[at:at + count]))
-            at += count
-        return tuple(outputs)
-
-
-def export(module, inputs, delegate=False):
-    program = torch.export.export(module.eval(), tuple(inputs))
-    if delegate:
-        return to_edge_transform_and_lower(program, partitioner=[XnnpackPartitioner()]).to_executorch().buffer
-    return to_edge(program).to_executorch().buffer
-
-
-def close(actual, expected):
-    a, e = np.asarray(actual), np.asarray(expected)
-    if a.shape != e.shape:
-        return False
-    if e.dtype.kind in "iub":
-        return np.array_equal(a, e)
-    return np.allclose(a, e, rtol=1e-6, atol=1e-6, equal_nan=True)
-
-
-# Cases where upstream's runtime differs from eager PyTorch (ATen) and
-# etkit does not: the test checks that etkit equals eager and upstream
-# still differs, so a fix on either side shows.
-UPSTREAM_DIFFERS_FROM_ATEN = {
-    ("remainder", "int64"): "upstream's integer remainder takes the dividend's sign (C's %); ATen's, like "
-                            "Python's, takes the divisor's",
-}
-
-
-def run_both(program, inputs, folder, name):
-    """Upstream's runtime takes each input in the memory format the program
-    declares (a channels-last input as a channels-last tensor: given a
-    contiguous one it reads its bytes as channels-last); etkit takes .npy
-    files of the logical values and lays them out as the program declares."""
-    path = Path(folder) / f"{name}.pte"
-    path.write_bytes(program)
-    return oracle.run_upstream(program, inputs), oracle.run_etkit(path, [x.contiguous() for x in inputs])
-
-
-class OpSuite(unittest.TestCase):
-    def test_every_case_equals_upstreams_runtime(self):
-        results = []
+class DetectionHead(unittest.TestCase):
+    def test_grid_ops_into_an_xnnpack_head_equal_upstreams_runtime(self):
+        torch.manual_seed(7)
+        grid, inputs = Grid().eval(), [torch.randn(1, 3, 8, 10)]
+        program = to_edge_transform_and_lower(torch.export.export(grid, tuple(inputs)),
+                                              partitioner=[XnnpackPartitioner()]).to_executorch().buffer
         with tempfile.TemporaryDirectory() as folder:
-            inputs = [x for _, _, _, case_inputs in CASES for x in case_inputs]
-            suite = Suite(CASES)
-            expected, actual = run_both(export(suite, inputs), inputs, folder, "suite")
-            eager = suite(*inputs)
-            self.assertEqual(len(actual), len(CASES))
-            self.assertEqual(len(expected), len(CASES))
-            grid, grid_input = Grid().eval(), [t((1, 3, 8, 10))]
-            grid_expected, grid_actual = run_both(export(grid, grid_input, delegate=True), grid_input, folder, "grid")
-            rows = [(name, dtype, [a], [e], [r]) for (name, dtype, _, _), a, e, r in zip(CASES, actual, expected, eager)]
-            rows.append(("detection grid head (XNNPACK)", "float32", grid_actual, grid_expected, [grid(*grid_input)]))
-            for name, dtype, a, e, r in rows:
-                with self.subTest(op=name, dtype=dtype):
-                    equal = len(a) == len(e) and all(close(x, y) for x, y in zip(a, e))
-                    known = UPSTREAM_DIFFERS_FROM_ATEN.get((name, dtype))
-                    if known:
-                        self.assertFalse(equal, f"{name} {dtype}: upstream now agrees; drop it from the list")
-                        self.assertTrue(all(close(x, np.asarray(y.detach())) for x, y in zip(a, r)),
-                                        f"{name} {dtype}: etkit {a} differs from eager PyTorch {r}")
-                    else:
-                        self.assertTrue(equal, f"{name} {dtype}: etkit {a} upstream {e} eager {r}")
-                    results.append((name, dtype, "yes" if equal else f"no: {known}" if known else "NO"))
-        print(f"op suite: {sum(r[2] == 'yes' for r in results)} of {len(results)} cases equal upstream's runtime",
-              file=sys.stderr)
-        table = os.environ.get("ETKIT_OP_TABLE")
-        if table:
-            lines = ["# Op suite: etkit against upstream's runtime", "",
-                     "Made by `tests/upstream/test_op_suite.py` (with ETKIT_OP_TABLE=docs/upstream-op-suite.md): every",
-                     "case exported by upstream's exporter (executorch 1.5.1, torch 2.13.0), run by upstream's runtime",
-                     "and by `etinspect run` on the same inputs; integers equal, floats within 1e-6.", "",
-                     "| case | dtype | equals upstream's runtime |", "| --- | --- | --- |"]
-            lines += [f"| {name} | {dtype} | {verdict} |" for name, dtype, verdict in results]
-            Path(table).write_text("\n".join(lines) + "\n")
+            path = Path(folder) / "grid.pte"
+            path.write_bytes(program)
+            actual = oracle.run_etkit(path, inputs)
+        expected = oracle.run_upstream(program, inputs)
+        self.assertEqual(len(actual), len(expected))
+        for a, e in zip(actual, expected):
+            np.testing.assert_allclose(a, e, rtol=1e-5, atol=1e-5)
+
+
+def write_tables(folder, manifest, results):
+    """Per kernel and dtype: the cases that call it, and whether each equals
+    upstream's runtime; then what upstream could not export or run, and the
+    op-list kernels no case reaches."""
+    cells = defaultdict(list)
+    for case, verdict in results:
+        for kernel in case["kernels"]:
+            if "::" in kernel:  # kernels, not getitem or higher-order wrappers
+                cells[(kernel, case["dtype"])].append((case["name"], verdict))
+    listed = [k for kernels in manifest["op_lists"].values() for k in kernels]
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / "upstream-op-suite.tsv", "w") as tsv:
+        tsv.write("kernel\tdtype\tequals_upstream\n")
+        for (kernel, dtype), verdicts in sorted(cells.items()):
+            worst = "no" if any(v.startswith("no") for _, v in verdicts) else "eager" if any(
+                v == "eager" for _, v in verdicts) else "yes"
+            tsv.write(f"{kernel}\t{dtype}\t{worst}\n")
+    lines = [
+        "# Op suite: etkit against upstream's runtime", "",
+        "Made by `tests/upstream/test_op_suite.py` (`ETKIT_OP_TABLE=docs ctest -R upstream.op_suite`) from the",
+        f"bundle `scripts/upstream/make_op_suite.py` makes with upstream's exporter (executorch {manifest['executorch']},",
+        f"torch {manifest['torch']}): {len(results)} cases from PyTorch's OpInfo samples, hand-written cases and",
+        "upstream's quantized and LLM ops, run by upstream's runtime and by `etinspect verify`; integer and bool",
+        "outputs equal, floating ones within a tolerance per dtype (float32: 1e-5 relative or 1e-6 absolute).", "",
+        "| kernel | dtype | cases | equals upstream's runtime |", "| --- | --- | --- | --- |"]
+    for (kernel, dtype), verdicts in sorted(cells.items()):
+        bad = [f"{name}: " + ("no: upstream's runtime differs from eager PyTorch, etkit equals it" if verdict == "eager"
+                              else verdict) for name, verdict in verdicts if verdict != "yes"]
+        lines.append(f"| `{kernel}` | {dtype} | {len(verdicts)} | {'yes' if not bad else '; '.join(bad)} |")
+    lines += ["", "## Cases upstream cannot export or run", "",
+              "Left out of the bundle by the generator, with the stage that failed and upstream's message.", "",
+              "| case | dtype | stage | message |", "| --- | --- | --- | --- |"]
+    for item in manifest["excluded"]:
+        message = item["reason"].replace("|", "\\|")
+        lines.append(f"| {item['name']} | {item['dtype']} | {item['stage']} | {message} |")
+    covered = {kernel for kernel, _ in cells}
+    missing = [k for k in listed if k not in covered]
+    lines += ["", "## Kernels of upstream's op lists no case reaches", "",
+              ", ".join(f"`{k}`" for k in missing) if missing else "None."]
+    (folder / "upstream-op-suite.md").write_text("\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":

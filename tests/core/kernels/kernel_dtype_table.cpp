@@ -1,6 +1,9 @@
 // Prints the README's op × dtype table from the kernel registry's dtype
 // cases: each op run in each dtype and checked against libtorch
-// (dtype_cases.cpp).
+// (dtype_cases.cpp). Its last column says in which dtypes the op's kernel
+// equals upstream's runtime in the upstream op suite, read from
+// docs/upstream-op-suite.tsv beside the README (written by
+// tests/upstream/test_op_suite.py with ETKIT_OP_TABLE=docs).
 //
 //   kernel_dtype_table                 print the table
 //   kernel_dtype_table --write README  replace the table in the README
@@ -13,6 +16,8 @@
 #include <map>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "dtype_cases.h"
 
@@ -62,7 +67,48 @@ const char* column(at::ScalarType dtype) {
   }
 }
 
-std::string table() {
+// kernel -> (short dtype name, verdict: "yes", "eager" (upstream's runtime
+// differs from eager PyTorch there and etkit equals it) or "no"), in file order.
+using UpstreamResults = std::map<std::string, std::vector<std::pair<std::string, std::string>>>;
+
+UpstreamResults read_upstream_results(const std::string& path) {
+  static const std::map<std::string, std::string> kShort = {
+      {"bool", "bool"}, {"uint8", "u8"},    {"int8", "i8"},     {"int16", "i16"},    {"int32", "i32"},
+      {"int64", "i64"}, {"float16", "f16"}, {"bfloat16", "bf16"}, {"float32", "f32"}, {"float64", "f64"}};
+  UpstreamResults results;
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);  // header
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    std::string kernel, dtype, verdict;
+    if (!std::getline(fields, kernel, '\t') || !std::getline(fields, dtype, '\t') || !std::getline(fields, verdict)) {
+      continue;
+    }
+    const auto found = kShort.find(dtype);
+    results[kernel].emplace_back(found == kShort.end() ? dtype : found->second, verdict);
+  }
+  return results;
+}
+
+// "f32 i64" where equal; "≠ i32" where different; "ATen: i64" where
+// upstream's runtime differs from eager PyTorch and etkit equals it; "–"
+// where no case of the op suite reaches the kernel.
+std::string upstream_cell(const UpstreamResults& upstream, const std::string& op) {
+  const auto found = upstream.find(op);
+  if (found == upstream.end()) return "–";
+  std::map<std::string, std::string> lists;
+  for (const auto& [dtype, verdict] : found->second) {
+    std::string& list = lists[verdict];
+    list += (list.empty() ? "" : " ") + dtype;
+  }
+  std::string cell = lists["yes"];
+  if (!lists["eager"].empty()) cell += (cell.empty() ? "" : ", ") + std::string("ATen: ") + lists["eager"];
+  if (!lists["no"].empty()) cell += (cell.empty() ? "" : ", ") + std::string("≠ ") + lists["no"];
+  return cell;
+}
+
+std::string table(const UpstreamResults& upstream) {
   std::mt19937_64 rng(20261124u);
   std::map<std::string, std::vector<DtypeOutcome>> cells;  // op -> per dtype, worst case
   for (const DtypeCase& c : dtype_cases(rng)) {
@@ -76,13 +122,13 @@ std::string table() {
   std::ostringstream out;
   out << kBegin << "\n\n| op |";
   for (at::ScalarType dtype : table_dtypes()) out << ' ' << column(dtype) << " |";
-  out << "\n|---|";
+  out << " equals upstream's runtime |\n|---|";
   for (size_t d = 0; d < table_dtypes().size(); ++d) out << ":-:|";
-  out << "\n";
+  out << "---|\n";
   for (const auto& [op, row] : cells) {
     out << "| `" << op << "` |";
     for (DtypeOutcome outcome : row) out << ' ' << symbol(outcome) << " |";
-    out << "\n";
+    out << ' ' << upstream_cell(upstream, op) << " |\n";
   }
   out << "\n" << kEnd;
   return out.str();
@@ -100,7 +146,10 @@ std::string read_all(const std::string& path) {
 
 int main(int argc, char** argv) {
   using namespace etkit::test;
-  const std::string generated = table();
+  const std::string readme_path = argc == 3 ? argv[2] : "README.md";
+  const size_t slash = readme_path.find_last_of('/');
+  const std::string folder = slash == std::string::npos ? "." : readme_path.substr(0, slash);
+  const std::string generated = table(read_upstream_results(folder + "/docs/upstream-op-suite.tsv"));
   if (argc == 1) {
     std::printf("%s\n", generated.c_str());
     return 0;
