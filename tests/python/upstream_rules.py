@@ -1,8 +1,16 @@
-"""Independent truth for the Python module's tests: upstream's Inspector
-rules written out from its documented behaviour (devtools/inspector at
-pytorch/executorch cff6f4dd32e630945b7188512c1f2b4f102b05ad), over files
-decoded without etkit: traces through Debian's flatc (JSON), ETRecords
-through zipfile and json.
+"""A fallback, named so: upstream's Inspector rules written out from its
+documented behaviour (devtools/inspector at pytorch/executorch
+cff6f4dd32e630945b7188512c1f2b4f102b05ad), over files decoded without
+etkit: traces through Debian's flatc (JSON), ETRecords through zipfile and
+json.
+
+The real code is the oracle where it can run: tests/upstream/test_traces.py
+compares etkit.Inspector's dataframe with upstream's Inspector cell for cell
+on upstream's traces and on etkit's. This module keeps the Python module's
+own tests (python_module_tests, Debian's Python, which cannot import the
+wheel: it needs numpy 2) checking against something other than etkit for
+what that comparison does not reach: find_total_for_module's matching and
+the numeric-gap metrics.
 """
 
 import json
