@@ -9,6 +9,7 @@ BundledModule verdict at the tolerance the README verifies it with; a copy
 whose expected outputs are altered fails on both.
 """
 
+import json
 import sys
 import unittest
 from pathlib import Path
@@ -170,6 +171,31 @@ class CorpusPrograms(unittest.TestCase):
                 self.assertIsNone(compare(name, oracle.run_etkit(pte, inputs), expected))
                 compared += 1
         self.assertGreater(compared, 0)
+
+
+class UpstreamMadeSamples(unittest.TestCase):
+    def test_dynamic_llama_generates_upstreams_greedy_tokens_live(self):
+        """samples/tiny_llama_dynamic (upstream's LLM export): upstream's
+        runtime, here and now, generates the reference tokens the sample
+        keeps, and `etinspect generate` generates them too, prefilling in
+        one call."""
+        folder = oracle.REPO / "samples" / "tiny_llama_dynamic"
+        reference = json.loads((folder / "upstream_generation.json").read_text())
+        program = (folder / "tiny_llama_dynamic.pte").read_bytes()  # borrowed by upstream's module
+        module = oracle.runtime._load_for_executorch_from_buffer(program)
+        prompt, tokens = reference["prompt_tokens"], []
+        logits = module.run_method("forward", (torch.tensor([prompt]), torch.tensor([0])))[0]
+        tokens.append(int(logits.reshape(-1, logits.shape[-1])[-1].argmax()))
+        while len(tokens) < reference["max_new"]:
+            step = (torch.tensor([[tokens[-1]]]), torch.tensor([len(prompt) + len(tokens) - 1]))
+            logits = module.run_method("forward", step)[0]
+            tokens.append(int(logits.reshape(-1, logits.shape[-1])[-1].argmax()))
+        self.assertEqual(tokens, reference["generated_tokens"])
+        done = oracle.etinspect("generate", folder / "tiny_llama_dynamic.pte", "--prompt-tokens",
+                                ",".join(map(str, prompt)), "--max-new", reference["max_new"], "--json")
+        report = json.loads(done.stdout)
+        self.assertEqual(report["generated_token_ids"], tokens)
+        self.assertEqual(report["prefill_calls"], 1)
 
 
 if __name__ == "__main__":
