@@ -52,14 +52,11 @@ _HALF_GRID = ("etkit samples float16/bfloat16 grids in float32 and rounds once; 
               "compute the coordinates in the grid's dtype, so coarse bfloat16 coordinates pick other pixels")
 _BILINEAR_U8 = ("etkit refuses uint8 bilinear upsampling (as libtorch 1.13, its kernel table's reference, does); "
                 "upstream's runtime computes it, and this method's other dtypes share the uint8 case's method")
-_NON_ADJACENT = "etkit's aten::index.Tensor_out refuses index tensors on non-adjacent dims (all dtypes share the method)"
 KNOWN_GAPS = {
     **{("topk", d): _TOPK_TIES for d in ("int8", "int16", "int64", "bfloat16")},
     **{("grid_sampler_2d", d): _HALF_GRID for d in ("float16", "bfloat16")},
     **{("nn.functional.upsample_bilinear", d): _BILINEAR_U8 for d in ("uint8", "float16", "bfloat16", "float32",
                                                                       "float64")},
-    **{("__getitem__", d): _NON_ADJACENT for d in ("bool", "uint8", "int8", "int16", "int32", "int64", "float16",
-                                                   "bfloat16", "float32", "float64")},
     ("max_pool2d_with_indices_backward", "float16"): "a backward op: etkit registers no training kernels",
 }
 

@@ -3,10 +3,12 @@
 // index_put. Index tensors are int32/int64 (one dim of self each) or
 // bool/uint8 masks (as many dims of self as they have, standing for the
 // positions where they are true, in row-major order); None skips a dim.
-// The indexed dims must be adjacent; the indices broadcast together. The
-// result has self's dims before the first indexed one, the broadcast index
-// dims, then self's dims after the last. A mask's true positions are listed
-// once, in the kernel scratch.
+// The indices broadcast together. As ATen: when the indexed dims are
+// adjacent, the result has self's dims before the first indexed one, the
+// broadcast index dims, then self's dims after the last; when a skipped dim
+// separates them, the broadcast index dims come first, then every dim of
+// self not indexed, in order. A mask's true positions are listed once, in
+// the kernel scratch.
 
 #include <cstring>
 
@@ -17,7 +19,8 @@ namespace etkit::kernels {
 
 class AdvancedIndex {
  public:
-  int first = -1, last = -1;  // the indexed dims of self
+  int first = -1, last = -1;  // the first and last indexed dims of self
+  bool adjacent = true;       // no skipped dim between indexed ones
   int index_start = 0;        // where the index dims begin in the result
   int brank = 0;              // rank of the broadcast index shape
   int rank = 0;               // rank of the result
@@ -58,7 +61,7 @@ class AdvancedIndex {
         brank = shape_rank;
         for (int d = 0; d < brank; ++d) bsizes[d] = shape[d];
       } else {
-        ETKIT_KERNEL_CHECK(context, last == dim - 1, "non-adjacent index tensors are unsupported");
+        adjacent = adjacent && last == dim - 1;
         int64_t merged[kMaxRank];
         int merged_rank = 0;
         ETKIT_KERNEL_CHECK(context,
@@ -68,15 +71,27 @@ class AdvancedIndex {
         std::memcpy(bsizes, merged, sizeof(int64_t) * size_t(merged_rank));
         brank = merged_rank;
       }
+      for (int d = dim; d < dim + consumed; ++d) indexed_[d] = true;
       dim += consumed;
       last = dim - 1;
     }
     ETKIT_KERNEL_CHECK(context, first >= 0, "at least one index tensor is required");
-    ETKIT_KERNEL_CHECK(context, first + brank + (self.dim() - last - 1) <= kMaxRank, "result rank too large");
-    for (int d = 0; d < first; ++d) sizes[rank++] = self.size(d);
-    index_start = rank;
-    for (int d = 0; d < brank; ++d) sizes[rank++] = bsizes[d];
-    for (int d = last + 1; d < self.dim(); ++d) sizes[rank++] = self.size(d);
+    int free_count = 0;
+    for (int d = 0; d < self.dim(); ++d) free_count += !indexed_[d];
+    ETKIT_KERNEL_CHECK(context, brank + free_count <= kMaxRank, "result rank too large");
+    // Each dim of self not indexed keeps its size at its place in the result.
+    index_start = adjacent ? first : 0;
+    for (int d = 0; d < self.dim(); ++d) {
+      if (indexed_[d]) continue;
+      const bool before = adjacent && d < first;
+      free_position_[d] = before ? d : brank + (adjacent ? d - (last + 1) + first : free_rank_);
+      ++free_rank_;
+    }
+    rank = brank + free_count;
+    for (int d = 0; d < brank; ++d) sizes[index_start + d] = bsizes[d];
+    for (int d = 0; d < self.dim(); ++d) {
+      if (!indexed_[d]) sizes[free_position_[d]] = self.size(d);
+    }
     return Ok{};
   }
 
@@ -84,9 +99,8 @@ class AdvancedIndex {
   /// out of bounds is an error naming it.
   Status source_offset(KernelContext& context, const Tensor& self, const int64_t* counter, int64_t& offset) const {
     offset = 0;
-    for (int d = 0; d < first; ++d) offset += counter[d] * self.stride(d);
-    for (int d = last + 1; d < self.dim(); ++d) {
-      offset += counter[index_start + brank + (d - last - 1)] * self.stride(d);
+    for (int d = 0; d < self.dim(); ++d) {
+      if (!indexed_[d]) offset += counter[free_position_[d]] * self.stride(d);
     }
     for (size_t i = 0; i < count_; ++i) {
       const Entry& e = entries_[i];
@@ -158,6 +172,9 @@ class AdvancedIndex {
 
   Entry entries_[kMaxRank];
   size_t count_ = 0;
+  bool indexed_[kMaxRank] = {};      // by dim of self: covered by an index
+  int free_position_[kMaxRank] = {}; // by dim of self not indexed: its dim in the result
+  int free_rank_ = 0;
 };
 
 }  // namespace etkit::kernels

@@ -97,6 +97,22 @@ OpRunner& OpRunner::tensors(const std::vector<at::Tensor>& v) {
   args_.push_back(&values_.back());
   return *this;
 }
+OpRunner& OpRunner::optional_tensors(const std::vector<const at::Tensor*>& v) {
+  tensor_lists_.emplace_back();
+  for (const at::Tensor* t : v) {
+    if (t == nullptr) {
+      tensor_lists_.back().push_back(nullptr);
+      continue;
+    }
+    keep_.push_back(*t);
+    tensors_.push_back(wrap(keep_.back()));
+    tensor_lists_.back().push_back(&tensors_.back());
+  }
+  values_.push_back(Value::from_tensor_list(
+      Span<Tensor* const>(tensor_lists_.back().data(), tensor_lists_.back().size()), true));
+  args_.push_back(&values_.back());
+  return *this;
+}
 OpRunner& OpRunner::out(at::ScalarType dtype, at::IntArrayRef capacity_sizes,
                         at::MemoryFormat format) {
   keep_.push_back(at::full(capacity_sizes, 7, at::TensorOptions().dtype(dtype))

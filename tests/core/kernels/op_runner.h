@@ -36,6 +36,8 @@ class OpRunner {
   OpRunner& ints(const std::vector<int64_t>& v);
   OpRunner& doubles(const std::vector<double>& v);
   OpRunner& tensors(const std::vector<at::Tensor>& v);
+  /// A Tensor?[] argument: null items are None.
+  OpRunner& optional_tensors(const std::vector<const at::Tensor*>& v);
   /// An out tensor with room for `capacity_sizes` of `dtype`, in
   /// `format`'s layout; the kernel resizes it.
   OpRunner& out(at::ScalarType dtype, at::IntArrayRef capacity_sizes,

@@ -153,6 +153,34 @@ TEST(IndexOps, EmbeddingIndexSelectIndexTensor) {
   EXPECT_TRUE(tensors_close(index.result(), expected));
 }
 
+// Index tensors on dims a skipped dim separates (x[i, :, j]): as ATen, the
+// broadcast index dims come first, then every dim not indexed; a mask and
+// an index on separated dims too; index_put writes through the same plan.
+TEST(IndexOps, NonAdjacentIndexTensorsPutTheIndexDimsFirst) {
+  std::mt19937_64 rng(kernel_test_seed() + 31);
+  const at::Tensor x = random_tensor(rng, {4, 5, 6, 3}, at::kFloat);
+  const at::Tensor i0 = random_tensor(rng, {2, 1}, at::kLong, -4, 4);
+  const at::Tensor i2 = random_tensor(rng, {7}, at::kLong, 0, 6);
+  const at::Tensor mask = random_tensor(rng, {4}, at::kFloat).gt(0);
+  const std::vector<std::vector<const at::Tensor*>> lists = {
+      {&i0, nullptr, &i2}, {nullptr, &i0, nullptr, &i0}, {&mask, nullptr, nullptr, &i0}, {&i0, &i0}};
+  for (const auto& list : lists) {
+    c10::List<c10::optional<at::Tensor>> aten_list;
+    for (const at::Tensor* t : list) aten_list.push_back(t ? c10::optional<at::Tensor>(*t) : c10::nullopt);
+    const at::Tensor expected = at::index(x, aten_list);
+    OpRunner index("aten::index.Tensor_out");
+    index.tensor(x).optional_tensors(list).out(at::kFloat, expected.sizes()).returned();
+    ASSERT_EQ(index.run(), "") << expected.sizes();
+    EXPECT_TRUE(at::equal(index.result(), expected)) << expected.sizes();
+    const at::Tensor values = random_tensor(rng, expected.sizes().vec(), at::kFloat);
+    const at::Tensor put = at::index_put(x, aten_list, values, /*accumulate=*/true);
+    OpRunner index_put("aten::index_put.out");
+    index_put.tensor(x).optional_tensors(list).tensor(values).boolean(true).out(at::kFloat, x.sizes()).returned();
+    ASSERT_EQ(index_put.run(), "");
+    EXPECT_TRUE(tensors_close(index_put.result(), put, 1e-6, 1e-6)) << expected.sizes();
+  }
+}
+
 TEST(CreationOps, FullArangePadRepeatUpsample) {
   OpRunner full("aten::full.out");
   full.ints({2, 3}).real(1.5).out(at::kFloat, {2, 3}).returned();
