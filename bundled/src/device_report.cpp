@@ -69,6 +69,8 @@ void put_output(std::string& out, const OutputReport& o) {
   put_ints(out, o.max_abs_position);
   put_number(out, o.max_rel_error);
   put_ints(out, o.max_rel_position);
+  put_number(out, o.atol_to_pass);
+  put_number(out, o.rtol_to_pass);
   put_int(out, int64_t(o.first_mismatches.size()));
   out += '\n';
   for (const Mismatch& m : o.first_mismatches) {
@@ -177,7 +179,7 @@ bool parse_output(Tokens& t, OutputReport& o) {
   const bool ok = t.integer(index) && t.integer(passed) && t.string(o.structural_error) && t.integer(dtype) &&
                   t.ints(o.shape) && t.integer(o.numel) && t.integer(o.mismatched) && t.number(o.max_abs_error) &&
                   t.ints(o.max_abs_position) && t.number(o.max_rel_error) && t.ints(o.max_rel_position) &&
-                  t.integer(mismatches);
+                  t.number(o.atol_to_pass) && t.number(o.rtol_to_pass) && t.integer(mismatches);
   if (!ok || index < 0 || dtype < 0 || dtype > 255 || mismatches < 0 || mismatches > 1 << 20) return false;
   o.index = size_t(index);
   o.passed = passed != 0;

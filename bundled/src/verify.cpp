@@ -1,5 +1,6 @@
 #include "etkit/bundled/verify.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 
@@ -110,6 +111,12 @@ OutputReport compare_output(size_t index, const Value& actual, const BundledValu
     if (rel_error > report.max_rel_error || max_rel_at < 0) {
       report.max_rel_error = rel_error;
       max_rel_at = i;
+    }
+    if (!close && floating) {  // what would have passed it
+      report.atol_to_pass = std::max(report.atol_to_pass, abs_error - rtol * std::fabs(want));
+      report.rtol_to_pass = std::max(report.rtol_to_pass, want == 0 || std::isinf(abs_error)
+                                                              ? (abs_error > atol ? INFINITY : 0.0)
+                                                              : (abs_error - atol) / std::fabs(want));
     }
     if (!close) {
       ++report.mismatched;

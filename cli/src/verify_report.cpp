@@ -1,8 +1,10 @@
 #include "verify_report.h"
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 
 #include "etkit/core/tensor_access.h"
@@ -12,6 +14,16 @@ namespace etkit::cli {
 namespace {
 
 std::string number(double v) { return fmt::format("{:.6g}", v); }
+
+// The shortest text (3 significant digits or more) of a number no smaller
+// than `v`: a tolerance printed so that passing it to --atol passes.
+std::string at_least(double v) {
+  for (int digits = 3; digits < 17; ++digits) {
+    const std::string text = fmt::format("{:.{}g}", v, digits);
+    if (std::strtod(text.c_str(), nullptr) >= v) return text;
+  }
+  return fmt::format("{:.17g}", v);
+}
 
 std::string signature(const bundled::OutputReport& o) {
   return std::string(to_string(o.dtype)) + format_sizes(o.shape);
@@ -86,6 +98,21 @@ void write_verify_text(std::ostream& out, const std::string& file, const bundled
       if (!o.passed) out << "  " << describe_output(o) << "\n";
     }
   }
+  // The tolerances that would have passed every failing case: a hint, not
+  // advice (upstream's executor_runner defaults to atol 0.01).
+  double atol_to_pass = 0, rtol_to_pass = 0;
+  for (const bundled::CaseReport& c : report.cases) {
+    for (const auto& o : c.outputs) {
+      atol_to_pass = std::max(atol_to_pass, o.atol_to_pass);
+      rtol_to_pass = std::max(rtol_to_pass, o.rtol_to_pass);
+    }
+  }
+  if (atol_to_pass > 0 || rtol_to_pass > 0) {
+    out << "the failing outputs would pass with --atol " << (std::isfinite(atol_to_pass) ? at_least(atol_to_pass) : "(none)")
+        << " (at --rtol " << number(report.rtol) << ") or --rtol "
+        << (std::isfinite(rtol_to_pass) ? at_least(rtol_to_pass) : "(none: an expected 0 or a NaN differs)")
+        << " (at --atol " << number(report.atol) << ")\n";
+  }
   const size_t total = report.passed + report.failed + report.errors;
   out << "summary: " << report.passed << " passed, " << report.failed << " failed"
       << (report.errors ? ", " + std::to_string(report.errors) + " could not run" : std::string()) << " of " << total
@@ -121,6 +148,8 @@ void write_verify_json(std::ostream& out, const std::string& file, const bundled
       output["max_abs_position"] = o.max_abs_position;
       output["max_rel_error"] = finite_or_null(o.max_rel_error);
       output["max_rel_position"] = o.max_rel_position;
+      output["atol_to_pass"] = finite_or_null(o.atol_to_pass);
+      output["rtol_to_pass"] = finite_or_null(o.rtol_to_pass);
       output["mismatches"] = nlohmann::ordered_json::array();
       for (const auto& m : o.first_mismatches) {
         output["mismatches"].push_back(

@@ -5,7 +5,9 @@
 
 #include <nlohmann/json.hpp>
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
 
 #include "etkit/bundled/bundled_writer.h"
 #include "etkit/etdump/etdump_reader.h"
@@ -65,6 +67,39 @@ TEST(VerifyCommand, FailingCaseExitsOneWithJunitAndJson) {
     }
   }
   EXPECT_EQ(failures, 1u);
+}
+
+// A failing float bundle says which tolerances would pass it: verifying
+// again at them passes, and at half the atol still fails (the figures are
+// the smallest that pass, printed no smaller than they are).
+std::string exact_text(double v) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.17g", v);
+  return text;
+}
+
+TEST(VerifyCommand, AFailingRunNamesTheTolerancesThatWouldPass) {
+  const std::string bundle = test::sample("deeplab_head/deeplab_head.bpte");
+  const std::string json = test::temp("deeplab.json");
+  auto failed = etinspect({"verify", bundle, "--json", json});
+  ASSERT_EQ(failed.exit_code, 1) << failed.out;
+  const nlohmann::json report = nlohmann::json::parse(std::ifstream(json));
+  double atol = 0, rtol = 0;
+  for (const auto& c : report["cases"]) {
+    for (const auto& o : c["outputs"]) {
+      atol = std::max(atol, o["atol_to_pass"].get<double>());
+      rtol = std::max(rtol, o["rtol_to_pass"].get<double>());
+    }
+  }
+  ASSERT_GT(atol, 1e-8);
+  const std::string hint = "would pass with --atol ";
+  const size_t at = failed.out.find(hint);
+  ASSERT_NE(at, std::string::npos) << failed.out;
+  const std::string printed_atol = failed.out.substr(at + hint.size(), failed.out.find(' ', at + hint.size()) - at - hint.size());
+  EXPECT_GE(std::stod(printed_atol), atol);
+  EXPECT_EQ(etinspect({"verify", bundle, "--atol", printed_atol}).exit_code, 0);
+  EXPECT_EQ(etinspect({"verify", bundle, "--atol", exact_text(atol / 2)}).exit_code, 1);
+  EXPECT_EQ(etinspect({"verify", bundle, "--rtol", exact_text(rtol * (1 + 1e-12))}).exit_code, 0);
 }
 
 TEST(VerifyCommand, UnreadableBundlesExitTwo) {

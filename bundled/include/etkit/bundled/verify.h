@@ -44,6 +44,12 @@ struct OutputReport {
   double max_rel_error = 0;
   std::vector<int64_t> max_rel_position;
   std::vector<Mismatch> first_mismatches;
+  /// Floating outputs: the smallest atol that passes every element at the
+  /// run's rtol, and the smallest rtol at its atol (infinity when none
+  /// does: NaN against a number, or a nonzero error on an expected 0 for
+  /// rtol). 0 when the output passes as it is, or is not floating.
+  double atol_to_pass = 0;
+  double rtol_to_pass = 0;
 };
 
 struct CaseReport {
