@@ -86,21 +86,15 @@ OpRunner& OpRunner::doubles(const std::vector<double>& v) {
   return *this;
 }
 OpRunner& OpRunner::tensors(const std::vector<at::Tensor>& v) {
-  tensor_lists_.emplace_back();
-  for (const auto& t : v) {
-    keep_.push_back(t);
-    tensors_.push_back(wrap(keep_.back()));
-    tensor_lists_.back().push_back(&tensors_.back());
-  }
-  values_.push_back(Value::from_tensor_list(
-      Span<Tensor* const>(tensor_lists_.back().data(), tensor_lists_.back().size()), false));
-  args_.push_back(&values_.back());
-  return *this;
+  std::vector<const at::Tensor*> items;
+  for (const auto& t : v) items.push_back(&t);
+  return tensor_list(items, false);
 }
-OpRunner& OpRunner::optional_tensors(const std::vector<const at::Tensor*>& v) {
+OpRunner& OpRunner::optional_tensors(const std::vector<const at::Tensor*>& v) { return tensor_list(v, true); }
+OpRunner& OpRunner::tensor_list(const std::vector<const at::Tensor*>& v, bool optional) {
   tensor_lists_.emplace_back();
   for (const at::Tensor* t : v) {
-    if (t == nullptr) {
+    if (t == nullptr) {  // None, in a Tensor?[]
       tensor_lists_.back().push_back(nullptr);
       continue;
     }
@@ -109,7 +103,7 @@ OpRunner& OpRunner::optional_tensors(const std::vector<const at::Tensor*>& v) {
     tensor_lists_.back().push_back(&tensors_.back());
   }
   values_.push_back(Value::from_tensor_list(
-      Span<Tensor* const>(tensor_lists_.back().data(), tensor_lists_.back().size()), true));
+      Span<Tensor* const>(tensor_lists_.back().data(), tensor_lists_.back().size()), optional));
   args_.push_back(&values_.back());
   return *this;
 }

@@ -71,6 +71,7 @@ class OpRunner {
   std::deque<Value> boxed_;           // IntList items
   std::deque<std::vector<Value*>> int_lists_;
   std::deque<std::vector<Tensor*>> tensor_lists_;
+  OpRunner& tensor_list(const std::vector<const at::Tensor*>& v, bool optional);
   std::deque<std::vector<double>> double_lists_;
   std::deque<std::string> strings_;
   std::vector<Value*> args_;
