@@ -361,6 +361,16 @@ std::vector<size_t> Method::initial_state_values() const {
 
 Status Method::execute() {
   MethodState& state = *state_;
+  // An input without planned memory holds the caller's data once set; run
+  // before that, a kernel would read through a null pointer.
+  for (size_t i = 0; i < state.inputs.size(); ++i) {
+    const Value& input = state.values[static_cast<size_t>(state.inputs[i])];
+    if (state.input_borrowed[i] && input.unchecked_tensor().data() == nullptr && input.unchecked_tensor().numel() > 0) {
+      return Error::make(ErrorCode::kInvalidArgument,
+                         "method '%s': input %zu has no planned memory and was not set (set_input before execute)",
+                         state.name.c_str(), i);
+    }
+  }
   EventTracer* tracer = state.tracer;
   if (tracer != nullptr) tracer->create_event_block("Execute");
   const bool log_intermediates = tracer != nullptr && tracer->wants_values(LoggedValueKind::kIntermediateOutput);

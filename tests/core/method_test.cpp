@@ -432,6 +432,36 @@ TEST(Method, TracerSeesEveryStepNamedAsUpstream) {
                                "output output 0 tensor"}));
 }
 
+// upstream's LLM export leaves the token input without planned memory: it
+// holds the caller's data once set_input borrows it. Executing before that
+// is an error naming the input (a kernel read through a null pointer
+// before); a dynamic one takes fewer tokens than its bound.
+TEST(Method, AnUnplannedInputMustBeSetBeforeExecuteAndMayTakeFewerTokens) {
+  auto program = Program::load_file(std::string(ETKIT_SOURCE_DIR) + "/samples/tiny_llama_dynamic/tiny_llama_dynamic.pte");
+  ASSERT_TRUE(program.ok()) << program.error().message();
+  auto method = Method::load(*program, "forward", test::with_kernels());
+  ASSERT_TRUE(method.ok()) << method.error().message();
+  EXPECT_FALSE((*method)->input_is_static(0));
+  EXPECT_EQ((*method)->input(0).unchecked_tensor().size(1), 63);  // the upper bound
+  Status early = (*method)->execute();
+  ASSERT_FALSE(early.ok());
+  EXPECT_NE(std::string(early.error().message()).find("input 0 has no planned memory and was not set"),
+            std::string::npos)
+      << early.error().message();
+  int64_t tokens[3] = {1, 2, 3}, position = 0;
+  const int64_t token_sizes[2] = {1, 3}, position_sizes[1] = {1};
+  auto token_view = Tensor::make(ScalarType::kLong, Span<const int64_t>(token_sizes, 2), {}, tokens, sizeof tokens);
+  auto position_view = Tensor::make(ScalarType::kLong, Span<const int64_t>(position_sizes, 1), {}, &position,
+                                    sizeof position);
+  ASSERT_TRUE((*method)->set_input(0, *token_view).ok());
+  ASSERT_TRUE((*method)->set_input(1, *position_view).ok());
+  EXPECT_TRUE((*method)->execute().ok());
+  int64_t too_many[64] = {};
+  const int64_t over_sizes[2] = {1, 64};
+  auto over = Tensor::make(ScalarType::kLong, Span<const int64_t>(over_sizes, 2), {}, too_many, sizeof too_many);
+  EXPECT_FALSE((*method)->set_input(0, *over).ok());  // past the bound of 63
+}
+
 TEST(Method, ExecuteAllocatesNothing) {
   for (const char* file : {"upstream/pte/maxpool2d.pte", "upstream/pte/softmax.pte",
                            "upstream/pte/module_linear_inline_constants.pte"}) {

@@ -380,18 +380,21 @@ Status where_out(KernelContext& context, Span<Value*> args) {
   broadcast_strides(a, rank, sizes, sa);
   broadcast_strides(b, rank, sizes, sb);
   const int64_t* strides[4] = {sc, sa, sb, out.strides().data()};
-  Status status = Ok{};
-  ETKIT_TRY(dispatch_compute(context, common, [&](auto tag) {
+  return dispatch_compute(context, common, [&](auto tag) -> Status {
     using C = decltype(tag);
     Loader<C> la = loader_for<C>(a.scalar_type());
     Loader<C> lb = loader_for<C>(b.scalar_type());
     Storer<C> so = storer_for<C>(out.scalar_type());
+    // A dtype without a conversion (a quantized or bit type) has none.
+    ETKIT_KERNEL_CHECK(context, la != nullptr && lb != nullptr && so != nullptr,
+                       "where does not support %s and %s into %s", to_string(a.scalar_type()),
+                       to_string(b.scalar_type()), to_string(out.scalar_type()));
     const auto* pc = cond.data_as<const uint8_t>();
     for_each_index<4>(rank, sizes, strides, [&](const int64_t* o) {
       so(out.data(), o[3], pc[o[0]] ? la(a.data(), o[1]) : lb(b.data(), o[2]));
     });
-  }));
-  return status;
+    return Ok{};
+  });
 }
 
 // masked_fill keeps self's dtype and shape (the value is cast to it, as in
@@ -420,15 +423,20 @@ Status masked_fill_scalar_out(KernelContext& context, Span<Value*> args) {
   broadcast_strides(mask, rank, sizes, sm);
   broadcast_strides(self, rank, sizes, ss);
   const int64_t* strides[3] = {sm, ss, out.strides().data()};
-  ETKIT_TRY(dispatch_compute(context, self.scalar_type(), [&](auto tag) {
+  ETKIT_TRY(dispatch_compute(context, self.scalar_type(), [&](auto tag) -> Status {
     using C = decltype(tag);
     Loader<C> ls = loader_for<C>(self.scalar_type());
     Storer<C> so = storer_for<C>(out.scalar_type());
-    const C fill = loader_for<C>(value.tensor.scalar_type())(value.tensor.data(), 0);
+    Loader<C> lv = loader_for<C>(value.tensor.scalar_type());
+    ETKIT_KERNEL_CHECK(context, ls != nullptr && so != nullptr && lv != nullptr,
+                       "masked_fill does not support %s with a %s value", to_string(self.scalar_type()),
+                       to_string(value.tensor.scalar_type()));
+    const C fill = lv(value.tensor.data(), 0);
     const auto* pm = mask.data_as<const uint8_t>();
     for_each_index<3>(rank, sizes, strides, [&](const int64_t* o) {
       so(out.data(), o[2], pm[o[0]] ? fill : ls(self.data(), o[1]));
     });
+    return Ok{};
   }));
   return Ok{};
 }
