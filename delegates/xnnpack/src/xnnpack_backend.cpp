@@ -32,14 +32,16 @@ struct FreeDeleter {
 };
 using AlignedBytes = std::unique_ptr<uint8_t, FreeDeleter>;
 
+// aligned_alloc wants a multiple of the alignment, and at least one block.
+size_t rounded_to_blocks(size_t bytes) { return std::max<size_t>(64, (bytes + 63) / 64 * 64); }
+
 AlignedBytes aligned_uninitialized(size_t bytes) {
-  const size_t rounded = std::max<size_t>(64, (bytes + 63) / 64 * 64);
-  return AlignedBytes(static_cast<uint8_t*>(std::aligned_alloc(64, rounded)));
+  return AlignedBytes(static_cast<uint8_t*>(std::aligned_alloc(64, rounded_to_blocks(bytes))));
 }
 
 AlignedBytes aligned_zeroed(size_t bytes) {
   AlignedBytes memory = aligned_uninitialized(bytes);
-  if (memory) std::memset(memory.get(), 0, std::max<size_t>(64, (bytes + 63) / 64 * 64));
+  if (memory) std::memset(memory.get(), 0, rounded_to_blocks(bytes));
   return memory;
 }
 
