@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <cstring>
 #include <new>
 #include <string>
 #include <vector>
@@ -70,6 +71,37 @@ TEST(Method, RunsABuiltProgram) {
   const Tensor& out = (*method)->output(0).unchecked_tensor();
   EXPECT_EQ(std::vector<float>(out.data_as<float>(), out.data_as<float>() + 4),
             (std::vector<float>{11, 22, 33, 44}));
+}
+
+// Constants in the constant segment (as upstream's emitter writes them) and
+// in the legacy inline constant buffer (as older exports keep them) read the
+// same: out = x + c with c = {0.5, -1, 2, 8}.
+TEST(Method, ConstantsAreReadFromTheSegmentAndFromTheLegacyInlineBuffer) {
+  for (bool legacy : {false, true}) {
+    ProgramBuilder b;
+    if (legacy) b.legacy_constant_buffer();
+    const std::vector<float> c = {0.5f, -1.f, 2.f, 8.f};
+    std::vector<uint8_t> bytes(sizeof(float) * c.size());
+    std::memcpy(bytes.data(), c.data(), bytes.size());
+    const int32_t constant = b.constant_tensor({4}, ScalarType::kFloat, bytes);
+    const int32_t x = b.tensor({4}, 0);
+    const int32_t out = b.tensor({4}, 16);
+    b.kernel_call("aten::add", "out", {x, constant, b.integer(1), out, out});
+    b.inputs({x});
+    b.outputs({out});
+    b.arena(32);
+    auto program = b.load();
+    ASSERT_TRUE(program.ok()) << program.error().message();
+    auto method = Method::load(*program, "forward", test::with_kernels());
+    ASSERT_TRUE(method.ok()) << method.error().message();
+    std::vector<float> in = {1, 2, 3, 4};
+    ASSERT_TRUE((*method)->set_input(0, f32(in, {4})).ok());
+    ASSERT_TRUE((*method)->execute().ok());
+    const Tensor& result = (*method)->output(0).unchecked_tensor();
+    EXPECT_EQ(std::vector<float>(result.data_as<float>(), result.data_as<float>() + 4),
+              (std::vector<float>{1.5f, 1.f, 5.f, 12.f}))
+        << (legacy ? "legacy inline buffer" : "constant segment");
+  }
 }
 
 // x[:, idx] as upstream's emitter writes it: index.Tensor with a Tensor?[]

@@ -182,34 +182,49 @@ std::vector<uint8_t> ProgramBuilder::build() const {
       b.CreateVector(outputs_), b.CreateVector(std::vector<flatbuffers::Offset<fb::Chain>>{chain}),
       b.CreateVector(operators), b.CreateVector(delegates),
       b.CreateVector(std::vector<int64_t>{0, arena_}));
+  // Data after the flatbuffer, as upstream's emitter (1.x) writes every
+  // program: segment 0 holds the constants (Program.constant_segment, even
+  // when there are none: upstream's runtime refuses a program without it
+  // unless built with the deprecated inline constant_buffer path), the next
+  // one the mutable buffers' initial states. Entries are 16-byte aligned and
+  // offset index 0 is reserved in both lists.
   std::vector<flatbuffers::Offset<fb::Buffer>> buffers;
-  for (const auto& bytes : constants_) {
-    b.ForceVectorAlignment(bytes.size(), 1, 16);
-    buffers.push_back(fb::CreateBuffer(b, b.CreateVector(bytes)));
-  }
-  // Mutable buffers' initial states: one segment, each entry 16-byte aligned.
   std::vector<uint8_t> segment;
-  std::vector<uint64_t> mutable_offsets = {0};  // index 0 reserved
-  for (size_t m = 1; m < mutable_data_.size(); ++m) {
+  std::vector<flatbuffers::Offset<fb::DataSegment>> segment_table;
+  const auto append_segment = [&](const std::vector<std::vector<uint8_t>>& entries) {
     segment.resize((segment.size() + 15) / 16 * 16);
-    mutable_offsets.push_back(segment.size());
-    segment.insert(segment.end(), mutable_data_[m].begin(), mutable_data_[m].end());
+    const uint64_t start = segment.size();
+    std::vector<uint64_t> offsets = {0};
+    for (size_t m = 1; m < entries.size(); ++m) {
+      segment.resize(start + (segment.size() - start + 15) / 16 * 16);
+      offsets.push_back(segment.size() - start);
+      segment.insert(segment.end(), entries[m].begin(), entries[m].end());
+    }
+    segment_table.push_back(fb::CreateDataSegment(b, start, segment.size() - start));
+    return fb::CreateSubsegmentOffsets(b, uint32_t(segment_table.size() - 1), b.CreateVector(offsets));
+  };
+  flatbuffers::Offset<fb::SubsegmentOffsets> constant_segment = 0;
+  if (legacy_constant_buffer_) {
+    for (const auto& bytes : constants_) {
+      b.ForceVectorAlignment(bytes.size(), 1, 16);
+      buffers.push_back(fb::CreateBuffer(b, b.CreateVector(bytes)));
+    }
+  } else {
+    constant_segment = append_segment(constants_);
   }
-  flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::DataSegment>>> segments = 0;
   flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::SubsegmentOffsets>>> mutables = 0;
-  if (!segment.empty()) {
-    segments = b.CreateVector(std::vector<flatbuffers::Offset<fb::DataSegment>>{
-        fb::CreateDataSegment(b, 0, segment.size())});
+  if (mutable_data_.size() > 1) {
     mutables = b.CreateVector(std::vector<flatbuffers::Offset<fb::SubsegmentOffsets>>{
-        fb::CreateSubsegmentOffsets(b, 0, b.CreateVector(mutable_offsets))});
+        append_segment(mutable_data_)});
   }
   auto program = fb::CreateProgram(
       b, 0, b.CreateVector(std::vector<flatbuffers::Offset<fb::ExecutionPlan>>{plan}),
-      constants_.size() > 1 ? b.CreateVector(buffers) : 0,
-      delegate_data.empty() ? 0 : b.CreateVector(delegate_data), segments, 0, mutables);
+      buffers.size() > 1 ? b.CreateVector(buffers) : 0,
+      delegate_data.empty() ? 0 : b.CreateVector(delegate_data),
+      segment_table.empty() ? 0 : b.CreateVector(segment_table), constant_segment, mutables);
   b.Finish(program, fb::ProgramIdentifier());
   std::vector<uint8_t> bytes(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
-  if (segment.empty()) return bytes;
+  if (segment_table.empty()) return bytes;
   // The eh00 extended header goes right after the file identifier; every
   // flatbuffer offset is relative except the root's, which moves with it.
   constexpr uint32_t kHeader = 32;

@@ -21,9 +21,14 @@ class ProgramBuilder {
   /// The last tensor added gets `dim_order` (a permutation of its dims)
   /// instead of the default one.
   void set_dim_order(std::vector<uint8_t> dim_order) { values_.back().dim_order = std::move(dim_order); }
-  /// A constant tensor whose bytes are stored in the program (the legacy
-  /// inline constant buffer, as older upstream exports keep them).
+  /// A constant tensor whose bytes are stored in the program's constant
+  /// segment, as upstream's emitter writes them (or in the inline constant
+  /// buffer after legacy_constant_buffer()).
   int32_t constant_tensor(std::vector<int32_t> sizes, ScalarType dtype, std::vector<uint8_t> bytes);
+  /// Constants go into Program.constant_buffer inside the flatbuffer, as
+  /// older upstream exports keep them (upstream's runtime now refuses this
+  /// unless built with its deprecated constant-buffer path; etkit reads it).
+  void legacy_constant_buffer() { legacy_constant_buffer_ = true; }
   /// A float32 mutable buffer planned at `offset` with an initial state,
   /// as upstream writes one: data_buffer_idx indexes the offsets of the
   /// program's mutable data segment (the program then gets an eh00 header
@@ -84,6 +89,7 @@ class ProgramBuilder {
   std::vector<std::vector<uint8_t>> mutable_data_ = {{}};  // index 0 reserved
   std::vector<int32_t> inputs_, outputs_;
   int64_t arena_ = 1024;
+  bool legacy_constant_buffer_ = false;
 };
 
 /// x (the input, float32[4] at offset 0) -> a = x + x (at 16) ->

@@ -1,8 +1,9 @@
 """etkit and upstream's runtime run the same programs on the same inputs.
 
-Every shipped sample (each bundled case's inputs) and every corpus program
-upstream's runtime can run (random inputs from its method meta) runs on
-both; outputs are compared: integer and quantized outputs bit for bit,
+Every shipped sample (each bundled case's inputs), every corpus program
+upstream's runtime can run (random inputs from its method meta) and the
+programs etkit's tests build with their own ProgramBuilder (written out by
+tests/support/write_builder_programs) run on both; outputs are compared: integer and quantized outputs bit for bit,
 float outputs within the bound stated per program below, with its reason.
 Every bundle's verdict from `etinspect verify` equals upstream's
 BundledModule verdict at the tolerance the README verifies it with; a copy
@@ -10,7 +11,10 @@ whose expected outputs are altered fails on both.
 """
 
 import json
+import os
+import subprocess
 import sys
+import tempfile
 import unittest
 from pathlib import Path
 
@@ -49,6 +53,13 @@ FLOAT_BOUNDS = {
     "mobilenet_v2_xnnpack_int8": (0.05, 0.05, "static int8 in XNNPACK: a requantization rounding flip is one "
                                   "output quantum (about 0.05 here)"),
     "resnet8_cortex_m_int8": (0, 0, "int8 CMSIS-NN arithmetic is specified to the bit"),
+    # The tests' ProgramBuilder programs (tests/support/write_builder_programs.cpp).
+    "two_step": (0, 0, "an add and a multiply: exact"),
+    "running_sum": (0, 0, "one add onto the mutable buffer's initial state: exact"),
+    "constants_lists_and_none": (0, 0, "gathers and a sum of four small multiples of 0.5: exact"),
+    "dynamic_add": (0, 0, "one add: exact"),
+    "xnnpack_linear": (1e-6, 1e-6, "a five-term dot product in either XNNPACK build's order"),
+    "xnnpack_int8_convolution": (0, 0, "integer accumulation, requantized by XNNPACK's rule in both builds"),
 }
 
 # The tolerance the README's main command verifies each bundle with
@@ -171,6 +182,31 @@ class CorpusPrograms(unittest.TestCase):
                 self.assertIsNone(compare(name, oracle.run_etkit(pte, inputs), expected))
                 compared += 1
         self.assertGreater(compared, 0)
+
+
+class BuilderPrograms(unittest.TestCase):
+    """The programs etkit's own tests build: upstream's runtime must load
+    them (it refused all of them until ProgramBuilder wrote the constant
+    segment upstream's emitter writes) and compute what etkit computes."""
+
+    def test_builder_programs_compute_what_upstream_computes(self):
+        with tempfile.TemporaryDirectory() as folder:
+            subprocess.run([os.environ["ETKIT_WRITE_BUILDER_PROGRAMS"], folder], check=True)
+            entries = json.loads((Path(folder) / "programs.json").read_text())
+            self.assertGreaterEqual(len(entries), 6)
+            for entry in entries:
+                generator = torch.Generator().manual_seed(11)
+                inputs = []
+                for spec in entry["inputs"]:
+                    dtype = getattr(torch, spec["dtype"])
+                    low, high = spec["low"], spec["high"]
+                    inputs.append((torch.rand(spec["shape"], generator=generator) * (high - low) + low).to(dtype)
+                                  if dtype.is_floating_point else
+                                  torch.randint(int(low), int(high), spec["shape"], generator=generator).to(dtype))
+                pte = Path(folder) / f"{entry['name']}.pte"
+                with self.subTest(program=entry["name"], what=entry["what"]):
+                    expected = oracle.run_upstream(pte.read_bytes(), inputs)
+                    self.assertIsNone(compare(entry["name"], oracle.run_etkit(pte, inputs), expected))
 
 
 class UpstreamMadeSamples(unittest.TestCase):
