@@ -517,3 +517,55 @@ TEST(XnnpackQuantized, ValueKindsAndRunnersAreReported) {
 
 }  // namespace
 }  // namespace etkit::xnnpack
+
+namespace etkit::xnnpack {
+namespace {
+
+// Upstream's runtime binds delegate argument k to the external value whose
+// external id is k, whatever order input_ids lists the inputs in (its
+// lowering of a YOLO-style detector lists them out of order; etkit used to
+// bind by input_ids position and refused the call on a size mismatch).
+TEST(XnnpackBackend, ArgumentsBindByExternalIdNotByInputIdsOrder) {
+  PayloadBuilder p;
+  const int a = p.value("fp32", {2, 3}, 0, 1);  // external id 0: argument 0
+  const int b = p.value("fp32", {2, 3}, 0, 1);  // external id 1: argument 1
+  const int out = p.value("fp32", {2, 3}, 0, 2);
+  p.node("Subtract", 1, {{"input1_id", a}, {"input2_id", b}, {"output_id", out}});
+  std::swap(p.inputs[0], p.inputs[1]);  // input_ids = [b, a]
+  const std::vector<uint8_t> payload = p.finish();
+  const XnnGraph graph = checked(read_xnn_graph(ByteSpan{payload.data(), payload.size()}, nullptr), "graph");
+  ASSERT_EQ(graph.inputs.size(), 2u);
+  EXPECT_EQ(graph.inputs[0], uint32_t(a));
+  EXPECT_EQ(graph.inputs[1], uint32_t(b));
+
+  XnnpackBackend backend;
+  BackendInitContext context;
+  context.kernels = &all_kernels();
+  void* handle = checked(backend.init(context, ByteSpan{payload.data(), payload.size()}, {}), "init");
+  at::Tensor x = at::arange(6, at::kFloat).reshape({2, 3}), y = at::full({2, 3}, 10.f), z = at::zeros({2, 3});
+  Tensor tx = view_of(x), ty = view_of(y), tz = view_of(z);
+  Value vx = Value::from_tensor(&tx), vy = Value::from_tensor(&ty), vz = Value::from_tensor(&tz);
+  Value* args[] = {&vx, &vy, &vz};
+  BackendExecutionContext execution;
+  const Status status = backend.execute(execution, handle, Span<Value*>(args, 3));
+  ASSERT_TRUE(status.ok()) << status.error().message();
+  EXPECT_TRUE(at::equal(z, x - y)) << z;  // argument 0 minus argument 1, by hand
+  backend.destroy(handle);
+}
+
+TEST(XnnpackBackend, ExternalIdsThatDoNotNumberTheArgumentsAreRefusedAtLoad) {
+  PayloadBuilder p;
+  const int a = p.value("fp32", {2}, 0, 1);
+  const int b = p.value("fp32", {2}, 0, 1);
+  const int out = p.value("fp32", {2}, 0, 2);
+  p.values[b]["value"]["external_id"] = 0;  // two inputs claim argument 0
+  p.node("Add", 1, {{"input1_id", a}, {"input2_id", b}, {"output_id", out}});
+  const std::vector<uint8_t> payload = p.finish();
+  auto graph = read_xnn_graph(ByteSpan{payload.data(), payload.size()}, nullptr);
+  ASSERT_FALSE(graph.ok());
+  EXPECT_NE(std::string(graph.error().message()).find("external ids 0 to 2, one each"), std::string::npos)
+      << graph.error().message();
+}
+
+}  // namespace
+}  // namespace etkit::xnnpack

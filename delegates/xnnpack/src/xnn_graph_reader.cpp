@@ -2,6 +2,7 @@
 // own checks of every id, dimension and constant, so nothing downstream
 // indexes unchecked bytes.
 
+#include <algorithm>
 #include <cstring>
 #include <memory>
 #include <unordered_map>
@@ -55,6 +56,7 @@ struct Reader {
   Result<GraphValue> read_value(size_t index, const fb::TensorValue& tensor);
   Result<ByteSpan> constant_of(size_t value_index, uint32_t constant_index);
   Status read_externals();
+  Status order_by_external_id();
   Status read_nodes();
   Status check_data_flow();
 };
@@ -145,6 +147,7 @@ Result<GraphValue> Reader::read_value(size_t index, const fb::TensorValue& tenso
   }
   value.external_input = (tensor.flags() & 1u) != 0;
   value.external_output = (tensor.flags() & 2u) != 0;
+  value.external_id = tensor.external_id();
   if (tensor.constant_buffer_idx() != 0) {
     ETKIT_ASSIGN_OR_RETURN(value.constant, constant_of(index, tensor.constant_buffer_idx()));
     value.constant = keep_aligned(value.constant);
@@ -209,6 +212,34 @@ Status Reader::read_externals() {
   };
   ETKIT_TRY(resolve(root.input_ids(), true, graph.inputs));
   ETKIT_TRY(resolve(root.output_ids(), false, graph.outputs));
+  return order_by_external_id();
+}
+
+// Upstream's runtime binds the delegate call's argument k to the external
+// value whose external id is k (it sorts input_ids and output_ids by id, and
+// an external value's id is its external id); input_ids need not list them
+// in that order (upstream's lowering of a detection head does not). So the
+// inputs' external ids must be 0..n-1 and the outputs' n..n+m-1.
+Status Reader::order_by_external_id() {
+  const auto by_external_id = [this](uint32_t a, uint32_t b) {
+    return graph.values[a].external_id < graph.values[b].external_id;
+  };
+  std::sort(graph.inputs.begin(), graph.inputs.end(), by_external_id);
+  std::sort(graph.outputs.begin(), graph.outputs.end(), by_external_id);
+  uint32_t expected = 0;
+  for (const std::vector<uint32_t>* list : {&graph.inputs, &graph.outputs}) {
+    for (uint32_t v : *list) {
+      if (graph.values[v].external_id != expected) {
+        return Error::make(ErrorCode::kMalformed,
+                           "%s value %u has external id %u; the delegate's %zu inputs and %zu outputs need "
+                           "external ids 0 to %zu, one each",
+                           list == &graph.inputs ? "input" : "output", v, graph.values[v].external_id,
+                           graph.inputs.size(), graph.outputs.size(),
+                           graph.inputs.size() + graph.outputs.size() - 1);
+      }
+      ++expected;
+    }
+  }
   return Ok{};
 }
 

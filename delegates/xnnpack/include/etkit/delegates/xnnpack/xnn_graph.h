@@ -90,6 +90,9 @@ struct GraphValue {
   ByteSpan constant;        ///< empty for non-constant values
   bool external_input = false;
   bool external_output = false;
+  /// For an external value, its position in the delegate call's arguments
+  /// (inputs first, then outputs), as upstream's runtime binds them.
+  uint32_t external_id = 0xFFFFFFFFu;
   QuantParams quant;
   /// The legacy dynamic-quantization marker (dq_datatype) of older payloads.
   Datatype dq_datatype = Datatype::kInvalid;
@@ -134,8 +137,10 @@ struct XnnGraph {
   bool has_header = false;
   std::vector<GraphValue> values;
   std::vector<GraphNode> nodes;
-  std::vector<uint32_t> inputs;   ///< value indices of the delegate's inputs, in order
-  std::vector<uint32_t> outputs;  ///< value indices of the delegate's outputs, in order
+  /// Value indices of the delegate's inputs and outputs in the order of the
+  /// call's arguments (by external id, not the payload's input_ids order).
+  std::vector<uint32_t> inputs;
+  std::vector<uint32_t> outputs;
   /// Aligned copies of a misaligned flatbuffer or constant, which the
   /// values' constants then point into (shared: copies of a graph stay valid).
   std::vector<std::shared_ptr<const std::vector<uint64_t>>> owned_storage;
