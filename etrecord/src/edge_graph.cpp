@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "python_json.h"
+
 namespace etkit::etrecord {
 namespace {
 
@@ -71,8 +73,16 @@ bool parse_handle(const json& value, int64_t& handle) {
 }  // namespace
 
 const GraphNode* EdgeGraph::find(int64_t debug_handle) const {
-  auto it = node_by_handle.find(debug_handle);
-  return it == node_by_handle.end() ? nullptr : &nodes[it->second];
+  auto it = nodes_by_handle.find(debug_handle);
+  return it == nodes_by_handle.end() ? nullptr : &nodes[it->second.front()];
+}
+
+std::vector<const GraphNode*> EdgeGraph::find_all(int64_t debug_handle) const {
+  std::vector<const GraphNode*> found;
+  if (auto it = nodes_by_handle.find(debug_handle); it != nodes_by_handle.end()) {
+    for (size_t index : it->second) found.push_back(&nodes[index]);
+  }
+  return found;
 }
 
 std::vector<ModuleFrame> parse_module_stack(const std::string& text) {
@@ -112,60 +122,98 @@ std::string innermost_source_line(const std::string& stack_trace) {
          stack_trace.substr(line + 5, digits_end - line - 5);
 }
 
-Result<EdgeGraph> parse_edge_graph(const std::string& json_text, const std::string& where,
-                                   std::vector<std::string>& warnings) {
-  const json document = json::parse(json_text, nullptr, /*allow_exceptions=*/false);
-  if (document.is_discarded()) {
-    return Error::make(ErrorCode::kMalformed, "%s: not valid JSON", where.c_str());
-  }
-  const json* graph_module = member(document, "graph_module");
+namespace {
+
+json parse_python_json(const std::string& text) {
+  json document = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (document.is_discarded()) document = json::parse(with_quoted_non_finite_numbers(text), nullptr, false);
+  return document;
+}
+
+const json* graph_nodes(const json& exported_program) {
+  const json* graph_module = member(exported_program, "graph_module");
   const json* graph = graph_module ? member(*graph_module, "graph") : nullptr;
   const json* nodes = graph ? member(*graph, "nodes") : nullptr;
-  if (nodes == nullptr || !nodes->is_array()) {
-    return Error::make(ErrorCode::kMalformed, "%s: no graph_module.graph.nodes array",
-                 where.c_str());
+  return nodes != nullptr && nodes->is_array() ? nodes : nullptr;
+}
+
+GraphNode parse_node(const json& node, size_t index, const std::string& where, std::vector<std::string>& warnings) {
+  GraphNode parsed;
+  parsed.target = short_target(string_member(node, "target"));
+  if (const json* outputs = member(node, "outputs"); outputs && outputs->is_array()) {
+    std::vector<std::string> names;
+    for (const json& output : *outputs) collect_tensor_names(output, names);
+    if (!names.empty()) parsed.name = names.front();
   }
-  EdgeGraph result;
-  for (size_t i = 0; i < nodes->size(); ++i) {
-    const json& node = (*nodes)[i];
-    GraphNode parsed;
-    parsed.target = short_target(string_member(node, "target"));
+  if (parsed.name.empty()) parsed.name = parsed.target + "#" + std::to_string(index);
+  if (const json* inputs = member(node, "inputs"); inputs && inputs->is_array()) {
+    for (const json& input : *inputs) {
+      if (const json* arg = member(input, "arg")) collect_tensor_names(*arg, parsed.inputs);
+    }
+  }
+  if (const json* metadata = member(node, "metadata"); metadata && metadata->is_object()) {
+    parsed.stack_trace = string_member(*metadata, "stack_trace");
+    parsed.module_stack = parse_module_stack(string_member(*metadata, "nn_module_stack"));
+    parsed.source_fn = string_member(*metadata, "source_fn_stack");
+    if (const json* handle = member(*metadata, "debug_handle")) {
+      if (!parse_handle(*handle, parsed.debug_handle)) {
+        warnings.push_back(where + ": node " + parsed.name + " has debug_handle " + handle->dump() +
+                           ", not an integer");
+      }
+    }
+  }
+  return parsed;
+}
+
+// A delegate call's lowered module, serialized by upstream as a JSON string
+// argument whose original_module is the exported program of the nodes it
+// took over: those nodes carry the debug handles the delegate's events and
+// the debug handle map name.
+const json* lowered_original_module(const json& node, json& storage) {
+  const json* inputs = member(node, "inputs");
+  if (inputs == nullptr || !inputs->is_array() || inputs->empty()) return nullptr;
+  const json* arg = member((*inputs)[0], "arg");
+  const json* text = arg ? member(*arg, "as_string") : nullptr;
+  if (text == nullptr || !text->is_string()) return nullptr;
+  storage = parse_python_json(text->get<std::string>());
+  return storage.is_discarded() ? nullptr : member(storage, "original_module");
+}
+
+void add_nodes(const json& nodes, const std::string& where, int depth, EdgeGraph& result,
+               std::vector<std::string>& warnings) {
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const json& node = nodes[i];
+    GraphNode parsed = parse_node(node, i, where, warnings);
     if (parsed.target.empty()) {
       warnings.push_back(where + ": node " + std::to_string(i) + " has no target; skipped");
       continue;
     }
-    if (const json* outputs = member(node, "outputs"); outputs && outputs->is_array()) {
-      std::vector<std::string> names;
-      for (const json& output : *outputs) collect_tensor_names(output, names);
-      if (!names.empty()) parsed.name = names.front();
-    }
-    if (parsed.name.empty()) parsed.name = parsed.target + "#" + std::to_string(i);
-    if (const json* inputs = member(node, "inputs"); inputs && inputs->is_array()) {
-      for (const json& input : *inputs) {
-        if (const json* arg = member(input, "arg")) collect_tensor_names(*arg, parsed.inputs);
-      }
-    }
-    if (const json* metadata = member(node, "metadata"); metadata && metadata->is_object()) {
-      parsed.stack_trace = string_member(*metadata, "stack_trace");
-      parsed.module_stack = parse_module_stack(string_member(*metadata, "nn_module_stack"));
-      parsed.source_fn = string_member(*metadata, "source_fn_stack");
-      if (const json* handle = member(*metadata, "debug_handle")) {
-        if (!parse_handle(*handle, parsed.debug_handle)) {
-          warnings.push_back(where + ": node " + parsed.name + " has debug_handle " +
-                             handle->dump() + ", not an integer");
-        }
-      }
-    }
-    if (parsed.debug_handle >= 0) {
-      auto [it, inserted] = result.node_by_handle.emplace(parsed.debug_handle, result.nodes.size());
-      if (!inserted) {
-        warnings.push_back(where + ": debug handle " + std::to_string(parsed.debug_handle) +
-                           " is on both " + result.nodes[it->second].name + " and " +
-                           parsed.name + "; the first is used");
-      }
-    }
+    if (parsed.debug_handle >= 0) result.nodes_by_handle[parsed.debug_handle].push_back(result.nodes.size());
+    const bool delegate_call = parsed.target.find("executorch_call_delegate") != std::string::npos;
+    const std::string name = parsed.name;
     result.nodes.push_back(std::move(parsed));
+    json lowered;
+    const json* original = delegate_call && depth < 4 ? lowered_original_module(node, lowered) : nullptr;
+    if (const json* inner = original ? graph_nodes(*original) : nullptr) {
+      add_nodes(*inner, where + " (lowered module of " + name + ")", depth + 1, result, warnings);
+    }
   }
+}
+
+}  // namespace
+
+Result<EdgeGraph> parse_edge_graph(const std::string& json_text, const std::string& where,
+                                   std::vector<std::string>& warnings) {
+  const json document = parse_python_json(json_text);
+  if (document.is_discarded()) {
+    return Error::make(ErrorCode::kMalformed, "%s: not valid JSON", where.c_str());
+  }
+  const json* nodes = graph_nodes(document);
+  if (nodes == nullptr) {
+    return Error::make(ErrorCode::kMalformed, "%s: no graph_module.graph.nodes array", where.c_str());
+  }
+  EdgeGraph result;
+  add_nodes(*nodes, where, 0, result, warnings);
   return result;
 }
 

@@ -15,6 +15,17 @@ constexpr uint64_t kMaxEntrySize = uint64_t{1} << 30;
 
 zip_t* as_zip(void* handle) { return static_cast<zip_t*>(handle); }
 
+bool ends_with(const std::string& text, const std::string& suffix) {
+  return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// Upstream (1.x) stores beside each serialized graph its weights, constants
+// and example inputs as <graph>_state_dict, _constants, _example_inputs
+// (binary); its reader takes every other entry under the prefix as a method.
+bool is_graph_companion(const std::string& name) {
+  return ends_with(name, "_state_dict") || ends_with(name, "_constants") || ends_with(name, "_example_inputs");
+}
+
 bool starts_with(const std::string& text, const std::string& prefix) {
   return text.compare(0, prefix.size(), prefix) == 0;
 }
@@ -140,7 +151,7 @@ Result<EtrecordArchive> EtrecordArchive::load(std::shared_ptr<const FileData> ow
     has_marker |= entry.name == kMarker;
     has_legacy |= entry.name == kEdgeProgram;
     const std::string prefix = std::string(kEdgeProgram) + "/";
-    if (starts_with(entry.name, prefix) && entry.name.size() > prefix.size()) {
+    if (starts_with(entry.name, prefix) && entry.name.size() > prefix.size() && !is_graph_companion(entry.name)) {
       archive.methods_.push_back(entry.name.substr(prefix.size()));
     }
     archive.entries_.push_back(std::move(entry));

@@ -1,5 +1,7 @@
 #include "etkit/inspector/file_description.h"
 
+#include <algorithm>
+
 #include "etkit/bundled/bundled_program.h"
 #include "etkit/core/file_data.h"
 #include "etkit/core/flat_tensor.h"
@@ -92,7 +94,8 @@ Result<EtrecordSummary> describe_etrecord(FilePtr file) {
     EtrecordMethodSummary m;
     m.name = name;
     m.graph_nodes = method.graph.nodes.size();
-    m.nodes_with_handles = method.graph.node_by_handle.size();
+    m.nodes_with_handles = size_t(std::count_if(method.graph.nodes.begin(), method.graph.nodes.end(),
+                                                [](const etrecord::GraphNode& n) { return n.debug_handle >= 0; }));
     m.mapped_instructions = method.handles_by_instruction.size();
     m.delegate_instructions = method.delegates_by_instruction.size();
     m.handles_inferred = method.handles_inferred;

@@ -43,12 +43,12 @@ bool link_event(Event& event, const etrecord::Etrecord& record, const std::strin
   bool any = false;
   std::vector<std::string> op_types;
   for (int64_t handle : event.debug_handles) {
-    const etrecord::GraphNode* node = m->graph.find(handle);
-    if (node == nullptr) continue;
-    any = true;
-    op_types.push_back(node->target);
-    if (!node->stack_trace.empty()) event.stack_traces.emplace_back(node->name, node->stack_trace);
-    if (!node->module_stack.empty()) event.module_hierarchy.emplace_back(node->name, node->module_stack);
+    for (const etrecord::GraphNode* node : m->graph.find_all(handle)) {
+      any = true;
+      op_types.push_back(node->target);
+      if (!node->stack_trace.empty()) event.stack_traces.emplace_back(node->name, node->stack_trace);
+      if (!node->module_stack.empty()) event.module_hierarchy.emplace_back(node->name, node->module_stack);
+    }
   }
   if (any) event.op_types = std::move(op_types);
   return any;

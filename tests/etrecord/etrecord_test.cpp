@@ -168,5 +168,53 @@ TEST(Etrecord, SampleRecordFromThePythonExporter) {
   EXPECT_NE(conv1->stack_trace.find("x = self.conv1(x)"), std::string::npos);
 }
 
+// Made by upstream's generate_etrecord (samples/export/upstream): per-method
+// graph entries with their binary _state_dict/_constants/_example_inputs
+// companions, -Infinity in the graph JSON (attention masks), debug handles
+// shared by the nodes a pass derived from one node, and the delegated nodes
+// inside each delegate call's lowered module, as a JSON string argument.
+TEST(Etrecord, UpstreamGeneratedRecordOfAnXnnpackProgram) {
+  auto record = Etrecord::load_file(std::string(ETKIT_SOURCE_DIR) +
+                                    "/samples/speech_encoder_xnnpack/speech_encoder_xnnpack.etrecord");
+  ASSERT_TRUE(record.ok()) << record.error().message();
+  EXPECT_EQ(record->archive().methods(), std::vector<std::string>{"forward"});  // upstream's reader's rule
+  for (const std::string& warning : record->warnings()) ADD_FAILURE() << warning;
+  const MethodRecord* forward = record->method("forward");
+  ASSERT_NE(forward, nullptr);
+  ASSERT_TRUE(forward->has_graph);
+  // Every handle the debug handle map names is on a node of the record,
+  // including the delegate calls' handles, which only lowered modules hold.
+  size_t handles = 0, shared = 0;
+  for (const auto& [instruction, list] : forward->handles_by_instruction) {
+    for (int64_t handle : list) {
+      ++handles;
+      const std::vector<const GraphNode*> nodes = forward->graph.find_all(handle);
+      EXPECT_FALSE(nodes.empty()) << "instruction " << instruction << " handle " << handle;
+      shared += nodes.size() > 1;
+      if (!nodes.empty()) {
+        EXPECT_EQ(forward->graph.find(handle), nodes.front());
+      }
+    }
+  }
+  EXPECT_GT(handles, 0u);
+  EXPECT_GT(shared, 0u);  // upstream's SDPA decomposition gives its nodes one handle
+  size_t delegated_convolutions = 0;
+  for (const GraphNode& node : forward->graph.nodes) delegated_convolutions += node.target == "aten.convolution.default";
+  EXPECT_EQ(delegated_convolutions, 2u);  // the encoder's two 1-D convolutions, both inside XNNPACK calls
+}
+
+TEST(EdgeGraph, PythonsNonFiniteNumbersAreRead) {
+  std::vector<std::string> warnings;
+  const std::string graph = R"({"graph_module": {"graph": {"nodes": [
+    {"target": "aten.full.default", "inputs": [{"name": "fill_value", "arg": {"as_float": -Infinity}},
+     {"name": "other", "arg": {"as_float": NaN}}, {"name": "text", "arg": {"as_string": "Infinity \" NaN"}}],
+     "outputs": [{"as_tensor": {"name": "full"}}], "metadata": {"debug_handle": 3}}]}}})";
+  auto parsed = parse_edge_graph(graph, "graph", warnings);
+  ASSERT_TRUE(parsed.ok()) << parsed.error().message();
+  ASSERT_EQ(parsed->nodes.size(), 1u);
+  EXPECT_EQ(parsed->nodes[0].name, "full");
+  EXPECT_NE(parsed->find(3), nullptr);
+}
+
 }  // namespace
 }  // namespace etkit::etrecord

@@ -33,14 +33,24 @@ struct GraphNode {
 
 struct EdgeGraph {
   std::vector<GraphNode> nodes;
-  std::unordered_map<int64_t, size_t> node_by_handle;
+  /// Every node carrying a debug handle, in graph order: upstream's passes
+  /// give the nodes they derive from one node its handle (a view and the
+  /// expand after it), and upstream's Inspector links an event to all of them.
+  std::unordered_map<int64_t, std::vector<size_t>> nodes_by_handle;
 
+  /// The first node with `debug_handle`, or null.
   const GraphNode* find(int64_t debug_handle) const;
+  /// All nodes with `debug_handle`, in graph order.
+  std::vector<const GraphNode*> find_all(int64_t debug_handle) const;
 };
 
-/// Parses the JSON of a serialized ExportedProgram. `warnings` receives
+/// Parses the JSON of a serialized ExportedProgram, with the nodes of the
+/// lowered modules its delegate calls hold (their original programs, where
+/// the delegated nodes and their debug handles are). `warnings` receives
 /// problems that leave the rest usable (a node without a target, an
-/// unparsable debug handle, a duplicated handle).
+/// unparsable debug handle). Python's json writes non-finite floats as
+/// NaN, Infinity and -Infinity (upstream's serialized graphs hold them,
+/// e.g. attention masks' fill values); they are read as strings.
 Result<EdgeGraph> parse_edge_graph(const std::string& json_text, const std::string& where,
                                    std::vector<std::string>& warnings);
 
