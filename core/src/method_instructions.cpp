@@ -376,10 +376,14 @@ Status load_instructions(const Program& program, const MethodOptions& options,
   // Instructions run one at a time: their float32 copies share one arena.
   size_t staging_bytes = 0;
   for (const LowPrecisionStaging& s : state.stagings) staging_bytes = s.bytes > staging_bytes ? s.bytes : staging_bytes;
+  // Bound even when every staged tensor is empty (no bytes): binding is what
+  // makes the copies float32, and an empty float16 tensor reached its
+  // float32 kernel as float16 before ("unsupported dtype float16").
+  Span<uint8_t> arena;
   if (staging_bytes > 0) {
-    ETKIT_ASSIGN_OR_RETURN(Span<uint8_t> arena, allocate_owned(state, staging_bytes));
-    for (LowPrecisionStaging& s : state.stagings) ETKIT_TRY(bind_staging(s, arena));
+    ETKIT_ASSIGN_OR_RETURN(arena, allocate_owned(state, staging_bytes));
   }
+  for (LowPrecisionStaging& s : state.stagings) ETKIT_TRY(bind_staging(s, arena));
   return builder.check_data_flow();
 }
 

@@ -73,6 +73,27 @@ TEST(Method, RunsABuiltProgram) {
             (std::vector<float>{11, 22, 33, 44}));
 }
 
+// Float16 tensors run through the float32 kernels on staged copies; when
+// every staged tensor is empty there are no bytes to stage, and the copies
+// must still be float32 (softmax of an empty float16 tensor was refused as
+// "unsupported dtype float16"; found by the upstream op suite).
+TEST(Method, EmptyFloat16TensorsReachFloat32KernelsAsFloat32) {
+  ProgramBuilder b;
+  const int32_t x = b.tensor({5, 0}, 0, false, ScalarType::kHalf);
+  const int32_t y = b.tensor({5, 0}, 0, false, ScalarType::kHalf);
+  b.kernel_call("aten::_softmax", "out", {x, b.integer(-1), b.boolean(false), y, y});
+  b.inputs({x});
+  b.outputs({y});
+  b.arena(16);
+  auto program = b.load();
+  ASSERT_TRUE(program.ok()) << program.error().message();
+  auto method = Method::load(*program, "forward", test::with_kernels());
+  ASSERT_TRUE(method.ok()) << method.error().message();
+  const Status status = (*method)->execute();
+  ASSERT_TRUE(status.ok()) << status.error().message();
+  EXPECT_EQ((*method)->output(0).unchecked_tensor().numel(), 0);
+}
+
 // Constants in the constant segment (as upstream's emitter writes them) and
 // in the legacy inline constant buffer (as older exports keep them) read the
 // same: out = x + c with c = {0.5, -1, 2, 8}.
