@@ -217,13 +217,17 @@ class BuilderPrograms(unittest.TestCase):
 
 class UpstreamMadeSamples(unittest.TestCase):
     def test_dynamic_llama_generates_upstreams_greedy_tokens_live(self):
-        """samples/tiny_llama_dynamic (upstream's LLM export): upstream's
-        runtime, here and now, generates the reference tokens the sample
-        keeps, and `etinspect generate` generates them too, prefilling in
-        one call."""
-        folder = oracle.REPO / "samples" / "tiny_llama_dynamic"
+        """samples/tiny_llama_dynamic and its 8da4w XNNPACK variant
+        (upstream's LLM export): upstream's runtime, here and now, generates
+        the reference tokens each sample keeps, and `etinspect generate`
+        generates them too, prefilling in one call."""
+        for name in ("tiny_llama_dynamic", "tiny_llama_dynamic_8da4w"):
+            with self.subTest(sample=name):
+                self.generates_upstreams_tokens(oracle.REPO / "samples" / name, name)
+
+    def generates_upstreams_tokens(self, folder, name):
         reference = json.loads((folder / "upstream_generation.json").read_text())
-        program = (folder / "tiny_llama_dynamic.pte").read_bytes()  # borrowed by upstream's module
+        program = (folder / f"{name}.pte").read_bytes()  # borrowed by upstream's module
         module = oracle.runtime._load_for_executorch_from_buffer(program)
         prompt, tokens = reference["prompt_tokens"], []
         logits = module.run_method("forward", (torch.tensor([prompt]), torch.tensor([0])))[0]
@@ -233,7 +237,7 @@ class UpstreamMadeSamples(unittest.TestCase):
             logits = module.run_method("forward", step)[0]
             tokens.append(int(logits.reshape(-1, logits.shape[-1])[-1].argmax()))
         self.assertEqual(tokens, reference["generated_tokens"])
-        done = oracle.etinspect("generate", folder / "tiny_llama_dynamic.pte", "--prompt-tokens",
+        done = oracle.etinspect("generate", folder / f"{name}.pte", "--prompt-tokens",
                                 ",".join(map(str, prompt)), "--max-new", reference["max_new"], "--json")
         report = json.loads(done.stdout)
         self.assertEqual(report["generated_token_ids"], tokens)

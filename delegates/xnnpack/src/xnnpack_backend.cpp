@@ -71,6 +71,10 @@ struct Delegate {
   AlignedBytes scratch;        // for portable kernels
   RowParamsTable row_params;   // by value index: qdint8 rows' scales and zero points
   size_t outputs_per_run = 0;
+  /// Nonzero when every step is a row-wise dynamic-quantization node over
+  /// this many rows (tokens) and every external value is rows x its last
+  /// dim: then a call may bring fewer rows (see rows_of_call).
+  size_t row_bound = 0;
 
   ~Delegate() {
     for (Step& step : steps) {
@@ -177,6 +181,109 @@ Status run_step(Step& step, Delegate& d) {
   return run_portable_node(*step.portable, kernel_context);
 }
 
+// Arguments of exactly the payload's sizes; inputs copied in.
+Status check_and_copy_in(Delegate& d, Span<Value*> args) {
+  const size_t inputs = d.graph.inputs.size();
+  for (size_t o = 0; o < d.graph.outputs.size(); ++o) {
+    ETKIT_TRY(check_arg(args[inputs + o], d.graph.values[d.graph.outputs[o]], inputs + o));
+  }
+  for (size_t i = 0; i < inputs; ++i) {
+    const uint32_t v = d.graph.inputs[i];
+    ETKIT_TRY(check_arg(args[i], d.graph.values[v], i));
+    std::memcpy(d.buffers[v], args[i]->unchecked_tensor().data(), d.graph.values[v].byte_size());
+  }
+  return Ok{};
+}
+
+// The row bound of a delegate whose rows may vary, else 0. Upstream's LLM
+// export with a dynamic sequence length lowers its 8da4w linears with the
+// bound's shapes, and upstream's runtime reshapes them to each call's token
+// count; etkit's dynamic-quantization kernels treat rows independently, so a
+// delegate made only of them runs any row count up to the bound.
+size_t row_bound_of(const Delegate& d) {
+  size_t rows = 0;
+  for (const Step& step : d.steps) {
+    if (!step.dynamic || (rows != 0 && step.dynamic->rows != rows)) return 0;
+    rows = step.dynamic->rows;
+  }
+  for (const std::vector<uint32_t>* list : {&d.graph.inputs, &d.graph.outputs}) {
+    for (uint32_t v : *list) {
+      const GraphValue& value = d.graph.values[v];
+      if (value.dims.empty() || value.element_count() != rows * value.dims.back()) return 0;
+    }
+  }
+  return rows;
+}
+
+// The rows a call brings: every input (of the payload's rank and last dim)
+// must bring the same number, at most the bound.
+Result<size_t> rows_of_call(const Delegate& d, Span<Value*> args) {
+  size_t rows = 0;
+  for (size_t i = 0; i < d.graph.inputs.size(); ++i) {
+    const GraphValue& value = d.graph.values[d.graph.inputs[i]];
+    if (args[i] == nullptr || !args[i]->is_tensor()) {
+      return Error::make(ErrorCode::kInvalidArgument, "argument %zu is not a tensor", i);
+    }
+    const Tensor& t = args[i]->unchecked_tensor();
+    const size_t width = value.dims.back();
+    const size_t given = t.dim() == 0 ? 0 : size_t(t.size(t.dim() - 1));
+    if (t.scalar_type() != buffer_scalar_type(value.datatype) || size_t(t.dim()) != value.dims.size() ||
+        given != width || size_t(t.numel()) > d.row_bound * width || (i > 0 && size_t(t.numel()) / width != rows)) {
+      return Error::make(ErrorCode::kInvalidArgument,
+                         "argument %zu: %s tensor of %zu elements; the payload takes up to %zu rows of %zu %s "
+                         "(its inputs sharing one row count)",
+                         i, to_string(t.scalar_type()), size_t(t.numel()), d.row_bound, width,
+                         to_string(buffer_scalar_type(value.datatype)));
+    }
+    rows = size_t(t.numel()) / width;
+  }
+  return rows;
+}
+
+// A call's rows in: every step set to run over them.
+Status rows_in(Delegate& d, Span<Value*> args) {
+  ETKIT_ASSIGN_OR_RETURN(const size_t rows, rows_of_call(d, args));
+  for (Step& step : d.steps) step.dynamic->rows = rows;
+  for (size_t i = 0; i < d.graph.inputs.size(); ++i) {
+    const Tensor& t = args[i]->unchecked_tensor();
+    std::memcpy(d.buffers[d.graph.inputs[i]], t.data(), t.nbytes());
+  }
+  return Ok{};
+}
+
+// Outputs resized to the first input's leading dims and copied out.
+Status rows_out(Delegate& d, Span<Value*> args) {
+  const size_t inputs = d.graph.inputs.size(), rows = d.steps.front().dynamic->rows;
+  const Tensor& first = args[0]->unchecked_tensor();
+  for (size_t o = 0; o < d.graph.outputs.size(); ++o) {
+    const GraphValue& value = d.graph.values[d.graph.outputs[o]];
+    Value* arg = args[inputs + o];
+    if (arg == nullptr || !arg->is_tensor() || arg->unchecked_tensor().scalar_type() != buffer_scalar_type(value.datatype)) {
+      return Error::make(ErrorCode::kInvalidArgument, "argument %zu is not a %s tensor", inputs + o,
+                         to_string(buffer_scalar_type(value.datatype)));
+    }
+    Tensor& out = arg->unchecked_tensor();
+    int64_t sizes[kMaxRank];
+    const size_t rank = value.dims.size();
+    if (rank > kMaxRank || first.dim() < 1) {
+      return Error::make(ErrorCode::kInvalidArgument, "argument %zu: rank %zu", inputs + o, rank);
+    }
+    // Leading dims as the first input's (its row dims), the last as the payload's.
+    for (size_t r = 0; r + 1 < rank; ++r) {
+      const int64_t offset = int64_t(first.dim()) - int64_t(rank) + int64_t(r);
+      sizes[r] = offset >= 0 ? first.size(offset) : 1;
+    }
+    sizes[rank - 1] = int64_t(value.dims.back());
+    ETKIT_TRY(out.resize(Span<const int64_t>(sizes, rank)));
+    if (size_t(out.numel()) != rows * value.dims.back()) {
+      return Error::make(ErrorCode::kInvalidArgument, "argument %zu: %zu rows do not make its shape", inputs + o,
+                         rows);
+    }
+    std::memcpy(out.data(), d.buffers[d.graph.outputs[o]], out.nbytes());
+  }
+  return Ok{};
+}
+
 }  // namespace
 
 XnnpackBackend::XnnpackBackend(XnnpackOptions options) : state_(std::make_unique<State>()) {
@@ -228,6 +335,7 @@ Result<void*> XnnpackBackend::init(const BackendInitContext& context, ByteSpan p
     if (!d.scratch) d.scratch = aligned_uninitialized(kKernelScratchBytes);
   }
   if (d.per_node) name_steps(d);
+  d.row_bound = row_bound_of(d);
   if (state_->options.log != nullptr) state_->options.log(describe(d, context));
   return static_cast<void*>(delegate.release());
 }
@@ -241,13 +349,10 @@ Status XnnpackBackend::execute(BackendExecutionContext& context, void* handle,
                        "XNNPACK delegate takes %zu inputs and %zu outputs, got %zu arguments",
                        inputs, d.graph.outputs.size(), args.size());
   }
-  for (size_t o = 0; o < d.graph.outputs.size(); ++o) {
-    ETKIT_TRY(check_arg(args[inputs + o], d.graph.values[d.graph.outputs[o]], inputs + o));
-  }
-  for (size_t i = 0; i < inputs; ++i) {
-    const uint32_t v = d.graph.inputs[i];
-    ETKIT_TRY(check_arg(args[i], d.graph.values[v], i));
-    std::memcpy(d.buffers[v], args[i]->unchecked_tensor().data(), d.graph.values[v].byte_size());
+  if (d.row_bound != 0) {
+    ETKIT_TRY(rows_in(d, args));
+  } else {
+    ETKIT_TRY(check_and_copy_in(d, args));
   }
   EventTracer* tracer = d.per_node ? context.tracer : nullptr;
   const bool log_values =
@@ -274,6 +379,7 @@ Status XnnpackBackend::execute(BackendExecutionContext& context, void* handle,
       }
     }
   }
+  if (d.row_bound != 0) return rows_out(d, args);
   for (size_t o = 0; o < d.graph.outputs.size(); ++o) {
     const uint32_t v = d.graph.outputs[o];
     std::memcpy(args[inputs + o]->unchecked_tensor().data(), d.buffers[v],
