@@ -25,6 +25,7 @@ struct DiffOptions {
   std::string sort = "percent";
   size_t top = 0;  ///< 0: every row
   bool include_operator_call = false;
+  bool allow_unmatched = false;
   bool json = false;
 };
 
@@ -45,9 +46,21 @@ int run_diff(const DiffOptions& options) {
     return diagnostics.fail(Error::make(ErrorCode::kInvalidArgument, "%s and %s hold no profiled events to compare",
                                         options.before.c_str(), options.after.c_str()));
   }
+  // Most events in only one trace mean other programs: a gate over the few
+  // they share (Method::execute, ...) would pass on what it never compared,
+  // so that takes --allow-unmatched. A few unmatched events are builds or
+  // debug levels of one program (a view kernel one of them logs): a warning.
   const size_t unmatched = diff->only_before + diff->only_after;
+  if (2 * unmatched > diff->rows.size() && !options.allow_unmatched) {
+    return diagnostics.fail(Error::make(
+        ErrorCode::kInvalidArgument,
+        "%s and %s are not traces of one program: %zu of %zu events appear in only one of them "
+        "(%zu only in the first, %zu only in the second); --allow-unmatched compares the %zu they share",
+        options.before.c_str(), options.after.c_str(), unmatched, diff->rows.size(), diff->only_before,
+        diff->only_after, diff->rows.size() - unmatched));
+  }
   if (unmatched > 0) {
-    diagnostics.warning(std::to_string(unmatched) + " events appear in only one trace (different programs or builds?)");
+    diagnostics.warning(std::to_string(unmatched) + " events appear in only one trace; they are not compared");
   }
   inspector::sort_rows(*diff, *inspector::parse_diff_order(options.sort));
   const size_t regressions = options.fail_above ? inspector::count_regressions(*diff, *options.fail_above) : 0;
@@ -102,6 +115,8 @@ void register_diff(CLI::App& app, CommandContext& context) {
       ->check(CLI::IsMember({"percent", "delta", "before", "after", "event"}));
   command->add_option("--top", options->top, "Only the first N rows")->check(whole_number(1));
   command->add_flag("--include-operator-call", options->include_operator_call, "Keep OPERATOR_CALL events");
+  command->add_flag("--allow-unmatched", options->allow_unmatched,
+                    "Compare the events two traces share even when others appear in only one");
   command->add_flag("--json", options->json, "Machine-readable output");
   command->callback([options, &context] { context.exit_code = run_diff(*options); });
 }

@@ -50,3 +50,22 @@ TEST(DiffCommand, ReportsDeltaAndGatesOnRegression) {
 
 }  // namespace
 }  // namespace etkit
+
+namespace etkit::cli {
+namespace {
+
+// A gate across two different programs would pass on what it never compared.
+TEST(DiffCommand, TracesOfDifferentProgramsAreRefusedUnlessAllowed) {
+  const std::string ours = trace_with_step("add.etdp", 10000);  // one native_call_add.out
+  const std::string upstream = test::corpus("upstream/etdump/tutorial_cnn.etdp");  // a CNN's kernels
+  auto refused = test::etinspect({"diff", ours, upstream, "--fail-above", "10"});
+  EXPECT_EQ(refused.exit_code, 2) << refused.err;
+  EXPECT_NE(refused.err.find("are not traces of one program"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("--allow-unmatched"), std::string::npos) << refused.err;
+  auto allowed = test::etinspect({"diff", ours, upstream, "--allow-unmatched", "--json"});
+  EXPECT_NE(allowed.exit_code, 2) << allowed.err;
+  EXPECT_NE(allowed.err.find("appear in only one trace"), std::string::npos) << allowed.err;
+}
+
+}  // namespace
+}  // namespace etkit::cli
