@@ -54,11 +54,15 @@ Result<std::string> runner_path(const Target& target) {
     dir = fs::read_symlink("/proc/self/exe", error).parent_path();
   }
   const fs::path path = dir / target.runner;
+  // A set-up problem, not etkit's fault (exit 2): typically a build
+  // configured before the cross toolchains were installed.
   if (!fs::is_regular_file(path)) {
-    return Error::make(ErrorCode::kInternal,
-                       "%s: the device runner %s is not installed beside etinspect (build etkit with the cross "
-                       "toolchains: scripts/install-deps --device)",
-                       target.name, path.c_str());
+    return Error::make(ErrorCode::kNotFound,
+                       "device %s: its runner %s is not installed beside etinspect: install the cross toolchains "
+                       "(scripts/install-deps --device), configure the build again (cmake -S . -B BUILD; a build "
+                       "configured before they were installed has no runners) and build, or set ETKIT_RUNNER_DIR "
+                       "to a folder holding %s",
+                       target.name, path.c_str(), target.runner);
   }
   return path.string();
 }

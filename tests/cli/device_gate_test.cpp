@@ -317,14 +317,16 @@ TEST_P(DeviceGate, EmulatorFailuresAreErrorsNotHangs) {
   EXPECT_EQ(late.exit_code, 3);
   EXPECT_NE(late.err.find("no answer within"), std::string::npos) << late.err;
 
-  // No runner installed, then a runner the emulator cannot start: exit 3,
-  // saying which.
+  // No runner installed (a set-up problem: exit 2, naming the device and
+  // how to install it), then a runner the emulator cannot start: exit 3.
   const std::string empty_dir = test::temp("no-runners-" + GetParam());
   std::filesystem::create_directories(empty_dir);
   ::setenv("ETKIT_RUNNER_DIR", empty_dir.c_str(), 1);
   const auto missing = etinspect({"verify", "--device", GetParam(), kCorpusBundle});
-  EXPECT_EQ(missing.exit_code, 3);
-  EXPECT_NE(missing.err.find("is not installed beside etinspect"), std::string::npos) << missing.err;
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("device " + GetParam() + ": its runner"), std::string::npos) << missing.err;
+  EXPECT_NE(missing.err.find("scripts/install-deps --device"), std::string::npos) << missing.err;
+  EXPECT_NE(missing.err.find("ETKIT_RUNNER_DIR"), std::string::npos) << missing.err;
   for (const char* runner : {"etkit-runner-cortex-m55.elf", "etkit-runner-aarch64"}) {
     std::ofstream(empty_dir + "/" + runner) << "not an ELF file";
   }
