@@ -106,6 +106,7 @@ Result<bundled::VerifyReport> verify_on_device(const VerifyCliOptions& options, 
       diagnostics.warning(warning);
     }
   }
+  report.verify.ran_on = options.device.target;
   return std::move(report.verify);
 }
 

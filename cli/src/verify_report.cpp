@@ -116,12 +116,14 @@ void write_verify_text(std::ostream& out, const std::string& file, const bundled
   const size_t total = report.passed + report.failed + report.errors;
   out << "summary: " << report.passed << " passed, " << report.failed << " failed"
       << (report.errors ? ", " + std::to_string(report.errors) + " could not run" : std::string()) << " of " << total
-      << " cases (rtol " << number(report.rtol) << ", atol " << number(report.atol) << ")\n";
+      << " cases (rtol " << number(report.rtol) << ", atol " << number(report.atol) << ")"
+      << (report.ran_on == "host" ? std::string() : " on " + report.ran_on) << "\n";
 }
 
 void write_verify_json(std::ostream& out, const std::string& file, const bundled::VerifyReport& report) {
   nlohmann::ordered_json root;
   root["file"] = file;
+  root["ran_on"] = report.ran_on;
   root["rtol"] = report.rtol;
   root["atol"] = report.atol;
   root["summary"] = {{"cases", report.cases.size()}, {"passed", report.passed}, {"failed", report.failed},
@@ -202,8 +204,9 @@ void write_verify_junit(std::ostream& out, const std::string& file, const bundle
       time += report.cases[end].seconds;
       ++end;
     }
-    out << "  <testsuite name=\"" << xml_escape(file + ":" + method) << "\" tests=\"" << end - i
-        << "\" failures=\"" << failures << "\" errors=\"" << errors << "\" time=\"" << number(time) << "\">\n";
+    out << "  <testsuite name=\"" << xml_escape(file + ":" + method) << "\" hostname=\"" << xml_escape(report.ran_on)
+        << "\" tests=\"" << end - i << "\" failures=\"" << failures << "\" errors=\"" << errors << "\" time=\""
+        << number(time) << "\">\n";
     for (; i < end; ++i) {
       const auto& c = report.cases[i];
       out << "    <testcase classname=\"" << xml_escape(file + "." + method) << "\" name=\"case "

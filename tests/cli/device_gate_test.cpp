@@ -147,6 +147,13 @@ TEST_P(DeviceGate, TamperedBundleFailsTheSameCaseAndTruncatedIsRefused) {
   std::ifstream report(junit);
   const std::string xml((std::istreambuf_iterator<char>(report)), std::istreambuf_iterator<char>());
   EXPECT_NE(xml.find("<failure"), std::string::npos) << xml;
+  // Every report names the device the cases ran on.
+  EXPECT_NE(xml.find("hostname=\"" + GetParam() + "\""), std::string::npos) << xml;
+  EXPECT_NE(failed.out.find(") on " + GetParam() + "\n"), std::string::npos) << failed.out;
+  const std::string json = test::temp("device-tampered.json");
+  etinspect({"verify", "--device", GetParam(), tampered, "--json", json});
+  std::ifstream json_report(json);
+  EXPECT_EQ(nlohmann::json::parse(json_report)["ran_on"], GetParam());
 
   bytes.resize(bytes.size() / 2);
   const std::string truncated = test::write_temp("device-truncated.bpte", bytes);

@@ -70,6 +70,8 @@ struct VerifyReport {
   size_t errors = 0;  ///< could not run (CaseReport::error)
   double load_seconds = 0;  ///< program and method loads, once per method
   double rtol = 0, atol = 0;
+  /// Where the cases ran: "host", or the device target the caller names.
+  std::string ran_on = "host";
 };
 
 /// The allclose rule: |actual - expected| <= atol + rtol * |expected|, NaN
