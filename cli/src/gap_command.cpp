@@ -142,6 +142,7 @@ void print_report(const inspector::GapReport& report, const GapCliOptions& optio
   out->table("rows", columns, rows);
   out->field("compared", uint64_t(report.compared));
   out->field("missing_references", uint64_t(report.missing));
+  out->field("shape_mismatches", uint64_t(report.shape_mismatches));
   if (report.first_divergence) {
     const inspector::GapRow& row = report.rows[*report.first_divergence];
     out->begin_object("first_divergence");
@@ -195,6 +196,11 @@ int run_gap(const GapCliOptions& options) {
   if (!report.ok()) return diagnostics.fail(report.error().with_context("%s", options.reference.c_str()));
   print_report(*report, options);
   if (report->missing > 0) diagnostics.warning(std::to_string(report->missing) + " output(s) had no reference value");
+  if (report->shape_mismatches > 0) {
+    diagnostics.warning(std::to_string(report->shape_mismatches) +
+                        " output(s) have another shape than their reference (another layout, or another program's "
+                        "value): not compared");
+  }
   diagnostics.flush();
   return report->first_divergence ? kExitCheckFailed : kExitOk;
 }

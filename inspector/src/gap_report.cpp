@@ -382,10 +382,24 @@ Result<GapReport> numeric_gap(const std::vector<RecordedOutput>& outputs, const 
       ++report.missing;
       continue;
     }
+    // Another shape is another layout or another value (a delegate's entry
+    // transpose, references of another program): not comparable, so no
+    // divergence; the count is reported.
+    if (row.status == GapStatus::kShapeMismatch) {
+      ++report.shape_mismatches;
+      continue;
+    }
     ++report.compared;
-    if (row.status != GapStatus::kOk && !report.first_divergence) report.first_divergence = r;
+    if (row.status == GapStatus::kDiverged && !report.first_divergence) report.first_divergence = r;
   }
   if (record != nullptr) error_growth(report, *record, options.method);
+  if (report.compared == 0 && report.shape_mismatches > 0) {
+    return Error::make(ErrorCode::kInvalidArgument,
+                       "nothing to compare: the %zu outputs with a reference all have another shape than it (other "
+                       "layouts, or references of another program%s)",
+                       report.shape_mismatches,
+                       record == nullptr ? "; without an ETRecord outputs are matched by instruction id only" : "");
+  }
   if (report.compared == 0) {
     return Error::make(ErrorCode::kNotFound,
                        "nothing to compare: none of the %zu recorded outputs has a reference (%zu reference values%s)",

@@ -94,15 +94,35 @@ TEST(GapReport, WithinToleranceIsNoDivergence) {
 
 TEST(GapReport, ShapeMismatchesAndMissingReferencesAreReported) {
   HandleReference reference;
-  reference.handles = {{0, {1}}, {1, {2}}};
+  reference.handles = {{0, {1}}, {1, {2}}, {2, {3}}};
   reference.values[1] = {{3}, {1, 2, 3}};
-  auto report = numeric_gap({output(0, {1, 2}), output(1, {1})}, reference, nullptr, GapOptions{});
+  reference.values[3] = {{1}, {4}};
+  auto report = numeric_gap({output(0, {1, 2}), output(1, {1}), output(2, {4})}, reference, nullptr, GapOptions{});
   ASSERT_TRUE(report.ok());
   EXPECT_EQ(report->rows[0].status, GapStatus::kShapeMismatch);
   EXPECT_EQ(report->rows[0].detail, "reference [3]");
   EXPECT_EQ(report->rows[1].status, GapStatus::kNoReference);
   EXPECT_EQ(report->missing, 1u);
-  EXPECT_EQ(*report->first_divergence, 0u);
+  EXPECT_EQ(report->shape_mismatches, 1u);
+}
+
+// Another shape is no divergence (a delegate's entry transpose against the
+// portable graph's NCHW value): not compared, counted; when nothing else has
+// a reference, there is nothing to compare, which is an error naming why.
+TEST(GapReport, ShapeMismatchesAreNotDivergences) {
+  HandleReference reference;
+  reference.handles = {{0, {1}}, {1, {2}}};
+  reference.values[1] = {{3}, {1, 2, 3}};
+  reference.values[2] = {{1}, {5}};
+  auto report = numeric_gap({output(0, {1, 2}), output(1, {5})}, reference, nullptr, GapOptions{});
+  ASSERT_TRUE(report.ok());
+  EXPECT_EQ(report->shape_mismatches, 1u);
+  EXPECT_EQ(report->compared, 1u);
+  EXPECT_FALSE(report->first_divergence.has_value());
+  auto only_mismatches = numeric_gap({output(0, {1, 2})}, reference, nullptr, GapOptions{});
+  ASSERT_FALSE(only_mismatches.ok());
+  EXPECT_NE(std::string(only_mismatches.error().message()).find("all have another shape"), std::string::npos)
+      << only_mismatches.error().message();
 }
 
 TEST(GapReport, NothingToCompareIsAnError) {

@@ -125,8 +125,9 @@ struct GapReport {
   std::vector<GapRow> rows;  ///< execution order
   std::optional<size_t> first_divergence;  ///< index into rows
   std::optional<size_t> largest_growth;    ///< the row with the largest positive error_growth
-  size_t compared = 0;
-  size_t missing = 0;
+  size_t compared = 0;          ///< rows ok or diverged
+  size_t missing = 0;           ///< rows without a reference
+  size_t shape_mismatches = 0;  ///< rows whose reference has another shape: not compared
 };
 
 /// The operator of each instruction of chain 0 of `method`, by instruction
