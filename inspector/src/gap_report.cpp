@@ -393,12 +393,17 @@ Result<GapReport> numeric_gap(const std::vector<RecordedOutput>& outputs, const 
     if (row.status == GapStatus::kDiverged && !report.first_divergence) report.first_divergence = r;
   }
   if (record != nullptr) error_growth(report, *record, options.method);
-  if (report.compared == 0 && report.shape_mismatches > 0) {
+  // Mostly other shapes: the reference is of another program (instruction
+  // ids of two programs name unrelated ops), and the few rows that happen
+  // to match in shape would decide the verdict.
+  if (report.shape_mismatches > report.compared) {
     return Error::make(ErrorCode::kInvalidArgument,
-                       "nothing to compare: the %zu outputs with a reference all have another shape than it (other "
-                       "layouts, or references of another program%s)",
-                       report.shape_mismatches,
-                       record == nullptr ? "; without an ETRecord outputs are matched by instruction id only" : "");
+                       "the reference does not match this trace: %zu of the %zu outputs with a reference have another "
+                       "shape than it (%zu compared)%s",
+                       report.shape_mismatches, report.shape_mismatches + report.compared, report.compared,
+                       record == nullptr ? "; outputs are matched by instruction id: to compare two programs, pass "
+                                           "--etrecord and --reference-etrecord (matched by graph node)"
+                                         : "");
   }
   if (report.compared == 0) {
     return Error::make(ErrorCode::kNotFound,
