@@ -3,7 +3,7 @@ op_suite.json, with upstream's own tools only.
 
     scripts/upstream-python scripts/upstream/make_op_suite.py [--out DIR]
 
-The cases (scripts/upstream/op_suite_cases.py) are grouped by op into
+The cases (scripts/upstream/op_suite_cases.py) are grouped by op and dtype into
 methods of one program: each group is exported with torch.export and
 upstream's to_edge (portable kernels, no delegate), lowered with
 to_executorch and run by upstream's runtime. A group that fails anywhere is
@@ -20,6 +20,7 @@ few minutes (one to_edge per group); progress goes to stderr.
 import argparse
 import copy
 import hashlib
+import importlib.metadata
 import json
 import os
 import pickle
@@ -33,11 +34,10 @@ from pathlib import Path
 import numpy as np
 import torch
 
-import executorch
 from executorch.devtools import BundledProgram
 from executorch.devtools.bundled_program.config import MethodTestCase, MethodTestSuite
 from executorch.devtools.bundled_program.serialize import serialize_from_bundled_program_to_flatbuffer
-from executorch.exir import EdgeProgramManager, to_edge
+from executorch.exir import EdgeCompileConfig, EdgeProgramManager, to_edge
 from executorch.exir.operator.convert import to_out_variant
 from executorch.extension.pybindings import portable_lib as runtime
 import executorch.kernels.quantized  # noqa: F401  registers quantized_decomposed kernels
@@ -134,7 +134,9 @@ def try_group(cases):
         stage = "export"
         exported = torch.export.export(module, tuple(x.clone() for x in inputs), strict=False)
         stage = "to_edge"
-        edge = to_edge(exported)
+        kept_whole = sorted({op for case in cases for op in case.preserve}, key=str)
+        edge = to_edge(exported, compile_config=EdgeCompileConfig(
+            preserve_ops=kept_whole, _core_aten_ops_exception_list=kept_whole))
         kept = copy.deepcopy(edge.exported_program())  # to_executorch rewrites the graph in place
         stage = "to_executorch"
         program = edge.to_executorch().buffer
@@ -243,12 +245,15 @@ def main():
     registered = set(runtime._get_operator_names())
     llm = sorted(n for n in registered if n.startswith("llama::"))
     cases = (op_suite_cases.opinfo_cases({n.split("::")[1].split(".")[0] for n in portable})
-             + op_suite_cases.hand_cases() + op_suite_cases.quantized_cases() + op_suite_cases.llm_cases())
+             + op_suite_cases.hand_cases() + op_suite_cases.overload_cases() + op_suite_cases.quantized_cases()
+             + op_suite_cases.llm_cases() + op_suite_cases.more_quantized_and_llm_cases())
     if args.only:
         cases = [case for case in cases if re.search(args.only, case.name)]
+    # One method per op and dtype: a case etkit or upstream refuses then
+    # turns only its own dtype into an error, not the op's other dtypes.
     groups = {}
     for case in cases:
-        groups.setdefault(case.name, []).append(case)
+        groups.setdefault(f"{case.name} {case.dtype_label}", []).append(case)
     print(f"op suite: {len(cases)} cases in {len(groups)} groups", file=sys.stderr)
 
     methods, records, excluded, eager_outputs = {}, [], [], {}
@@ -282,7 +287,9 @@ def main():
         print(f"  [{number + 1}/{len(groups)}] {name}: {len(methods)} methods, {len(excluded)} cases left out, "
               f"{time.time() - started:.0f} s", file=sys.stderr)
 
-    manager = EdgeProgramManager({m: edge for m, (edge, _, _) in methods.items()})
+    kept_whole = sorted({op for _, batch, _ in methods.values() for case in batch for op in case.preserve}, key=str)
+    manager = EdgeProgramManager({m: edge for m, (edge, _, _) in methods.items()},
+                                 compile_config=EdgeCompileConfig(_core_aten_ops_exception_list=kept_whole))
     executorch_program = manager.to_executorch()
     suites = [MethodTestSuite(method_name=m, test_cases=[MethodTestCase(
         inputs=[x for case in batch for x in case.inputs], expected_outputs=outputs)])
@@ -294,7 +301,7 @@ def main():
     manifest = {
         "made_by": "scripts/upstream/make_op_suite.py",
         "sources_sha256": sources_digest(),
-        "executorch": executorch.version.__version__ if hasattr(executorch, "version") else "1.5.1",
+        "executorch": importlib.metadata.version("executorch"),
         "torch": torch.__version__,
         "op_lists": {"portable": portable, "quantized": quantized, "llm": llm},
         "tolerance": {"exact": [0.0, 0.0], **TOLERANCE},
