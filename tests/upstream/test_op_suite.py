@@ -272,12 +272,23 @@ def write_tables(folder, manifest, results):
     """Per kernel and dtype: the cases that call it, and whether each equals
     upstream's runtime; then what upstream could not export or run, and the
     op-list kernels no case reaches."""
+    listed = [k for kernels in manifest["op_lists"].values() for k in kernels]
+    listed_set = set(listed)
+
+    def listed_name(kernel):
+        """The op list's name of a kernel the manifest names by its
+        functional overload (to_out_variant finds none for pow.Tensor_Scalar
+        or llama::update_cache): its _out or .out entry."""
+        for candidate in (kernel, kernel + "_out", kernel + ".out"):
+            if candidate in listed_set:
+                return candidate
+        return kernel
+
     cells = defaultdict(list)
     for case, verdict in results:
         for kernel in case["kernels"]:
             if "::" in kernel:  # kernels, not getitem or higher-order wrappers
-                cells[(kernel, case["dtype"])].append((case["name"], verdict))
-    listed = [k for kernels in manifest["op_lists"].values() for k in kernels]
+                cells[(listed_name(kernel), case["dtype"])].append((case["name"], verdict))
     folder.mkdir(parents=True, exist_ok=True)
     with open(folder / "upstream-op-suite.tsv", "w") as tsv:
         tsv.write("kernel\tdtype\tequals_upstream\n")
