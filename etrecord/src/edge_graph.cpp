@@ -124,10 +124,10 @@ std::string innermost_source_line(const std::string& stack_trace) {
 
 namespace {
 
+// One parse: quoting is a linear copy, where parsing strictly first would
+// parse upstream's graphs (which hold -Infinity) twice.
 json parse_python_json(const std::string& text) {
-  json document = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (document.is_discarded()) document = json::parse(with_quoted_non_finite_numbers(text), nullptr, false);
-  return document;
+  return json::parse(with_quoted_non_finite_numbers(text), nullptr, /*allow_exceptions=*/false);
 }
 
 const json* graph_nodes(const json& exported_program) {

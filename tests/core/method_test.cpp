@@ -85,13 +85,11 @@ TEST(Method, EmptyFloat16TensorsReachFloat32KernelsAsFloat32) {
   b.inputs({x});
   b.outputs({y});
   b.arena(16);
-  auto program = b.load();
-  ASSERT_TRUE(program.ok()) << program.error().message();
-  auto method = Method::load(*program, "forward", test::with_kernels());
-  ASSERT_TRUE(method.ok()) << method.error().message();
-  const Status status = (*method)->execute();
+  const Program program = test::checked(b.load(), "program");
+  const auto method = test::checked(Method::load(program, "forward", test::with_kernels()), "method");
+  const Status status = method->execute();
   ASSERT_TRUE(status.ok()) << status.error().message();
-  EXPECT_EQ((*method)->output(0).unchecked_tensor().numel(), 0);
+  EXPECT_EQ(method->output(0).unchecked_tensor().numel(), 0);
 }
 
 // Constants in the constant segment (as upstream's emitter writes them) and
@@ -111,14 +109,12 @@ TEST(Method, ConstantsAreReadFromTheSegmentAndFromTheLegacyInlineBuffer) {
     b.inputs({x});
     b.outputs({out});
     b.arena(32);
-    auto program = b.load();
-    ASSERT_TRUE(program.ok()) << program.error().message();
-    auto method = Method::load(*program, "forward", test::with_kernels());
-    ASSERT_TRUE(method.ok()) << method.error().message();
+    const Program program = test::checked(b.load(), "program");
+    const auto method = test::checked(Method::load(program, "forward", test::with_kernels()), "method");
     std::vector<float> in = {1, 2, 3, 4};
-    ASSERT_TRUE((*method)->set_input(0, f32(in, {4})).ok());
-    ASSERT_TRUE((*method)->execute().ok());
-    const Tensor& result = (*method)->output(0).unchecked_tensor();
+    ASSERT_TRUE(method->set_input(0, f32(in, {4})).ok());
+    ASSERT_TRUE(method->execute().ok());
+    const Tensor& result = method->output(0).unchecked_tensor();
     EXPECT_EQ(std::vector<float>(result.data_as<float>(), result.data_as<float>() + 4),
               (std::vector<float>{1.5f, 1.f, 5.f, 12.f}))
         << (legacy ? "legacy inline buffer" : "constant segment");
