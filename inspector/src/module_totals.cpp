@@ -1,5 +1,6 @@
 #include "etkit/inspector/module_totals.h"
 
+#include <algorithm>
 #include <map>
 
 namespace etkit::inspector {
@@ -28,8 +29,11 @@ ModuleTree module_totals(const std::vector<EventBlock>& blocks, const std::strin
         continue;
       }
       tree.attributed += time;
-      // An event fused from several nodes shares its time among them.
+      // An event fused from several nodes shares its time among them, and
+      // counts once in each module holding any of them (upstream's records
+      // give a linear's weight transpose and its matmul one handle).
       const double share = time / double(event.module_hierarchy.size());
+      std::vector<size_t> counted;
       for (const auto& [node, stack] : event.module_hierarchy) {
         std::string parent = "\x01";  // no parent
         for (size_t depth = 0; depth < stack.size(); ++depth) {
@@ -40,7 +44,10 @@ ModuleTree module_totals(const std::vector<EventBlock>& blocks, const std::strin
             parent_of.push_back(parent);
           }
           found[it->second].total += share;
-          found[it->second].op_events += 1;
+          if (std::find(counted.begin(), counted.end(), it->second) == counted.end()) {
+            counted.push_back(it->second);
+            found[it->second].op_events += 1;
+          }
           parent = frame.path;
         }
       }

@@ -55,6 +55,25 @@ TEST(ModuleTotals, InclusiveTotalsOfASmallHierarchy) {
   EXPECT_EQ(tree.modules[0].children, (std::vector<size_t>{1, 4}));
   EXPECT_EQ(tree.modules[1].children, (std::vector<size_t>{2, 3}));
   EXPECT_EQ(tree.modules[1].depth, 1u);
+  // Op events, each counted once per module however many of its nodes the
+  // module holds: the fused addmm is one event of the root, of b and of fc.
+  EXPECT_EQ(tree.modules[0].op_events, 3u);  // convolution, relu, addmm
+  EXPECT_EQ(tree.modules[1].op_events, 3u);
+  EXPECT_EQ(tree.modules[4].op_events, 1u);
+}
+
+// Upstream's ETRecords give a linear's weight transpose and its matmul one
+// debug handle: one event of two nodes in the same module counts once there.
+TEST(ModuleTotals, AnEventOfTwoNodesOfOneModuleCountsOnce) {
+  const etrecord::ModuleFrame root{"L__self__", "", "M"}, fc{"L__self___fc", "fc", "Linear"};
+  EventBlock execute;
+  execute.name = "Execute";
+  execute.events.push_back(op("native_call_addmm.out", 0, 2.0, {{root, fc}, {root, fc}}));
+  const ModuleTree tree = module_totals({execute});
+  ASSERT_EQ(tree.modules.size(), 2u);
+  EXPECT_EQ(tree.modules[0].op_events, 1u);
+  EXPECT_EQ(tree.modules[1].op_events, 1u);
+  EXPECT_DOUBLE_EQ(find_total_for_module(tree, "fc"), 2.0);
 }
 
 }  // namespace
