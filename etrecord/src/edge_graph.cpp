@@ -106,9 +106,10 @@ std::vector<ModuleFrame> parse_module_stack(const std::string& text) {
   return frames;
 }
 
-std::string innermost_source_line(const std::string& stack_trace) {
-  const size_t file = stack_trace.rfind("File \"");
-  if (file == std::string::npos) return std::string();
+namespace {
+
+// "file:N" of the frame starting at `file` ("File \"...\", line N"), or "".
+std::string frame_source_line(const std::string& stack_trace, size_t file) {
   const size_t name_start = file + 6;
   const size_t name_end = stack_trace.find('"', name_start);
   if (name_end == std::string::npos) return std::string();
@@ -120,6 +121,26 @@ std::string innermost_source_line(const std::string& stack_trace) {
   }
   return stack_trace.substr(name_start, name_end - name_start) + ":" +
          stack_trace.substr(line + 5, digits_end - line - 5);
+}
+
+// PyTorch's own modules (torch.nn's forward methods, functional wrappers):
+// torch.export records them as the innermost frames of every node.
+bool in_pytorch(const std::string& source_line) {
+  return source_line.find("/torch/") != std::string::npos;
+}
+
+}  // namespace
+
+std::string innermost_source_line(const std::string& stack_trace) {
+  std::string innermost;
+  for (size_t file = stack_trace.rfind("File \""); file != std::string::npos;
+       file = file == 0 ? std::string::npos : stack_trace.rfind("File \"", file - 1)) {
+    const std::string line = frame_source_line(stack_trace, file);
+    if (line.empty()) continue;
+    if (!in_pytorch(line)) return line;
+    if (innermost.empty()) innermost = line;
+  }
+  return innermost;
 }
 
 namespace {

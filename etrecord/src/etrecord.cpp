@@ -210,10 +210,14 @@ std::vector<int64_t> Etrecord::delegate_handles(const std::string& method_name,
   const MethodRecord* record = method(method_name);
   if (record == nullptr) return {};
   auto it = record->delegates_by_instruction.find(instruction_id);
-  if (it == record->delegates_by_instruction.end()) return {};
-  auto handles = it->second.handles_by_delegate_id.find(delegate_debug_id);
-  return handles == it->second.handles_by_delegate_id.end() ? std::vector<int64_t>{}
-                                                           : handles->second;
+  if (it != record->delegates_by_instruction.end()) {
+    auto handles = it->second.handles_by_delegate_id.find(delegate_debug_id);
+    if (handles != it->second.handles_by_delegate_id.end()) return handles->second;
+  }
+  char* end = nullptr;
+  const long long id = std::strtoll(delegate_debug_id.c_str(), &end, 10);
+  if (delegate_debug_id.empty() || *end != '\0' || id < 0) return {};
+  return {int64_t(id)};
 }
 
 Result<Etrecord> Etrecord::load_file(const std::string& path) {

@@ -5,6 +5,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
+#include <string>
 #include <nlohmann/json.hpp>
 
 #include "etkit/core/tensor_access.h"
@@ -119,6 +122,47 @@ const etrecord::GraphNode* last_node(const std::vector<int64_t>& handles, const 
   return nullptr;
 }
 
+// The innermost module of a node below the model itself ("" for the root
+// or none): where an op of one export is looked for in another.
+std::string leaf_module(const etrecord::GraphNode& node) {
+  return node.module_stack.size() > 1 ? node.module_stack.back().path : std::string();
+}
+
+// A node that computes a value of the model (not a quantize/dequantize
+// pair's step or the pick of one output).
+bool computes(const etrecord::GraphNode& node) {
+  return node.target.rfind("quantized_decomposed.", 0) != 0 && node.target.find("getitem") == std::string::npos;
+}
+
+// For each convolution of the reference whose only user is a batch norm
+// the compared program does not have (lowering to XNNPACK and PT2E
+// quantization fold the two into one convolution): the reference's value
+// after that batch norm, the one to compare the folded convolution with.
+std::map<std::string, ReferenceValue> folded_batch_norms(const etrecord::EdgeGraph& reference,
+                                                         const etrecord::EdgeGraph& compared,
+                                                         const std::map<std::string, ReferenceValue>& by_name) {
+  std::map<std::string, size_t> users;
+  std::map<std::string, const etrecord::GraphNode*> reference_node;
+  for (const etrecord::GraphNode& node : reference.nodes) {
+    reference_node[node.name] = &node;
+    for (const std::string& input : node.inputs) ++users[input];
+  }
+  std::set<std::string> compared_names;
+  for (const etrecord::GraphNode& node : compared.nodes) compared_names.insert(node.name);
+  std::map<std::string, ReferenceValue> folded;
+  for (const etrecord::GraphNode& norm : reference.nodes) {
+    if (norm.target.find("batch_norm") == std::string::npos || norm.inputs.empty()) continue;
+    const std::string& convolution = norm.inputs.front();
+    auto producer = reference_node.find(convolution);
+    if (producer == reference_node.end() || producer->second->target.find("convolution") == std::string::npos ||
+        users[convolution] != 1 || compared_names.count(norm.name)) {
+      continue;
+    }
+    if (auto value = by_name.find(norm.name); value != by_name.end()) folded[convolution] = value->second;
+  }
+  return folded;
+}
+
 class GraphReference final : public ReferenceSource {
  public:
   GraphReference(const std::vector<RecordedOutput>& outputs, const etrecord::Etrecord& reference_record,
@@ -129,7 +173,24 @@ class GraphReference final : public ReferenceSource {
       const RecordedOutput& output = outputs[i];
       const etrecord::GraphNode* node =
           last_node(output_handles(output, reference_record, method_), reference_record, method_);
-      if (node != nullptr) by_name_[node->name] = {output.sizes, output.values, output.nhwc};
+      if (node == nullptr) continue;
+      by_name_[node->name] = {output.sizes, output.values, output.nhwc};
+      // Outputs come in execution order: a module's entry ends as its last op's value.
+      if (const std::string module = leaf_module(*node); !module.empty()) {
+        by_module_[module] = {output.sizes, output.values, output.nhwc};
+      }
+    }
+    const etrecord::MethodRecord* compared = record.method(method_);
+    const etrecord::MethodRecord* reference = reference_record.method(method_);
+    if (compared != nullptr && reference != nullptr) {
+      folded_ = folded_batch_norms(reference->graph, compared->graph, by_name_);
+    }
+    if (compared != nullptr) {
+      for (const etrecord::GraphNode& node : compared->graph.nodes) {  // graph order: the last one stays
+        if (const std::string module = leaf_module(node); !module.empty() && computes(node)) {
+          module_result_[module] = node.name;
+        }
+      }
     }
   }
   Result<std::optional<ReferenceValue>> find(int32_t, const std::vector<int64_t>& handles,
@@ -139,8 +200,27 @@ class GraphReference final : public ReferenceSource {
       const etrecord::GraphNode* node = graph ? graph->graph.find(handle) : nullptr;
       if (node == nullptr) continue;
       tried += (tried.empty() ? "" : ", ") + std::string("node ") + node->name;
-      auto it = by_name_.find(node->name);
-      if (it != by_name_.end()) return std::optional<ReferenceValue>(it->second);
+      if (auto folded = folded_.find(node->name); folded != folded_.end()) {
+        return std::optional<ReferenceValue>(folded->second);
+      }
+      if (auto it = by_name_.find(node->name); it != by_name_.end()) {
+        return std::optional<ReferenceValue>(it->second);
+      }
+    }
+    // No node of the same name, and the op is its leaf module's result (a
+    // linear one export keeps whole and the other runs as a weight
+    // transpose and an addmm): the reference's last value computed in the
+    // same leaf module, the module's result there.
+    for (int64_t handle : handles) {
+      const etrecord::GraphNode* node = graph ? graph->graph.find(handle) : nullptr;
+      if (node == nullptr) continue;
+      const std::string module = leaf_module(*node);
+      auto result = module_result_.find(module);
+      if (result == module_result_.end() || result->second != node->name) continue;
+      if (auto it = by_module_.find(module); it != by_module_.end()) {
+        tried += ", module " + it->first;
+        return std::optional<ReferenceValue>(it->second);
+      }
     }
     return std::optional<ReferenceValue>();
   }
@@ -150,6 +230,9 @@ class GraphReference final : public ReferenceSource {
   const etrecord::Etrecord& record_;
   std::string method_;
   std::map<std::string, ReferenceValue> by_name_;
+  std::map<std::string, ReferenceValue> by_module_;  // leaf module path -> its last value
+  std::map<std::string, ReferenceValue> folded_;     // convolution -> value after its folded batch norm
+  std::map<std::string, std::string> module_result_;  // leaf module -> its last computing node here
 };
 
 // Reads index.json: {"<handle>": {"instruction_id": N, ...}, ...}.

@@ -29,12 +29,6 @@ bool link_event(Event& event, const etrecord::Etrecord& record, const std::strin
     const std::string id = event.delegate_debug_id_int ? std::to_string(*event.delegate_debug_id_int)
                                                        : event.delegate_debug_id_str.value_or(event.name);
     event.debug_handles = record.delegate_handles(method, event.instruction_id, id);
-    // No delegate map entry (upstream's XNNPACK writes an empty map): an
-    // int id is the graph node's debug handle itself, as XNNPACK payloads
-    // carry one per node.
-    if (event.debug_handles.empty() && event.delegate_debug_id_int) {
-      event.debug_handles = {*event.delegate_debug_id_int};
-    }
   } else {
     event.debug_handles = record.instruction_handles(method, event.instruction_id);
   }

@@ -33,10 +33,18 @@ void add_edge(std::set<std::pair<size_t, size_t>>& seen, OpGraph& graph, size_t 
 OpGraph from_record(const etrecord::MethodRecord& record) {
   OpGraph graph;
   graph.source = "ETRecord";
-  std::map<int64_t, int32_t> instruction_of_handle;
+  // A handle's instructions in execution order: nodes sharing a handle (a
+  // linear's weight transpose and its matmul, in upstream's records) are
+  // emitted in graph order, so the k-th node of a handle ran as its k-th
+  // instruction.
+  std::map<int64_t, std::vector<int32_t>> instructions_of_handle;
   for (const auto& [instruction, handles] : record.handles_by_instruction) {
-    for (int64_t h : handles) instruction_of_handle.emplace(h, int32_t(instruction));
+    for (int64_t h : handles) {
+      std::vector<int32_t>& list = instructions_of_handle[h];
+      if (list.empty() || list.back() != int32_t(instruction)) list.push_back(int32_t(instruction));
+    }
   }
+  std::map<int64_t, size_t> nodes_seen_of_handle;
   std::map<int64_t, std::pair<int32_t, std::string>> delegate_of_handle;  // handle -> (instruction, backend)
   for (const auto& [instruction, mapping] : record.delegates_by_instruction) {
     for (const auto& [id, handles] : mapping.handles_by_delegate_id) {
@@ -44,7 +52,9 @@ OpGraph from_record(const etrecord::MethodRecord& record) {
       for (int64_t h : handles) delegate_of_handle.emplace(h, std::make_pair(int32_t(instruction), mapping.backend));
     }
   }
-  // getitem nodes pick one output of a multi-output op: drawn as that op.
+  // getitem nodes pick one output of a multi-output op, and a node the
+  // program runs as no instruction (a view the emitter turned into an alias
+  // of its input's memory) is its input: both drawn as what they read.
   std::unordered_map<std::string, std::string> alias;
   std::unordered_map<std::string, size_t> index_of;
   for (const etrecord::GraphNode& node : record.graph.nodes) {
@@ -63,8 +73,18 @@ OpGraph from_record(const etrecord::MethodRecord& record) {
       if (auto d = delegate_of_handle.find(node.debug_handle); d != delegate_of_handle.end()) {
         op.instruction = d->second.first;
         op.backend = d->second.second;
-      } else if (auto i = instruction_of_handle.find(node.debug_handle); i != instruction_of_handle.end()) {
-        op.instruction = i->second;
+      } else if (auto i = instructions_of_handle.find(node.debug_handle); i != instructions_of_handle.end()) {
+        const size_t k = nodes_seen_of_handle[node.debug_handle]++;
+        op.instruction = i->second[std::min(k, i->second.size() - 1)];
+        // A delegate whose map names no nodes (upstream's XNNPACK records):
+        // the handle's instruction is the call.
+        if (auto call = record.delegates_by_instruction.find(op.instruction);
+            call != record.delegates_by_instruction.end()) {
+          op.backend = call->second.backend;
+        }
+      } else if (!record.handles_by_instruction.empty() && !node.inputs.empty()) {
+        alias[node.name] = node.inputs.front();
+        continue;
       }
     }
     index_of[node.name] = graph.nodes.size();

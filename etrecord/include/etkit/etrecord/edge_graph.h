@@ -57,8 +57,10 @@ Result<EdgeGraph> parse_edge_graph(const std::string& json_text, const std::stri
 /// "key,path,type;key,path,type" as torch.export serializes nn_module_stack.
 std::vector<ModuleFrame> parse_module_stack(const std::string& text);
 
-/// The innermost "File ..., line N" frame of a stack trace as "file:N",
-/// or "" when there is none.
+/// The innermost "File ..., line N" frame of a stack trace that is the
+/// user's code, as "file:N": frames inside PyTorch's own package (its
+/// modules' forward methods, which torch.export records innermost) are
+/// passed over, unless every frame is one. "" when there is none.
 std::string innermost_source_line(const std::string& stack_trace);
 
 }  // namespace etkit::etrecord

@@ -49,6 +49,9 @@ class Etrecord {
   std::vector<int64_t> instruction_handles(const std::string& method,
                                            int64_t instruction_id) const;
   /// Debug handles of a delegate-internal event (by its int or string id).
+  /// An integer id the delegate map does not list is the graph node's debug
+  /// handle itself: upstream's XNNPACK payloads carry one per node and its
+  /// records leave the map empty.
   std::vector<int64_t> delegate_handles(const std::string& method, int64_t instruction_id,
                                         const std::string& delegate_debug_id) const;
 
