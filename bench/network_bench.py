@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Whole-network latency: etkit's portable runtime vs PyTorch eager (Debian's
 libtorch, one thread) on the unreduced MobileNetV2 and ResNet-18 at
-1x3x224x224, exported by samples/export with --full-size.
+1x3x224x224, exported by upstream's exporter (samples/export/upstream/
+export_samples.py --full-size, run in the pinned upstream environment).
 
     bench/network_bench.py ETINSPECT [--iterations N] [--warmup N] [--dir DIR]
 
@@ -20,9 +21,12 @@ import time
 import torch
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "samples", "export"))
-import models  # noqa: E402
-from export_samples import SEED  # noqa: E402
+sys.path.insert(0, os.path.join(ROOT, "samples", "export", "upstream"))
+import models  # noqa: E402  (plain torch.nn: runs on Debian's libtorch too)
+
+SEED = 20261128
+# The full-size programs upstream's exporter writes, and their models for libtorch.
+FULL_SIZE = {"mobilenet_v2_full": models.MobileNetV2, "resnet18_full": models.ResNet18}
 
 UPSTREAM_MS = {"mobilenet_v2_full": 849.0, "resnet18_full": 3700.0}
 
@@ -39,10 +43,18 @@ def median_call_ms(model, inputs, iterations, warmup):
     return statistics.median(times)
 
 
-def torch_median_ms(sample, iterations, warmup):
+def torch_median_ms(build, iterations, warmup):
     generator = torch.Generator().manual_seed(SEED)
-    model = models.randomize_batch_norms(sample.build(), generator).eval()
-    return median_call_ms(model, sample.make_inputs(generator), iterations, warmup)
+    model = models.randomize_batch_norms(build(), generator).eval()
+    return median_call_ms(model, (torch.randn((1, 3, 224, 224), generator=generator),), iterations, warmup)
+
+
+def export_full_size(names, directory):
+    """The full-size programs, made by upstream's exporter in its environment."""
+    only = sum((["--only", name] for name in names), [])
+    subprocess.run([os.path.join(ROOT, "scripts", "upstream-python"),
+                    os.path.join(ROOT, "samples", "export", "upstream", "export_samples.py"),
+                    "--full-size", *only, "--out", directory], check=True, stdout=subprocess.DEVNULL)
 
 
 def main():
@@ -53,19 +65,17 @@ def main():
     parser.add_argument("--dir", default="/tmp/etkit_network_bench")
     args = parser.parse_args()
     torch.set_num_threads(1)
-    subprocess.run([sys.executable, os.path.join(ROOT, "samples", "export", "export_samples.py"),
-                    "--full-size", "--out", args.dir], check=True, stdout=subprocess.DEVNULL)
+    export_full_size(FULL_SIZE, args.dir)
     print("%-18s %12s %14s %12s %18s" % ("model", "etkit (ms)", "libtorch (ms)", "etkit/torch",
                                           "upstream/etkit"))
-    for sample in models.samples(full_size=True):
-        program = os.path.join(args.dir, sample.name, sample.name + ".pte")
+    for name, build in FULL_SIZE.items():
+        program = os.path.join(args.dir, name, name + ".pte")
         result = subprocess.run([args.etinspect, "run", program, "--fill", "random",
                                  "--iterations", str(args.iterations), "--warmup", str(args.warmup),
                                  "--json"], capture_output=True, text=True, check=True)
         ours = json.loads(result.stdout)["latency_ms"]["median"]
-        theirs = torch_median_ms(sample, args.iterations, args.warmup)
-        print("%-18s %12.1f %14.1f %12.2f %18.1f" % (sample.name, ours, theirs, ours / theirs,
-                                                     UPSTREAM_MS[sample.name] / ours))
+        theirs = torch_median_ms(build, args.iterations, args.warmup)
+        print("%-18s %12.1f %14.1f %12.2f %18.1f" % (name, ours, theirs, ours / theirs, UPSTREAM_MS[name] / ours))
 
 
 if __name__ == "__main__":

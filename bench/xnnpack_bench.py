@@ -20,10 +20,8 @@ import sys
 import torch
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "samples", "export"))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import models  # noqa: E402
-from network_bench import torch_median_ms  # noqa: E402
+from network_bench import FULL_SIZE, export_full_size, torch_median_ms  # noqa: E402
 
 
 def etkit_ms(etinspect, program, threads, iterations, warmup):
@@ -35,8 +33,7 @@ def etkit_ms(etinspect, program, threads, iterations, warmup):
 
 def torch_ms(threads, iterations, warmup):
     torch.set_num_threads(threads)
-    sample = next(s for s in models.samples(full_size=True) if s.name == "mobilenet_v2_full")
-    return torch_median_ms(sample, iterations, warmup)
+    return torch_median_ms(FULL_SIZE["mobilenet_v2_full"], iterations, warmup)
 
 
 def per_node_coverage(etinspect, program, etrecord, directory, iterations):
@@ -60,10 +57,7 @@ def main():
     parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument("--dir", default="/tmp/etkit_xnnpack_bench")
     args = parser.parse_args()
-    subprocess.run([sys.executable, os.path.join(ROOT, "samples", "export", "export_samples.py"),
-                    "--full-size", "--only", "mobilenet_v2_full", "--only",
-                    "mobilenet_v2_xnnpack_full", "--out", args.dir], check=True,
-                   stdout=subprocess.DEVNULL)
+    export_full_size(["mobilenet_v2_full", "mobilenet_v2_xnnpack_full"], args.dir)
     portable = os.path.join(args.dir, "mobilenet_v2_full", "mobilenet_v2_full.pte")
     delegated = os.path.join(args.dir, "mobilenet_v2_xnnpack_full", "mobilenet_v2_xnnpack_full.pte")
     cores = os.cpu_count() or 1

@@ -21,6 +21,7 @@ import torch
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from network_bench import export_full_size  # noqa: E402
 from network_bench import median_call_ms  # noqa: E402
 from xnnpack_bench import etkit_ms, per_node_coverage  # noqa: E402
 
@@ -58,9 +59,7 @@ def main():
     parser.add_argument("--dir", default="/tmp/etkit_xnnpack_int8_bench")
     args = parser.parse_args()
     names = ["mobilenet_v2_xnnpack_full", "mobilenet_v2_xnnpack_int8_full"]
-    subprocess.run([sys.executable, os.path.join(ROOT, "samples", "export", "export_samples.py"),
-                    "--full-size", *sum((["--only", n] for n in names), []), "--out", args.dir],
-                   check=True, stdout=subprocess.DEVNULL)
+    export_full_size(names, args.dir)
     program = {n: os.path.join(args.dir, n, n + ".pte") for n in names}
     float_ms = etkit_ms(args.etinspect, program[names[0]], 1, args.iterations, args.warmup)
     int8_ms = etkit_ms(args.etinspect, program[names[1]], 1, args.iterations, args.warmup)

@@ -14,7 +14,7 @@ import struct
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "export"))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "export", "cortex_m_reference"))
 from etexport import program as program_writer  # noqa: E402
 
 SCHEMAS = program_writer.SCHEMAS

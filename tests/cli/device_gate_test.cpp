@@ -17,6 +17,7 @@
 #include "support/cli.h"
 #include "support/program_builder.h"
 #include "support/tampered_bundle.h"
+#include "support/upstream_generation.h"
 
 namespace etkit {
 namespace {
@@ -57,7 +58,7 @@ TEST_P(DeviceGate, CorpusBundleAndTutorialCnnVerifyWithTheHostsVerdicts) {
 TEST_P(DeviceGate, EverySampleVerifiesAtItsStatedTolerance) {
   // samples/README.md states each sample's tolerance.
   for (const auto& [sample, atol] : std::vector<std::pair<std::string, std::string>>{
-           {"tiny/affine", "1e-8"}, {"mobilenet_v2/mobilenet_v2", "1e-8"}, {"resnet18/resnet18", "1e-6"},
+           {"tiny/affine", "1e-8"}, {"mobilenet_v2/mobilenet_v2", "1e-6"}, {"resnet18/resnet18", "1e-6"},
            {"nano_gpt/nano_gpt", "1e-6"}, {"nano_gpt_bf16/nano_gpt_bf16", "0.02"},
            {"deeplab_head/deeplab_head", "1e-6"}}) {
     const auto result = etinspect({"verify", "--device", GetParam(), "--atol", atol, test::sample(sample + ".bpte")});
@@ -76,12 +77,11 @@ TEST_P(DeviceGate, CortexMInt8ResNetVerifiesBitExactly) {
   EXPECT_NE(result.out.find("summary: 3 passed, 0 failed of 3 cases"), std::string::npos) << result.out;
 }
 
-// The Llama sample generates inside the devices what PyTorch eager
+// The Llama sample generates inside the devices what upstream's runtime
 // generates (64 greedy tokens, KV caches in the devices' planned memory),
 // traced too, with the prefill and decode steps apart in the trace.
-TEST_P(DeviceGate, TheLlamaSampleGeneratesEagerPyTorchsTokens) {
-  const std::vector<uint8_t> bytes = test::read_file(test::sample("tiny_llama/eager_generation.json"));
-  const nlohmann::json eager = nlohmann::json::parse(std::string(bytes.begin(), bytes.end()));
+TEST_P(DeviceGate, TheLlamaSampleGeneratesUpstreamsTokens) {
+  const nlohmann::json eager = test::upstream_generation("tiny_llama");
   std::string prompt;
   for (const auto& t : eager["prompt_tokens"]) prompt += (prompt.empty() ? "" : ",") + std::to_string(t.get<int>());
   const std::string trace = test::temp("device_generate_" + GetParam() + ".etdp");
@@ -96,11 +96,10 @@ TEST_P(DeviceGate, TheLlamaSampleGeneratesEagerPyTorchsTokens) {
   EXPECT_NE(table.out.find("Decode,native_call_custom_sdpa.out"), std::string::npos) << table.out.substr(0, 400);
 }
 
-// The 8da4w Llama generates its eager simulation's tokens inside the phone
+// The 8da4w Llama generates upstream's runtime's tokens inside the phone
 // (XNNPACK and etkit's 4-bit kernels); the board has no XNNPACK and says so.
 TEST_P(DeviceGate, The8da4wLlamaGeneratesOnThePhoneAndIsRefusedOnTheBoard) {
-  const std::vector<uint8_t> bytes = test::read_file(test::sample("tiny_llama_8da4w/eager_generation.json"));
-  const nlohmann::json eager = nlohmann::json::parse(std::string(bytes.begin(), bytes.end()));
+  const nlohmann::json eager = test::upstream_generation("tiny_llama_8da4w");
   std::string prompt;
   for (const auto& t : eager["prompt_tokens"]) prompt += (prompt.empty() ? "" : ",") + std::to_string(t.get<int>());
   const auto result = etinspect({"generate", test::sample("tiny_llama_8da4w/tiny_llama_8da4w.pte"), "--prompt-tokens",
@@ -111,18 +110,22 @@ TEST_P(DeviceGate, The8da4wLlamaGeneratesOnThePhoneAndIsRefusedOnTheBoard) {
     return;
   }
   ASSERT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_EQ(nlohmann::json::parse(result.out)["generated_token_ids"], eager["generated_tokens"]);
+  test::expect_upstream_tokens(nlohmann::json::parse(result.out)["generated_token_ids"], eager);
 }
 
-// The phone runs XNNPACK (Debian's arm64 build): the float, static int8 and
-// 8da4w samples verify inside it at the host's tolerances, the int8 one
-// bit-exactly. The board has no XNNPACK: a delegated program fails there
-// as on a host without the backend, naming it.
+// The phone runs XNNPACK (Debian's arm64 build): the float and 8da4w
+// samples verify inside it at the host's tolerances; the static int8 ones
+// carry upstream's x86-64 runtime's outputs, which the detector meets
+// bit-exactly there and MobileNetV2 within one output quantum (0.00124:
+// the arm64 build rounds one requantization the other way). The board has
+// no XNNPACK: a delegated program fails there as on a host without the
+// backend, naming it.
 TEST_P(DeviceGate, XnnpackSamplesVerifyOnThePhoneAndAreRefusedOnTheBoard) {
   const std::vector<std::vector<std::string>> samples = {
-      {"mobilenet_v2_xnnpack/mobilenet_v2_xnnpack"},
-      {"mobilenet_v2_xnnpack_int8/mobilenet_v2_xnnpack_int8", "--atol", "0", "--rtol", "0"},
-      {"transformer_8da4w/transformer_8da4w", "--atol", "1e-5"}};
+      {"mobilenet_v2_xnnpack/mobilenet_v2_xnnpack", "--atol", "1e-6"},
+      {"mobilenet_v2_xnnpack_int8/mobilenet_v2_xnnpack_int8", "--atol", "0.0013", "--rtol", "0"},
+      {"yolo_detector_xnnpack_int8/yolo_detector_xnnpack_int8", "--atol", "0", "--rtol", "0"},
+      {"transformer_8da4w/transformer_8da4w", "--atol", "0.005"}};
   for (const auto& sample : samples) {
     std::vector<std::string> args = {"verify", "--device", GetParam(), test::sample(sample[0] + ".bpte")};
     args.insert(args.end(), sample.begin() + 1, sample.end());

@@ -165,7 +165,8 @@ TEST(GapCommand, FirstDivergenceIsThePerturbedInstruction) {
   auto same = etinspect({"gap", trace, "--debug-buffer", buffer, "--reference", temp("same"), "--json"});
   ASSERT_EQ(same.exit_code, 0) << same.err;
   const auto agree = nlohmann::json::parse(same.out);
-  EXPECT_EQ(agree["compared"], 15);
+  EXPECT_EQ(agree["compared"], 14);  // one per instruction: conv, relu, pool twice, then three linears as
+                                     // weight transpose and addmm, relus between
   EXPECT_TRUE(agree["first_divergence"].is_null());
   write_references(trace, buffer, temp("perturbed"), 4);
   auto perturbed = etinspect({"gap", trace, "--debug-buffer", buffer, "--reference", temp("perturbed"), "--json",
@@ -195,15 +196,22 @@ TEST(GapCommand, ComparesBFloat16IntermediatesWithAFloat32Trace) {
   };
   const Run low = traced("bf16", "nano_gpt_bf16/nano_gpt_bf16.bpte");
   const Run reference = traced("f32", "nano_gpt/nano_gpt.bpte");
+  // Upstream's exporter gives the bfloat16 program two dtype casts the
+  // float32 one lacks, so the ops are matched by graph node, not instruction.
   auto gap = etinspect({"gap", low.trace, "--debug-buffer", low.buffer, "--reference", reference.trace,
                         "--reference-debug-buffer", reference.buffer, "--etrecord",
-                        sample("nano_gpt_bf16/nano_gpt_bf16.etrecord"), "--atol", "0.05", "--json"});
+                        sample("nano_gpt_bf16/nano_gpt_bf16.etrecord"), "--reference-etrecord",
+                        sample("nano_gpt/nano_gpt.etrecord"), "--atol", "0.05", "--json"});
   ASSERT_EQ(gap.exit_code, 0) << gap.err << gap.out;
   const auto report = nlohmann::json::parse(gap.out);
-  EXPECT_EQ(report["missing_references"], 0);
-  EXPECT_EQ(report["compared"], report["rows"].size());
-  ASSERT_GT(report["rows"].size(), 100u);
+  EXPECT_EQ(report["missing_references"], 2);
+  ASSERT_GT(report["compared"].get<int>(), 40);
   for (const auto& row : report["rows"]) {
+    if (row["status"] == "no reference") {
+      EXPECT_NE(row["node"].get<std::string>().find("to_dim_order_copy"), std::string::npos) << row.dump();
+      continue;
+    }
+    if (row["status"] == "compared later") continue;
     EXPECT_EQ(row["status"], "ok") << row.dump();
     EXPECT_GT(row["cosine"].get<double>(), 0.999) << row.dump();  // bfloat16 rounding, not garbage
   }

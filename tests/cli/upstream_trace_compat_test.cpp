@@ -93,7 +93,7 @@ TEST(UpstreamTraceCompat, IntermediatesOverSeveralRunsMatchUpstreamsTrace) {
   const auto upstream = structure(test::corpus(kUpstreamTrace));
   ASSERT_EQ(upstream.size(), 3u);
   const std::string trace = temp("compat_intermediates.etdp");
-  auto run = etinspect({"run", sample("tutorial_cnn/tutorial_cnn.pte"), "--iterations", "2", "--etdump", trace,
+  auto run = etinspect({"run", test::corpus_program("tutorial_cnn.pte"), "--iterations", "2", "--etdump", trace,
                         "--debug-level", "intermediates", "--debug-buffer", temp("compat_intermediates.bin")});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const auto ours = structure(trace);
@@ -108,7 +108,7 @@ TEST(UpstreamTraceCompat, IntermediatesOverSeveralRunsMatchUpstreamsTrace) {
 TEST(UpstreamTraceCompat, PlainRunMatchesUpstreamsProfileEvents) {
   const auto upstream = structure(test::corpus(kUpstreamTrace), /*profile_only=*/true);
   const std::string trace = temp("compat_plain.etdp");
-  auto run = etinspect({"run", sample("tutorial_cnn/tutorial_cnn.pte"), "--iterations", "2", "--etdump", trace});
+  auto run = etinspect({"run", test::corpus_program("tutorial_cnn.pte"), "--iterations", "2", "--etdump", trace});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const auto ours = structure(trace);
   ASSERT_EQ(ours.size(), upstream.size());
@@ -118,7 +118,7 @@ TEST(UpstreamTraceCompat, PlainRunMatchesUpstreamsProfileEvents) {
 TEST(UpstreamTraceCompat, VerifyTraceHasABlockPerCaseShapedAsUpstreamsRun) {
   const auto upstream = structure(test::corpus(kUpstreamTrace));
   const std::string trace = temp("compat_verify.etdp");
-  auto verify = etinspect({"verify", sample("tutorial_cnn/tutorial_cnn.bpte"), "--etdump", trace, "--debug-level",
+  auto verify = etinspect({"verify", test::corpus_program("tutorial_cnn.bpte"), "--etdump", trace, "--debug-level",
                            "intermediates", "--debug-buffer", temp("compat_verify.bin")});
   ASSERT_EQ(verify.exit_code, 0) << verify.err;
   const auto ours = structure(trace);
@@ -133,13 +133,13 @@ TEST(UpstreamTraceCompat, VerifyTraceHasABlockPerCaseShapedAsUpstreamsRun) {
 
 TEST(UpstreamTraceCompat, AllocationEventsOnlyWhenAsked) {
   const std::string trace = temp("compat_allocations.etdp");
-  auto run = etinspect({"run", sample("tutorial_cnn/tutorial_cnn.pte"), "--etdump", trace, "--trace-allocations"});
+  auto run = etinspect({"run", test::corpus_program("tutorial_cnn.pte"), "--etdump", trace, "--trace-allocations"});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const auto ours = structure(trace);
   ASSERT_FALSE(ours.empty());
   EXPECT_EQ(ours[0].allocators, 1u);
   EXPECT_NE(std::find(ours[0].events.begin(), ours[0].events.end(), "allocation"), ours[0].events.end());
-  auto refused = etinspect({"run", sample("tutorial_cnn/tutorial_cnn.pte"), "--trace-allocations"});
+  auto refused = etinspect({"run", test::corpus_program("tutorial_cnn.pte"), "--trace-allocations"});
   EXPECT_EQ(refused.exit_code, 2);
   EXPECT_NE(refused.err.find("need --etdump"), std::string::npos) << refused.err;
 }

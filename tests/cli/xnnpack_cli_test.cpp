@@ -35,19 +35,26 @@ TEST(XnnpackCli, InfoListsNodeTypesAndPortableNodes) {
   EXPECT_EQ(payload["node_types"][0]["count"], 2);
   EXPECT_EQ(payload["node_types"][0]["runs_on"], "xnnpack");
   EXPECT_TRUE(payload["portable_nodes"].empty());
+  // Upstream's partitioner moves the sample's NCHW input to NHWC and its
+  // last feature map back: two transposes, which this XNNPACK lacks.
   const auto sample = info_json(test::sample(kXnnSample + ".pte"));
   const auto& portable = sample["delegate_payloads"][0]["portable_nodes"];
-  ASSERT_EQ(portable.size(), 1u);
-  EXPECT_EQ(portable[0]["kind"], "StaticTranspose");
-  EXPECT_EQ(portable[0]["kernel"], "aten::permute_copy.out");
+  ASSERT_EQ(portable.size(), 2u);
+  for (const auto& node : portable) {
+    EXPECT_EQ(node["kind"], "StaticTranspose");
+    EXPECT_EQ(node["kernel"], "aten::permute_copy.out");
+  }
 }
 
 TEST(XnnpackCli, DelegatedSampleVerifiesOnOneThreadAndAllCores) {
+  const std::string nodes =
+      std::to_string(info_json(test::sample(kXnnSample + ".pte"))["delegate_payloads"][0]["node_count"].get<int>());
   for (const char* threads : {"1", "0"}) {
-    auto result = test::etinspect({"verify", "--threads", threads, test::sample(kXnnSample + ".bpte")});
+    auto result =
+        test::etinspect({"verify", "--threads", threads, "--atol", "1e-6", test::sample(kXnnSample + ".bpte")});
     EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
     // The node split is said once, at load.
-    EXPECT_NE(result.err.find("XnnpackBackend: method 'forward': 101 nodes"), std::string::npos)
+    EXPECT_NE(result.err.find("XnnpackBackend: method 'forward': " + nodes + " nodes"), std::string::npos)
         << result.err;
   }
   EXPECT_EQ(test::etinspect({"verify", "--threads", "-1", test::sample(kXnnSample + ".bpte")}).exit_code, 2);
@@ -88,45 +95,51 @@ TEST(XnnpackCli, EveryDelegatedRowHasOpTypesAndAModule) {
   auto table = test::etinspect({"table", trace, "--etrecord", test::sample(kXnnSample + ".etrecord"),
                                 "--program", test::sample(kXnnSample + ".pte"), "--format", "json"});
   ASSERT_EQ(table.exit_code, 0) << table.err;
-  EXPECT_EQ(table.err, "");
+  // Upstream's partitioner leaves its two layout transposes without a debug
+  // handle (65535 in the payload): the only rows without a graph node, said.
+  const auto info = info_json(test::sample(kXnnSample + ".pte"));
+  size_t unhandled = 0;
+  for (const auto& node : info["delegate_payloads"][0]["portable_nodes"]) unhandled += node["debug_handle"] == 65535;
+  ASSERT_EQ(unhandled, 2u);
+  EXPECT_NE(table.err.find("2 event(s) with an instruction id have no graph node"), std::string::npos) << table.err;
   size_t delegated = 0;
   for (const auto& row : nlohmann::json::parse(table.out)) {
     if (!row["is_delegated_op"].get<bool>()) continue;
     ++delegated;
     EXPECT_EQ(row["delegate_backend_name"], "XnnpackBackend") << row["event_name"];
+    if (row["event_name"].get<std::string>().rfind("StaticTranspose", 0) == 0) continue;
     EXPECT_FALSE(row["op_types"].empty()) << row["event_name"];
     EXPECT_FALSE(row["module_hierarchy"].empty()) << row["event_name"];
   }
-  // One row per XNNGraph node, except the clamps (the relu6s) a traced run
-  // keeps with their convolution, as XNNPACK fuses them into one operator.
-  size_t clamps = 0;
-  const auto info = info_json(test::sample(kXnnSample + ".pte"));
-  for (const auto& type : info["delegate_payloads"][0]["node_types"]) {
-    if (type["kind"] == "Clamp") clamps += type["count"].get<size_t>();
-  }
-  EXPECT_EQ(clamps, 35u);
-  EXPECT_EQ(delegated, 101u - clamps);
+  // One row per XNNGraph node (upstream fuses each relu6 into its
+  // convolution's output range: no Clamp nodes are left to keep apart).
+  EXPECT_EQ(delegated, size_t(info["delegate_payloads"][0]["node_count"].get<int>()));
 }
 
-// The 8da4w sample: its bundle's expected outputs come from eager PyTorch
-// simulating the quantization (samples/export/etexport/quantize.py), so
-// this checks etkit's integer kernels against an independent computation.
+// The 8da4w sample (torchao's 8da4w, upstream's XNNPACK partitioner): its
+// bundle's expected outputs are upstream's runtime's, so this checks etkit's
+// integer kernels against an independent computation.
 TEST(XnnpackCli, DynamicallyQuantizedSampleVerifiesAndReportsItsValueKinds) {
   const std::string stem = "transformer_8da4w/transformer_8da4w";
-  auto result = test::etinspect({"verify", "--atol", "1e-5", test::sample(stem + ".bpte")});
+  auto result = test::etinspect({"verify", "--atol", "0.005", test::sample(stem + ".bpte")});
   EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
-  EXPECT_NE(result.err.find("2 on etkit's dynamic quantization kernels (qd8)"), std::string::npos) << result.err;
-  // At the default tolerance a few outputs near zero differ in float rounding: not hidden.
+  EXPECT_NE(result.err.find("on etkit's dynamic quantization kernels (qd8)"), std::string::npos) << result.err;
+  // At the default tolerance a per-token rounding flip shows: not hidden (samples/README.md).
   EXPECT_EQ(test::etinspect({"verify", test::sample(stem + ".bpte")}).exit_code, 1);
   const auto info = info_json(test::sample(stem + ".pte"));
-  ASSERT_EQ(info["delegate_payloads"].size(), 4u);  // one call per linear
-  const auto& payload = info["delegate_payloads"][0];
   std::set<std::string> kinds, runners;
-  for (const auto& kind : payload["value_kinds"]) kinds.insert(kind["kind"].get<std::string>());
-  for (const auto& type : payload["node_types"]) runners.insert(type["runs_on"].get<std::string>());
-  EXPECT_EQ(kinds, (std::set<std::string>{"fp32", "qd8", "qb4w"}));
-  // The reshapes around the linear stay on XNNPACK; the quantized nodes run on etkit's kernels.
-  EXPECT_EQ(runners, (std::set<std::string>{"etkit-qd8", "xnnpack"}));
+  size_t quantized_linears = 0;
+  for (const auto& payload : info["delegate_payloads"]) {
+    for (const auto& kind : payload["value_kinds"]) kinds.insert(kind["kind"].get<std::string>());
+    for (const auto& type : payload["node_types"]) {
+      runners.insert(type["runs_on"].get<std::string>());
+      if (type["kind"] == "FullyConnected" && type["runs_on"] == "etkit-qd8") quantized_linears += type["count"].get<size_t>();
+    }
+  }
+  EXPECT_EQ(quantized_linears, 4u);  // the block's four linears
+  EXPECT_TRUE(kinds.count("fp32") && kinds.count("qd8") && kinds.count("qb4w")) << info.dump();
+  // Attention and the rest stay on XNNPACK; the quantized nodes run on etkit's kernels.
+  EXPECT_TRUE(runners.count("etkit-qd8") && runners.count("xnnpack")) << info.dump();
 }
 
 // A traced run of a delegated method also times untraced runs, and the
@@ -169,9 +182,8 @@ TEST(XnnpackCli, TracedRunRecordsUntracedRunsAndTheRatio) {
 
 const std::string kInt8Sample = "mobilenet_v2_xnnpack_int8/mobilenet_v2_xnnpack_int8";
 
-// The int8 MobileNetV2 sample's expected outputs come from the exporter's
-// reference integer arithmetic (samples/export/etexport/int8.py), written
-// from XNNPACK's documented requantization rules, not from etkit.
+// The int8 MobileNetV2 sample's expected outputs come from upstream's
+// runtime running the program (samples/export/upstream/export_samples.py).
 TEST(XnnpackCli, StaticInt8SampleVerifiesAndReportsItsValueKinds) {
   auto result = test::etinspect({"verify", "--threads", "1", test::sample(kInt8Sample + ".bpte")});
   EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
@@ -182,16 +194,19 @@ TEST(XnnpackCli, StaticInt8SampleVerifiesAndReportsItsValueKinds) {
   for (const auto& kind : payload["value_kinds"]) kinds.insert(kind["kind"].get<std::string>());
   for (const auto& type : payload["node_types"]) runners.insert(type["runs_on"].get<std::string>());
   EXPECT_TRUE(kinds.count("qs8") && kinds.count("qc8w") && kinds.count("fp32")) << payload["value_kinds"].dump();
-  // Only the entry transpose runs on a portable kernel.
+  // Only the layout transposes in and out run on a portable kernel.
   EXPECT_EQ(runners, (std::set<std::string>{"portable", "xnnpack"}));
-  ASSERT_EQ(payload["portable_nodes"].size(), 1u);
-  EXPECT_EQ(payload["portable_nodes"][0]["kind"], "StaticTranspose");
+  ASSERT_EQ(payload["portable_nodes"].size(), 2u);
+  for (const auto& node : payload["portable_nodes"]) EXPECT_EQ(node["kind"], "StaticTranspose");
 }
 
 // The question a user asks of a quantized export: where does it part from
-// the float model? Both samples come from one model, so their ETRecords name
-// the same graph nodes; the int8 delegate's values are dequantized with the
-// payload's parameters and read as NHWC.
+// the float model? Both samples come from one model, exported by upstream's
+// tools: ops are matched by graph node name (a convolution whose batch norm
+// PT2E folded in against the float program's batch norm; the int8 linear,
+// which the float program runs as a transpose and an addmm, by its module);
+// the int8 delegate's values are dequantized with the payload's parameters
+// and read as NHWC.
 TEST(XnnpackCli, GapOfTheInt8SampleAgainstTheFloatSampleNamesWhereTheErrorGrows) {
   const std::string dir = test::temp("int8-gap");
   std::filesystem::create_directories(dir);
@@ -212,6 +227,12 @@ TEST(XnnpackCli, GapOfTheInt8SampleAgainstTheFloatSampleNamesWhereTheErrorGrows)
   double first_conv_error = -1, output_max_abs = -1;
   for (const auto& row : report["rows"]) {
     if (row["delegate_debug_id"].is_null()) continue;
+    // The input's quantization has no counterpart in the float program, nor
+    // do the layout transposes upstream's partitioner adds (no graph node);
+    // the flatten before the classifier is a memory alias there, which
+    // records no value.
+    const std::string op = row["op"].get<std::string>();
+    if (op.rfind("quantized_decomposed.", 0) == 0 || row["node"] == "" || op == "aten.view_copy.default") continue;
     ++delegate_rows;
     ASSERT_NE(row["status"], "shape mismatch") << row.dump();
     ASSERT_NE(row["status"], "no reference") << row.dump();
@@ -220,7 +241,7 @@ TEST(XnnpackCli, GapOfTheInt8SampleAgainstTheFloatSampleNamesWhereTheErrorGrows)
     // a wrong layout or a raw int8 value would be off by ~100%.
     EXPECT_LT(row["rel_error"].get<double>(), 0.35) << row.dump();
     if (first_conv_error < 0) first_conv_error = row["rel_error"].get<double>();
-    if (row["node"] == "addmm") output_max_abs = row["max_abs"].get<double>();
+    output_max_abs = row["max_abs"].get<double>();  // the last compared row: the classifier
   }
   EXPECT_GE(delegate_rows, 52u);  // every convolution at least
   EXPECT_LT(first_conv_error, 0.02) << "input quantization and one int8 convolution";

@@ -81,6 +81,12 @@ TEST(Etrecord, PerMethodRecordWithMaps) {
   EXPECT_TRUE(record->instruction_handles("forward", 9).empty());
   EXPECT_EQ(record->delegate_handles("forward", 3, "0"), (std::vector<int64_t>{1, 2}));
   EXPECT_EQ(record->delegate_handles("forward", 3, "conv"), std::vector<int64_t>{2});
+  // An integer id the map does not list is the node's own debug handle (as
+  // upstream's XNNPACK records, whose maps are empty); other ids name nothing.
+  EXPECT_EQ(record->delegate_handles("forward", 3, "7"), std::vector<int64_t>{7});
+  EXPECT_EQ(record->delegate_handles("forward", 5, "7"), std::vector<int64_t>{7});
+  EXPECT_TRUE(record->delegate_handles("forward", 3, "pool").empty());
+  EXPECT_TRUE(record->delegate_handles("forward", 3, "-1").empty());
   EXPECT_EQ(record->method("forward")->delegates_by_instruction.at(3).backend, "XnnpackBackend");
   const GraphNode* mul = record->method("forward")->graph.find(1);
   ASSERT_NE(mul, nullptr);
@@ -91,6 +97,19 @@ TEST(Etrecord, PerMethodRecordWithMaps) {
   EXPECT_EQ(mul->module_stack[0].path, "");
   EXPECT_EQ(innermost_source_line(mul->stack_trace), "m.py:7");
   EXPECT_EQ(mul->inputs, std::vector<std::string>{"x"});
+}
+
+// torch.export's traces end in PyTorch's own module code; the line worth
+// naming is the user's call (as in upstream's samples' records).
+TEST(EdgeGraph, SourceLineIsTheUsersInnermostFrame) {
+  const std::string user_then_torch =
+      "File \"/work/models.py\", line 131, in forward\n    x = self.conv1(x)\n"
+      "  File \"/venv/lib/python3.11/site-packages/torch/nn/modules/conv.py\", line 565, in forward\n"
+      "    return self._conv_forward(input, self.weight, self.bias)";
+  EXPECT_EQ(innermost_source_line(user_then_torch), "/work/models.py:131");
+  EXPECT_EQ(innermost_source_line("File \"/venv/site-packages/torch/nn/functional.py\", line 9, in f"),
+            "/venv/site-packages/torch/nn/functional.py:9");  // only PyTorch's frames: the innermost
+  EXPECT_EQ(innermost_source_line("no frames here"), "");
 }
 
 TEST(Etrecord, DamagedEntriesBecomeWarnings) {
@@ -148,16 +167,17 @@ TEST(Etrecord, BadZipIsAnError) {
 }
 
 TEST(Etrecord, SampleRecordFromThePythonExporter) {
-  // Written by samples/export (Python's zipfile + json): instruction i maps
-  // to handle i + 1, and the first convolution is ResNet's conv1, called at
-  // torchvision's resnet.py `x = self.conv1(x)`.
-  auto record = Etrecord::load_file(std::string(ETKIT_SOURCE_DIR) + "/samples/resnet18/resnet18.etrecord");
+  // Written by etkit's former torch 1.13 exporter (Python's zipfile + json)
+  // for the tutorial CNN the corpus traces ran: instruction i maps to handle
+  // i + 1, and the first convolution is conv1, called in the model's forward
+  // as `F.relu(self.conv1(x))`.
+  auto record = Etrecord::load_file(test::corpus_program("tutorial_cnn.etrecord"));
   ASSERT_TRUE(record.ok()) << record.error().message();
   EXPECT_EQ(record->archive().layout(), Layout::kPerMethod);
   EXPECT_TRUE(record->warnings().empty());
   const MethodRecord* forward = record->method("forward");
   ASSERT_NE(forward, nullptr);
-  EXPECT_EQ(forward->handles_by_instruction.size(), 70u);
+  EXPECT_EQ(forward->handles_by_instruction.size(), 15u);
   EXPECT_EQ(record->instruction_handles("forward", 0), std::vector<int64_t>{1});
   const GraphNode* conv1 = forward->graph.find(1);
   ASSERT_NE(conv1, nullptr);
@@ -165,7 +185,7 @@ TEST(Etrecord, SampleRecordFromThePythonExporter) {
   ASSERT_FALSE(conv1->module_stack.empty());
   EXPECT_EQ(conv1->module_stack.back().path, "conv1");
   EXPECT_EQ(conv1->module_stack.back().type, "torch.nn.modules.conv.Conv2d");
-  EXPECT_NE(conv1->stack_trace.find("x = self.conv1(x)"), std::string::npos);
+  EXPECT_NE(conv1->stack_trace.find("self.conv1(x)"), std::string::npos);
 }
 
 // Made by upstream's generate_etrecord (samples/export/upstream): per-method

@@ -35,12 +35,16 @@ namespace {
 
 std::string corpus(const std::string& relative) { return std::string(ETKIT_CORPUS_DIR) + "/" + relative; }
 std::string sample(const std::string& relative) { return std::string(ETKIT_SOURCE_DIR) + "/samples/" + relative; }
+// The program the corpus's upstream-runtime tutorial_cnn traces ran (tests/fixtures/corpus_programs/).
+std::string corpus_program(const std::string& file) {
+  return std::string(ETKIT_SOURCE_DIR) + "/tests/fixtures/corpus_programs/" + file;
+}
 
 OpenRequest tutorial() {
   OpenRequest request;
   request.files = {corpus("upstream-runtime/tutorial_cnn_intermediates.etdp"),
-                   corpus("upstream-runtime/tutorial_cnn_intermediates.bin"), sample("tutorial_cnn/tutorial_cnn.pte"),
-                   sample("tutorial_cnn/tutorial_cnn.etrecord")};
+                   corpus("upstream-runtime/tutorial_cnn_intermediates.bin"), corpus_program("tutorial_cnn.pte"),
+                   corpus_program("tutorial_cnn.etrecord")};
   return request;
 }
 
@@ -372,7 +376,7 @@ class GuiAppTest : public QObject {
       }
     }
     QVERIFY(largest != nullptr);
-    QVERIFY(QString::fromStdString(largest->part->detail).startsWith("read by convolution_51"));  // the 160 -> 1280 conv
+    QVERIFY(QString::fromStdString(largest->part->detail).startsWith("read by aten_convolution_default_51"));  // the 160 -> 1280 conv
     const int32_t instruction = largest->part->instruction;
     QTest::mouseClick(view, Qt::LeftButton, {},
                       QPoint(int(largest->rect.x + largest->rect.w / 2), int(largest->rect.y + largest->rect.h / 2)));

@@ -106,7 +106,7 @@ TEST(EventDetails, OriginAndOutputPreview) {
   OpenRequest request;
   request.files = {test::corpus("upstream-runtime/tutorial_cnn_intermediates.etdp"),
                    test::corpus("upstream-runtime/tutorial_cnn_intermediates.bin"),
-                   test::sample("tutorial_cnn/tutorial_cnn.etrecord")};
+                   test::corpus_program("tutorial_cnn.etrecord")};
   const auto ws = Workspace::load(request);
   ASSERT_TRUE(ws->errors().empty()) << ws->errors()[0].message;
   const inspector::EventBlock* execute = nullptr;

@@ -23,7 +23,7 @@ OpenRequest tutorial_request() {
   OpenRequest request;
   request.files = {test::corpus("upstream-runtime/tutorial_cnn_intermediates.etdp"),
                    test::corpus("upstream-runtime/tutorial_cnn_intermediates.bin"),
-                   test::sample("tutorial_cnn/tutorial_cnn.pte"), test::sample("tutorial_cnn/tutorial_cnn.etrecord")};
+                   test::corpus_program("tutorial_cnn.pte"), test::corpus_program("tutorial_cnn.etrecord")};
   return request;
 }
 

@@ -102,7 +102,7 @@ def etrecord_module_keys(path, method="forward"):
     by_instruction = {}
     for instruction, handles in handle_map.items():
         keys = []
-        for handle in handles:
+        for handle in handles if isinstance(handles, list) else [handles]:  # upstream writes one as a bare int
             keys.extend(stacks.get(int(handle), []))
         by_instruction[int(instruction)] = keys
     return by_instruction

@@ -19,6 +19,10 @@ std::string corpus(const std::string& relative) {
   return std::string(ETKIT_CORPUS_DIR) + "/" + relative;
 }
 
+std::string corpus_program(const std::string& file) {
+  return std::string(ETKIT_SOURCE_DIR) + "/tests/fixtures/corpus_programs/" + file;
+}
+
 std::vector<std::string> all_corpus_files() {
   std::vector<std::string> files;
   for (const char* dir : {"upstream", "upstream-runtime"}) {

@@ -21,6 +21,10 @@ auto checked(R&& result, const std::string& what) -> decltype(std::move(result).
 /// Absolute path of a corpus file, e.g. corpus("upstream/pte/add.pte").
 std::string corpus(const std::string& relative);
 
+/// The program (or its bundle or ETRecord) the corpus's upstream-runtime
+/// tutorial_cnn traces were made from (tests/fixtures/corpus_programs/).
+std::string corpus_program(const std::string& file);
+
 /// Every corpus artifact (programs, bundles, traces, ETRecords, .ptd).
 std::vector<std::string> all_corpus_files();
 

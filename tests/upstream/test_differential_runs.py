@@ -41,19 +41,21 @@ FLOAT_BOUNDS = {
     # Deep float networks: rounding accumulates over 18-53 layers.
     "mobilenet_v2": (1e-4, 1e-4, "53 layers of float32 convolutions in other summation orders"),
     "mobilenet_v2_xnnpack": (1e-4, 1e-4, "XNNPACK (Debian's 2022 build vs upstream's) and other summation orders"),
-    "resnet18": (1e-4, 1e-4, "18 layers of float32 convolutions over 224x224 in other summation orders"),
+    "resnet18": (1e-4, 1e-4, "18 layers of float32 convolutions in other summation orders"),
     "deeplab_head": (1e-4, 1e-4, "atrous convolutions and bilinear upsampling in other summation orders"),
     "nano_gpt": (1e-4, 1e-4, "attention softmax and layer norms in other summation orders"),
-    "transformer_8da4w": (1e-3, 1e-3, "dynamically quantized linears: per-token scales computed in float"),
     "tiny_llama": (1e-4, 1e-4, "RMS norms, RoPE and SDPA in other summation orders"),
-    "tiny_llama_8da4w": (1e-3, 1e-3, "dynamically quantized linears: per-token scales computed in float"),
-    "nano_gpt_bf16": (0, 0.04, "bfloat16 rounds after every op, and the two runtimes round in other places: "
-                      "upstream's outputs lie up to 0.035 from eager PyTorch's (the bundle's expected "
-                      "outputs), etkit's up to 0.012, on logits of magnitude ~1.2"),
-    "mobilenet_v2_xnnpack_int8": (0.05, 0.05, "static int8 in XNNPACK: a requantization rounding flip is one "
-                                  "output quantum (about 0.05 here)"),
+    "nano_gpt_bf16": (0, 0.05, "bfloat16 rounds after every op, and the two runtimes round in other places: "
+                      "upstream's outputs lie up to 0.039 from eager PyTorch's (the bundle's expected "
+                      "outputs), etkit's up to 0.006, on logits of magnitude ~1.2"),
+    # Quantized: integer arithmetic, where a float difference in the last bit
+    # before a requantization can flip one rounding.
+    "transformer_8da4w": (0, 0.005, "dynamically quantized linears after attention and GELU, which upstream's "
+                          "XNNPACK computes with its own approximations: a last-bit difference flips a per-token "
+                          "activation rounding (measured 0.0029)"),
+    "tiny_llama_8da4w": (0, 1e-3, "dynamically quantized linears: per-token scales computed in float"),
+    "mobilenet_v2_xnnpack_int8": (0, 0, "static int8 in XNNPACK: both builds requantize by the same rule"),
     "resnet8_cortex_m_int8": (0, 0, "int8 CMSIS-NN arithmetic is specified to the bit"),
-    # Made by upstream's exporter (samples/export/upstream/export_samples.py).
     "yolo_detector_xnnpack": (1e-5, 1e-5, "XNNPACK builds (Debian's 2022, the wheel's) sum convolutions in other "
                               "orders; box centres and sizes are scaled by strides up to 16"),
     "yolo_detector_xnnpack_int8": (0, 0, "static int8 in XNNPACK: both builds requantize by the same rule"),
@@ -68,13 +70,13 @@ FLOAT_BOUNDS = {
 }
 
 # The tolerance the README's main command verifies each bundle with
-# (rtol, atol). The tutorial CNN's case 1 misses upstream's default atol
-# 1e-8 by 9e-10 on upstream's own runtime, so it is verified at 1e-6.
+# (rtol, atol).
 README_TOLERANCE = {
-    "tutorial_cnn": (1e-5, 1e-6), "mobilenet_v2": (1e-5, 1e-8), "resnet18": (1e-5, 1e-6),
-    "nano_gpt": (1e-5, 1e-6), "deeplab_head": (1e-5, 1e-6), "mobilenet_v2_xnnpack": (1e-5, 1e-8),
-    "transformer_8da4w": (1e-5, 1e-5), "mobilenet_v2_xnnpack_int8": (1e-5, 1e-8),
+    "tutorial_cnn": (1e-5, 1e-8), "mobilenet_v2": (1e-5, 1e-6), "resnet18": (1e-5, 1e-6),
+    "nano_gpt": (1e-5, 1e-6), "deeplab_head": (1e-5, 1e-6), "mobilenet_v2_xnnpack": (1e-5, 1e-6),
+    "transformer_8da4w": (1e-5, 0.005), "mobilenet_v2_xnnpack_int8": (0, 0),
     "yolo_detector_xnnpack": (1e-5, 1e-5), "yolo_detector_xnnpack_int8": (0, 0), "speech_encoder_xnnpack": (1e-5, 1e-5),
+    "tiny_llama": (1e-5, 1e-6), "tiny_llama_8da4w": (1e-5, 1e-6),
 }
 
 # Programs upstream's runtime cannot run: the missing kernel it names, and
@@ -85,11 +87,6 @@ NOT_ON_UPSTREAM = {
     "cadence_conv2d_quantized": ("cadence::", "the wheel's runtime registers no cadence:: kernels"),
     "cadence_conv2d_layer5": ("cadence::", "the wheel's runtime registers no cadence:: kernels"),
     "resnet8_cortex_m_int8": ("cortex_m::", "the wheel's runtime registers no cortex_m:: kernels"),
-    # etkit's own torch 1.13 exporter keeps aten::silu, which upstream's
-    # to_edge decomposes; upstream's runtime has no silu kernel. The Llama
-    # samples are re-exported with upstream's exporter in the samples issue.
-    "tiny_llama": ("aten::silu.out", "made by etkit's torch 1.13 exporter, which keeps aten::silu"),
-    "tiny_llama_8da4w": ("aten::silu.out", "made by etkit's torch 1.13 exporter, which keeps aten::silu"),
 }
 # Corpus programs upstream's runtime refuses to load, and why.
 NOT_LOADED_BY_UPSTREAM = {

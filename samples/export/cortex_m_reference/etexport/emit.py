@@ -6,9 +6,7 @@ import torch
 import torch.fx
 
 from . import edge_ops
-from . import int8
 from . import memory_plan
-from . import xnnpack
 
 SCALAR_TYPES = {
     torch.uint8: "BYTE", torch.int8: "CHAR", torch.int16: "SHORT", torch.int32: "INT",
@@ -187,28 +185,6 @@ class _Emitter:
             self.planned[index][1] = max(self.planned[index][1], len(self.method.instructions) - 1)
         self.value_of[node] = outputs[0] if not isinstance(result, (tuple, list)) else tuple(outputs)
 
-    def delegate(self, group, partitioner, results, flatc):
-        """One XNNPACK delegate call for the nodes of `group`."""
-        handles = []
-        for node in group:
-            if edge_ops.is_getitem(node):
-                continue
-            self.method.debug_handles[node] = len(self.method.debug_handles) + 1
-            handles.append(self.method.debug_handles[node])
-            target = edge_ops.INPLACE.get(node.target, node.target)
-            rule = edge_ops.rule_for(target, edge_ops.bind(node))
-            self.method.node_kernels[node] = rule.kernel if rule else str(target)
-        delegated = xnnpack.lower_group(group, partitioner, self.method.debug_handles, flatc)
-        args = [self.argument(node, "T") for node in delegated.inputs]
-        outs = [self.tensor_value(results[node]) for node in delegated.outputs]
-        self.method.instructions.append(Instruction(
-            None, args + outs, group[0], "XnnpackBackend",
-            delegate_index=len(self.method.delegates), handles=handles))
-        self.method.delegates.append(delegated)
-        for node, index in zip(delegated.outputs, outs):
-            self.planned[index][0] = len(self.method.instructions) - 1
-            self.value_of[node] = index
-
     def lower(self, node, results):
         target = edge_ops.INPLACE.get(node.target, node.target)
         if target is not node.target:
@@ -278,13 +254,8 @@ _DTYPE_CODES = {torch.uint8: 0, torch.int8: 1, torch.int16: 2, torch.int32: 3, t
                 torch.bfloat16: 15}
 
 
-def emit_method(name, captured, example_inputs, constants, delegate=None, flatc="flatc",
-                calibration_inputs=(), strided_dim_orders=False, mutable_buffers=()):
-    """Lowers the captured graph to kernel calls; with delegate="xnnpack",
-    runs of ops XNNPACK takes become XNNPACK delegate calls; with
-    "xnnpack_8da4w", linear layers become 8da4w XNNPACK calls; with
-    "xnnpack_qs8", the same runs as "xnnpack" become static int8 calls whose
-    activation ranges come from the example and `calibration_inputs`.
+def emit_method(name, captured, example_inputs, constants, strided_dim_orders=False, mutable_buffers=()):
+    """Lowers the captured graph to kernel calls (no delegates).
     strided_dim_orders: each tensor's dim order follows its eager result's
     strides (channels-last graphs such as etexport/cortex_m.py's).
     mutable_buffers: names of captured buffers the graph mutates (KV
@@ -307,31 +278,10 @@ def emit_method(name, captured, example_inputs, constants, delegate=None, flatc=
     placeholders = [n for n in graph_module.graph.nodes if n.op == "placeholder"]
     constant_count = len(captured.constant_names)
     constant_nodes = {node: captured.constants[i] for i, node in enumerate(placeholders[:constant_count])}
-    group_of = {}
-    if delegate in ("xnnpack", "xnnpack_8da4w", "xnnpack_qs8"):
-        calibration = None
-        if delegate == "xnnpack_qs8":
-            calibration = int8.Calibration()
-            calibration.observe(results)
-            for inputs in calibration_inputs:
-                calibration.observe(record_values(graph_module, list(captured.constants) + list(inputs)))
-        partitioner = xnnpack.Partitioner(
-            graph_module, results,
-            lambda n: constant_nodes.get(n) if n.op == "placeholder" else
-            getattr(graph_module, n.target) if n.op == "get_attr" else None,
-            quantize={"xnnpack_8da4w": "8da4w", "xnnpack_qs8": "qs8"}.get(delegate),
-            calibration=calibration)
-        for group in xnnpack.partition(graph_module, partitioner):
-            for node in group:
-                group_of[node] = group
-    elif delegate is not None:
-        raise ExportError("unknown delegate %s" % delegate)
     for position, node in enumerate(placeholders):
         if position in mutable_positions:
             emitter.value_of[node] = emitter.mutable_buffer(captured.constants[position])
         elif position < constant_count:
-            if node.users and all(user in group_of for user in node.users):
-                continue  # only delegates read it: it travels as their named data
             emitter.value_of[node] = emitter.constant(captured.constants[position])
         else:
             index = emitter.tensor_value(results[node])
@@ -339,10 +289,7 @@ def emit_method(name, captured, example_inputs, constants, delegate=None, flatc=
             emitter.value_of[node] = index
             method.inputs.append(index)
     for node in graph_module.graph.nodes:
-        if node in group_of:
-            if group_of[node][0] is node:
-                emitter.delegate(group_of[node], partitioner, results, flatc)
-        elif node.op == "get_attr":
+        if node.op == "get_attr":
             emitter.value_of[node] = emitter.constant(getattr(graph_module, node.target))
         elif node.op == "call_function":
             if edge_ops.is_getitem(node):

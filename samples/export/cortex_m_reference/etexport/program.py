@@ -13,7 +13,7 @@ import torch
 
 from .memory_plan import align
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), *[os.pardir] * 4))  # the repository
 SCHEMAS = {
     "program": os.path.join(ROOT, "core", "schema", "program.fbs"),
     "bundled": os.path.join(ROOT, "bundled", "schema", "bundled_program.fbs"),

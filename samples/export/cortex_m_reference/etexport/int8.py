@@ -1,6 +1,5 @@
-"""Static int8 quantization the way upstream's PT2E flow with its XNNPACK
-quantizer produces it, and the integer arithmetic XNNPACK then runs, in
-PyTorch ops.
+"""Static int8 quantization parameters and integer arithmetic helpers the
+Cortex-M lowering (cortex_m.py) builds on, in PyTorch ops.
 
 Parameters: activations per tensor, affine int8 from the range a min/max
 observer saw over calibration inputs (widened to hold 0); weights per output
@@ -8,14 +7,11 @@ channel, symmetric in [-127, 127]; biases int32 with scale input scale x
 weight scale. These rules are the textbook ones (the observer's formula is
 derived in the docstrings), not code from either project.
 
-Reference arithmetic (`Int8Reference`): what Debian's XNNPACK computes for
-each node, written independently of etkit's runtime so a bundle made with it
-checks the delegate: convolutions and fully connected layers accumulate in
-exact integers and requantize in float32 (scale = input scale x weight scale
-/ output scale, round half to even); adds use XNNPACK's fixed-point
-multipliers (20-bit, one arithmetic shift); the global average pool
-requantizes its integer sum in float32; Converts multiply by the reciprocal
-scale and round half to even.
+Helpers: convolutions and fully connected layers accumulate in exact
+integers and requantize in float32 (scale = input scale x weight scale /
+output scale, round half to even); adds use 20-bit fixed-point multipliers
+and one arithmetic shift; the global average pool requantizes its integer
+sum in float32.
 """
 import math
 
@@ -128,26 +124,3 @@ class Calibration:
         if node not in self.ranges:
             raise ValueError("%s: no calibrated range" % node.name)
         return activation_params(*self.ranges[node])
-
-
-class Int8Reference(torch.fx.Interpreter):
-    """Runs a graph with its int8 delegate calls replaced by their reference
-    arithmetic (each Delegated's `steps`), the rest in float."""
-
-    def __init__(self, graph_module, delegates):
-        super().__init__(graph_module)
-        self.first = {d.nodes[0]: d for d in delegates}
-        self.inside = {n for d in delegates for n in d.nodes}
-        self.outputs = {}
-
-    def run_node(self, node):
-        if node not in self.inside:
-            return super().run_node(node)
-        delegated = self.first.get(node)
-        if delegated is not None:
-            floats = {n: self.env[n] for n in delegated.inputs}
-            ints = {}
-            for step in delegated.steps:
-                step(floats, ints)
-            self.outputs.update({n: floats[n] for n in delegated.outputs})
-        return self.outputs.get(node)
