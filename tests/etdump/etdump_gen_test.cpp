@@ -35,6 +35,14 @@ ETDump reread(const ETDumpGen& gen) {
                        "reading the trace back");
 }
 
+// Options that log values at `level` into `buffer`.
+ETDumpGenOptions logging_into(std::vector<uint8_t>& buffer, DebugLevel level) {
+  ETDumpGenOptions options;
+  options.debug_level = level;
+  options.debug_buffer = Span<uint8_t>(buffer.data(), buffer.size());
+  return options;
+}
+
 // What a test expects back for one event.
 struct Expected {
   EventKind kind;
@@ -58,9 +66,7 @@ struct Expected {
 // ("not 8-byte aligned"), e.g. of upstream's YOLO-style detector export.
 TEST(ETDumpGen, ZeroDimTensorsReadBack) {
   std::vector<uint8_t> buffer(256);
-  ETDumpGenOptions options;
-  options.debug_level = DebugLevel::kIntermediateOutputs;
-  options.debug_buffer = Span<uint8_t>(buffer.data(), buffer.size());
+  ETDumpGenOptions options = logging_into(buffer, DebugLevel::kIntermediateOutputs);
   ETDumpGen gen(options);
   std::vector<float> data = {8.f, 16.f, -2.5f};
   std::vector<Tensor> scalars;
@@ -327,9 +333,7 @@ TEST(ETDumpGen, IntermediateOutputsEqualTheComputedValues) {
   // (corpus README): the logged intermediates are 3x and 3x + 2.
   auto program = Program::load_file(test::corpus("upstream/pte/module_linear_inline_constants.pte"));
   std::vector<uint8_t> buffer(4096);
-  ETDumpGenOptions gen_options;
-  gen_options.debug_level = DebugLevel::kIntermediateOutputs;
-  gen_options.debug_buffer = Span<uint8_t>(buffer.data(), buffer.size());
+  ETDumpGenOptions gen_options = logging_into(buffer, DebugLevel::kIntermediateOutputs);
   ETDumpGen gen(gen_options);
   MethodOptions options;
   options.kernels = &all_kernels();
@@ -365,9 +369,7 @@ TEST(ETDumpGen, FiltersByOperatorAndInstructionRange) {
        std::vector<std::tuple<std::string, int64_t, int64_t, size_t>>{
            {"aten::add*", -1, -1, 1}, {"mul", -1, -1, 1}, {"", 1, 1, 1}, {"", -1, -1, 2}, {"relu", -1, -1, 0}}) {
     std::vector<uint8_t> buffer(4096);
-    ETDumpGenOptions gen_options;
-    gen_options.debug_level = DebugLevel::kIntermediateOutputs;
-    gen_options.debug_buffer = Span<uint8_t>(buffer.data(), buffer.size());
+    ETDumpGenOptions gen_options = logging_into(buffer, DebugLevel::kIntermediateOutputs);
     gen_options.op_filter = filter;
     gen_options.first_instruction = first;
     gen_options.last_instruction = last;
@@ -416,9 +418,7 @@ TEST(ETDumpGen, FullCapacityCountsDropsInsteadOfFailing) {
 
 TEST(ETDumpGen, DebugBufferTooSmallDropsValuesAndReaderSaysWhy) {
   std::vector<uint8_t> buffer(8);
-  ETDumpGenOptions options;
-  options.debug_level = DebugLevel::kProgramOutputs;
-  options.debug_buffer = Span<uint8_t>(buffer.data(), buffer.size());
+  ETDumpGenOptions options = logging_into(buffer, DebugLevel::kProgramOutputs);
   ETDumpGen gen(options);
   std::vector<float> data(16, 1.0f);
   std::vector<int64_t> sizes = {16};
@@ -441,9 +441,7 @@ TEST(ETDumpGen, EveryRunnableCorpusProgramTracesValidly) {
     auto program = Program::load_file(test::corpus(file));
     ASSERT_TRUE(program.ok());
     std::vector<uint8_t> buffer(16 << 20);
-    ETDumpGenOptions gen_options;
-    gen_options.debug_level = DebugLevel::kIntermediateOutputs;
-    gen_options.debug_buffer = Span<uint8_t>(buffer.data(), buffer.size());
+    ETDumpGenOptions gen_options = logging_into(buffer, DebugLevel::kIntermediateOutputs);
     ETDumpGen gen(gen_options);
     MethodOptions options;
     options.kernels = &all_kernels();
