@@ -68,7 +68,7 @@ class EmittedMethod:
         self.allocations = []
         self.debug_handles = {}    # node -> handle (1-based, graph order)
         self.node_kernels = {}     # node -> edge kernel, delegated nodes included
-        self.delegates = []        # xnnpack.Delegated, by delegate index
+        self.delegates = []        # none: this exporter lowers to kernels only (the ETRecord writer reads it)
         self.node_results = {}     # node -> eager tensor(s)
         self.mutable_states = []   # initial state of each mutable buffer (data_buffer_idx - 1)
         self.graph_module = None
@@ -277,7 +277,6 @@ def emit_method(name, captured, example_inputs, constants, strided_dim_orders=Fa
     emitter.strided_dim_orders = strided_dim_orders
     placeholders = [n for n in graph_module.graph.nodes if n.op == "placeholder"]
     constant_count = len(captured.constant_names)
-    constant_nodes = {node: captured.constants[i] for i, node in enumerate(placeholders[:constant_count])}
     for position, node in enumerate(placeholders):
         if position in mutable_positions:
             emitter.value_of[node] = emitter.mutable_buffer(captured.constants[position])

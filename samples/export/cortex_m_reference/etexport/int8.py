@@ -17,7 +17,6 @@ import math
 
 import torch
 import torch.fx
-import torch.nn.functional as F
 
 QMIN, QMAX = -128, 127
 WEIGHT_QMAX = 127
