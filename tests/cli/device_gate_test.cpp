@@ -113,6 +113,27 @@ TEST_P(DeviceGate, The8da4wLlamaGeneratesOnThePhoneAndIsRefusedOnTheBoard) {
   test::expect_upstream_tokens(nlohmann::json::parse(result.out)["generated_token_ids"], eager);
 }
 
+// The dynamic-length Llamas (upstream's export_llm) prefill their 8-token
+// prompt in one call inside the devices, then generate upstream's runtime's
+// 64 greedy tokens: the portable one on both, the one with 8da4w XNNPACK
+// linears (run on the call's row count) on the phone, which has XNNPACK.
+TEST_P(DeviceGate, DynamicLengthLlamasPrefillInOneCallAndGenerateUpstreamsTokens) {
+  std::vector<std::string> names = {"tiny_llama_dynamic"};
+  if (GetParam() == "qemu-aarch64") names.push_back("tiny_llama_dynamic_8da4w");
+  for (const std::string& name : names) {
+    SCOPED_TRACE(name);
+    const nlohmann::json upstream = test::upstream_generation(name);
+    std::string prompt;
+    for (const auto& t : upstream["prompt_tokens"]) prompt += (prompt.empty() ? "" : ",") + std::to_string(t.get<int>());
+    const auto result = etinspect({"generate", test::sample(name + "/" + name + ".pte"), "--prompt-tokens", prompt,
+                                   "--max-new", "64", "--device", GetParam(), "--json"});
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    const nlohmann::json out = nlohmann::json::parse(result.out);
+    EXPECT_EQ(out["prefill_calls"], 1);
+    test::expect_upstream_tokens(out["generated_token_ids"], upstream);
+  }
+}
+
 // The phone runs XNNPACK (Debian's arm64 build): the float and 8da4w
 // samples verify inside it at the host's tolerances; the static int8 ones
 // carry upstream's x86-64 runtime's outputs, which the detector meets

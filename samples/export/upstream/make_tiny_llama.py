@@ -14,7 +14,7 @@ buffers and upstream's SDPA-with-KV-cache op, in four variants:
   (int8 per-token activations, 4-bit weights in groups of 32) and lowered to
   XNNPACK, as upstream's LLM guide exports for phones;
 - tiny_llama_dynamic and tiny_llama_dynamic_8da4w: a dynamic sequence length
-  (up to 63 tokens per call, max_seq_len 64), so the prompt is one call.
+  (up to 127 tokens per call, max_seq_len 128), so the prompt is one call.
 
 Each folder gets <name>.pte and upstream_generation.json: upstream's
 runtime's greedy tokens for a fixed prompt (one call for the whole prompt
@@ -55,8 +55,8 @@ VARIANTS = {
     "tiny_llama": Variant(False, 128, STATIC_PROMPT, 64, ["quantization.embedding_quantize='4,32'"]),
     "tiny_llama_8da4w": Variant(False, 128, STATIC_PROMPT, 64,
                                 ["quantization.embedding_quantize='4,32'", *QUANTIZE_8DA4W]),
-    "tiny_llama_dynamic": Variant(True, 64, DYNAMIC_PROMPT, 16),
-    "tiny_llama_dynamic_8da4w": Variant(True, 64, DYNAMIC_PROMPT, 16, QUANTIZE_8DA4W),
+    "tiny_llama_dynamic": Variant(True, 128, DYNAMIC_PROMPT, 64),
+    "tiny_llama_dynamic_8da4w": Variant(True, 128, DYNAMIC_PROMPT, 64, QUANTIZE_8DA4W),
 }
 
 
