@@ -237,7 +237,8 @@ class UpstreamMadeSamples(unittest.TestCase):
         done = oracle.etinspect("generate", folder / f"{name}.pte", "--prompt-tokens",
                                 ",".join(map(str, prompt)), "--max-new", reference["max_new"], "--json")
         report = json.loads(done.stdout)
-        self.assertEqual(report["generated_token_ids"], tokens)
+        decisive = reference["tokens_before_first_near_tie"]  # past it, another summation order may rightly part
+        self.assertEqual(report["generated_token_ids"][:decisive], tokens[:decisive])
         self.assertEqual(report["prefill_calls"], 1)
 
 
