@@ -71,7 +71,7 @@ TEST(GenerateCommand, TheLlamaSampleGeneratesUpstreamsGreedyTokens) {
 // runtime's greedy ones (samples/export/upstream/make_tiny_llama.py).
 TEST(GenerateCommand, ADynamicLengthLlamaPrefillsInOneCallAndGeneratesUpstreamsTokens) {
   // The portable export, and the 8da4w one whose XNNPACK linears take the
-  // prompt's 8 rows where the payload's shapes say 63 (the bound), as
+  // prompt's 8 rows where the payload's shapes say 127 (the bound), as
   // upstream's runtime reshapes them.
   for (const std::string name : {"tiny_llama_dynamic", "tiny_llama_dynamic_8da4w"}) {
     SCOPED_TRACE(name);

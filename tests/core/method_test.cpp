@@ -490,8 +490,11 @@ TEST(Method, AnUnplannedInputMustBeSetBeforeExecuteAndMayTakeFewerTokens) {
   ASSERT_TRUE(program.ok()) << program.error().message();
   auto method = Method::load(*program, "forward", test::with_kernels());
   ASSERT_TRUE(method.ok()) << method.error().message();
+  // make_tiny_llama.py exports with max_seq_len 128; upstream's export_llm
+  // bounds the token dimension at max_seq_len - 1.
+  constexpr int64_t kTokenBound = 127;
   EXPECT_FALSE((*method)->input_is_static(0));
-  EXPECT_EQ((*method)->input(0).unchecked_tensor().size(1), 63);  // the upper bound
+  EXPECT_EQ((*method)->input(0).unchecked_tensor().size(1), kTokenBound);
   Status early = (*method)->execute();
   ASSERT_FALSE(early.ok());
   EXPECT_NE(std::string(early.error().message()).find("input 0 has no planned memory and was not set"),
@@ -505,10 +508,10 @@ TEST(Method, AnUnplannedInputMustBeSetBeforeExecuteAndMayTakeFewerTokens) {
   ASSERT_TRUE((*method)->set_input(0, *token_view).ok());
   ASSERT_TRUE((*method)->set_input(1, *position_view).ok());
   EXPECT_TRUE((*method)->execute().ok());
-  int64_t too_many[64] = {};
-  const int64_t over_sizes[2] = {1, 64};
+  int64_t too_many[kTokenBound + 1] = {};
+  const int64_t over_sizes[2] = {1, kTokenBound + 1};
   auto over = Tensor::make(ScalarType::kLong, Span<const int64_t>(over_sizes, 2), {}, too_many, sizeof too_many);
-  EXPECT_FALSE((*method)->set_input(0, *over).ok());  // past the bound of 63
+  EXPECT_FALSE((*method)->set_input(0, *over).ok());  // past the bound
 }
 
 TEST(Method, ExecuteAllocatesNothing) {
