@@ -45,6 +45,12 @@ int Diagnostics::fail(const Error& error) {
   return internal ? kExitInternal : kExitBadInput;
 }
 
+int Diagnostics::check_failed(const std::string& what) {
+  ++errors_;
+  emit("check failed", "31", what);
+  return kExitCheckFailed;
+}
+
 void Diagnostics::warning(const std::string& message) {
   if (repeated_warnings_[message]++ == 0) {
     emit("warning", "35", message);

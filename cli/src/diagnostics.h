@@ -27,6 +27,10 @@ class Diagnostics {
   /// returns: `return diagnostics.fail(result.error());`. Internal errors
   /// (etkit's own fault, or out of memory) exit 3, every other error 2.
   int fail(const Error& error);
+  /// Reports a gate that ran and failed (a regression, a divergence, a
+  /// failed case) as "etinspect: check failed: <what>", the one form every
+  /// command's exit 1 takes, and returns kExitCheckFailed.
+  int check_failed(const std::string& what);
   /// Prints the folded counts of repeated warnings.
   void flush();
   size_t error_count() const { return errors_; }

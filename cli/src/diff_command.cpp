@@ -1,7 +1,11 @@
-// etinspect diff A.etdp B.etdp: per-event p50 of two traces of the same
-// program, with delta and percentage, worst regressions first; --fail-above
-// makes it a CI gate. The join, ranking and gate are the inspector's
-// (trace_diff.h); this file parses options and prints.
+// etinspect diff A.etdp B.etdp: a statistic (p50, min or avg) of every
+// event of two traces of the same program, with delta and percentage,
+// worst regressions first; --fail-above and --fail-total-above make it a
+// CI gate that only fails on slowdowns beyond the runs' own noise. The
+// join, statistics and gate are the inspector's (trace_diff.h); this file
+// parses options and prints.
+
+#include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
 #include <iostream>
@@ -9,9 +13,11 @@
 #include "commands.h"
 #include "diagnostics.h"
 #include "etkit/etdump/etdump_reader.h"
+#include "etkit/inspector/rank_test.h"
 #include "etkit/inspector/trace_diff.h"
 #include "option_checks.h"
 #include "printer.h"
+#include "record_loading.h"
 #include "table_rows.h"
 #include "time_options.h"
 
@@ -21,13 +27,41 @@ namespace {
 struct DiffOptions {
   std::string before, after;
   TimeUnitOptions units;
-  std::optional<double> fail_above;  ///< percent
+  std::optional<double> fail_above;        ///< percent, per event
+  std::optional<double> fail_total_above;  ///< percent, Method::execute
+  double min_time = 0;                     ///< target unit
+  double confidence = 0.99;
+  bool percent_only = false;
+  std::string stat = "p50";
+  std::string block;
+  std::string event;
+  std::string etrecord;
+  std::string method = "forward";
+  bool allow_unlinked = false;
   std::string sort = "percent";
   size_t top = 0;  ///< 0: every row
   bool include_operator_call = false;
   bool allow_unmatched = false;
   bool json = false;
 };
+
+std::string plain(double value) { return fmt::format("{:g}", value); }
+
+// Why the gate said what it said about `row`, in words.
+std::string verdict(const inspector::DiffRow& row, const inspector::RegressionGate& gate) {
+  const std::optional<double> percent = row.percent();
+  if (!percent) return row.before ? "only before" : "only after";
+  if (inspector::regressed(row, gate)) return "regressed";
+  if (*percent <= gate.threshold_percent) return "within threshold";
+  if (*row.delta() <= gate.min_delta) return "below --min-time";
+  return "within noise";
+}
+
+Status check_block(const inspector::TraceDiff& diff, const DiffOptions& options) {
+  if (options.block.empty() || !diff.rows.empty()) return Ok{};
+  return Error::make(ErrorCode::kInvalidArgument, "--block '%s': no timed event of that block in %s or %s",
+                     options.block.c_str(), options.before.c_str(), options.after.c_str());
+}
 
 int run_diff(const DiffOptions& options) {
   Diagnostics diagnostics;
@@ -36,15 +70,33 @@ int run_diff(const DiffOptions& options) {
   if (!units.ok()) return diagnostics.fail(units.error());
   diff_options.units = *units;
   diff_options.include_operator_call = options.include_operator_call;
+  diff_options.stat = *inspector::parse_diff_stat(options.stat);
+  diff_options.block = options.block;
+  diff_options.event_pattern = options.event;
   auto before = etdump::ETDump::load_file(options.before);
   if (!before.ok()) return diagnostics.fail(before.error());
   auto after = etdump::ETDump::load_file(options.after);
   if (!after.ok()) return diagnostics.fail(after.error());
+  std::optional<etrecord::Etrecord> record;
+  if (!options.etrecord.empty()) {
+    auto loaded = load_etrecord(options.etrecord, options.method, diagnostics);
+    if (!loaded.ok()) return diagnostics.fail(loaded.error());
+    record.emplace(std::move(*loaded));
+    auto grouped = inspector::GroupedEvents::build(*before, *units);
+    if (!grouped.ok()) return diagnostics.fail(grouped.error().with_context("%s", options.before.c_str()));
+    Status fits = check_record_fits(*grouped, *record, options.etrecord, options.method, options.allow_unlinked,
+                                    diagnostics);
+    if (!fits.ok()) return diagnostics.fail(fits.error());
+    diff_options.record = &*record;
+    diff_options.record_method = options.method;
+  }
   auto diff = inspector::diff_traces(*before, *after, diff_options);
   if (!diff.ok()) return diagnostics.fail(diff.error());
+  if (Status block = check_block(*diff, options); !block.ok()) return diagnostics.fail(block.error());
   if (diff->rows.empty()) {
-    return diagnostics.fail(Error::make(ErrorCode::kInvalidArgument, "%s and %s hold no profiled events to compare",
-                                        options.before.c_str(), options.after.c_str()));
+    return diagnostics.fail(Error::make(ErrorCode::kInvalidArgument, "%s and %s hold no profiled events to compare%s",
+                                        options.before.c_str(), options.after.c_str(),
+                                        options.event.empty() ? "" : " whose name matches --event"));
   }
   // Most events in only one trace mean other programs: a gate over the few
   // they share (Method::execute, ...) would pass on what it never compared,
@@ -62,41 +114,114 @@ int run_diff(const DiffOptions& options) {
   if (unmatched > 0) {
     diagnostics.warning(std::to_string(unmatched) + " events appear in only one trace; they are not compared");
   }
+  if (options.fail_total_above && !diff->total) {
+    return diagnostics.fail(Error::make(ErrorCode::kInvalidArgument,
+                                        "--fail-total-above: %s and %s do not both hold a Method::execute event "
+                                        "(the whole run's time)",
+                                        options.before.c_str(), options.after.c_str()));
+  }
+  const bool gating = options.fail_above || options.fail_total_above;
+  inspector::RegressionGate gate;
+  gate.min_delta = options.min_time;
+  gate.confidence = options.percent_only ? 0.0 : options.confidence;
+  gate.threshold_percent = options.fail_above.value_or(0);
+  const size_t needed = inspector::runs_needed(options.confidence);
+  if (gating && !options.percent_only) {
+    std::vector<std::string> few;  // "Default/Method::init"
+    bool only_loading = true;      // the Default block: load and init, once per process
+    for (const inspector::DiffRow& row : diff->rows) {
+      if (!row.before || !row.after || inspector::noise_test_applies(row, gate)) continue;
+      few.push_back(row.block + "/" + row.event);
+      only_loading = only_loading && row.block == "Default";
+    }
+    if (!few.empty()) {
+      std::string names = few[0];
+      for (size_t i = 1; i < few.size() && i < 3; ++i) names += ", " + few[i];
+      if (few.size() > 3) names += fmt::format(" and {} more", few.size() - 3);
+      const std::string why = only_loading ? "loading happens once per trace"
+                                           : fmt::format("it takes {} runs per trace: run --iterations {}", needed, needed);
+      diagnostics.warning(fmt::format(
+          "{} event(s) ({}) have too few runs for the noise test at {}% confidence ({}); they are gated on the "
+          "percentage and --min-time alone",
+          few.size(), names, plain(100 * options.confidence), why));
+    }
+  }
   inspector::sort_rows(*diff, *inspector::parse_diff_order(options.sort));
-  const size_t regressions = options.fail_above ? inspector::count_regressions(*diff, *options.fail_above) : 0;
+  const size_t regressions = options.fail_above ? inspector::count_regressions(*diff, gate) : 0;
+  inspector::RegressionGate total_gate = gate;
+  total_gate.threshold_percent = options.fail_total_above.value_or(0);
+  const bool total_regressed = options.fail_total_above && inspector::regressed(*diff->total, total_gate);
 
   const int decimals = decimals_for(units->source, units->target);
-  std::vector<TableColumn> columns = {{"block"}, {"event"}, {"occurrence", 0}, {"p50_before", decimals},
-                                      {"p50_after", decimals}, {"delta", decimals}, {"percent", 1}};
-  if (options.fail_above) columns.push_back({"regressed"});
+  auto columns = [&](bool gated) {
+    std::vector<TableColumn> list = {{"block"}, {"event"}, {"occurrence", 0}};
+    if (record) list.insert(list.end(), {{"module"}, {"source"}});
+    list.insert(list.end(), {{"before", decimals}, {"after", decimals}, {"delta", decimals}, {"percent", 1},
+                             {"runs_before", 0}, {"runs_after", 0}});
+    if (gated) list.insert(list.end(), {{"p_slower", -1}, {"regressed"}, {"verdict"}});
+    return list;
+  };
+  auto cells = [&](const inspector::DiffRow& row, const inspector::RegressionGate& row_gate, bool gated) {
+    std::vector<Cell> list = {Cell::of(row.block), Cell::of(row.event), Cell::of(int64_t(row.occurrence))};
+    if (record) list.insert(list.end(), {Cell::of(row.module), Cell::of(row.source)});
+    list.insert(list.end(), {Cell::maybe(row.before), Cell::maybe(row.after), Cell::maybe(row.delta()),
+                             Cell::maybe(row.percent()), Cell::of(int64_t(row.before_runs.size())),
+                             Cell::of(int64_t(row.after_runs.size()))});
+    if (gated) {
+      const bool tested = row.before && row.after && inspector::noise_test_applies(row, row_gate);
+      list.insert(list.end(), {tested ? Cell::of(row.p_slower()) : Cell::empty(),
+                               Cell::yes_no(inspector::regressed(row, row_gate)), Cell::of(verdict(row, row_gate))});
+    }
+    return list;
+  };
   std::vector<std::vector<Cell>> rows;
   for (const inspector::DiffRow& row : diff->rows) {
     if (options.top > 0 && rows.size() == options.top) break;
-    rows.push_back({Cell::of(row.block), Cell::of(row.event), Cell::of(int64_t(row.occurrence)),
-                    Cell::maybe(row.before), Cell::maybe(row.after), Cell::maybe(row.delta()),
-                    Cell::maybe(row.percent())});
-    if (options.fail_above) rows.back().push_back(Cell::of(inspector::regressed(row, *options.fail_above) ? "yes" : "no"));
+    rows.push_back(cells(row, gate, options.fail_above.has_value()));
   }
   auto out = options.json ? make_json_printer(std::cout) : make_text_printer(std::cout);
   out->begin_object("");
-  out->field("before", options.before);
-  out->field("after", options.after);
+  out->field("before_file", options.before);
+  out->field("after_file", options.after);
+  out->field("stat", std::string(inspector::to_string(diff->stat)));
   out->field("time_unit", options.units.target);
   out->field("sort", options.sort);
-  out->table("events", columns, rows);
-  if (options.fail_above) {
-    out->field("threshold_percent", *options.fail_above);
-    out->field("regressions", uint64_t(regressions));
+  out->table("events", columns(options.fail_above.has_value()), rows);
+  if (diff->total) {
+    const bool gated = options.fail_total_above.has_value();
+    out->table("total", columns(gated), {cells(*diff->total, total_gate, gated)});
   } else {
-    out->null_field("threshold_percent", "none: without --fail-above this diff fails on nothing");
+    out->null_field("total", "none: no Method::execute event in both traces");
   }
+  out->begin_object("gate");
+  if (options.fail_above) out->field("threshold_percent", *options.fail_above);
+  else out->null_field("threshold_percent", "none: without --fail-above no event fails this diff");
+  if (options.fail_total_above) out->field("total_threshold_percent", *options.fail_total_above);
+  else out->null_field("total_threshold_percent", "none: without --fail-total-above the whole run fails nothing");
+  out->field("min_time", options.min_time);
+  if (options.percent_only) {
+    out->null_field("noise_test", "none: --percent-only");
+  } else {
+    out->field("noise_test", std::string("one-sided Mann-Whitney U, after slower than before"));
+    out->field("confidence", options.confidence);
+  }
+  out->field("regressions", uint64_t(regressions));
+  out->field("total_regressed", total_regressed);
+  out->end_object();
   out->end_object();
   out->finish();
   diagnostics.flush();
-  if (regressions > 0) {
-    diagnostics.error(std::to_string(regressions) + " events slowed down by more than " +
-                      std::to_string(*options.fail_above) + "%");
-    return kExitCheckFailed;
+  if (regressions > 0 || total_regressed) {
+    std::vector<std::string> what;
+    if (regressions > 0) {
+      what.push_back(fmt::format("{} event(s) slowed down by more than {}%{}", regressions, plain(*options.fail_above),
+                                 options.percent_only ? "" : " beyond their runs' noise"));
+    }
+    if (total_regressed) {
+      what.push_back(fmt::format("the whole run (Method::execute) slowed down by {}%, more than {}%",
+                                 plain(*diff->total->percent()), plain(*options.fail_total_above)));
+    }
+    return diagnostics.check_failed(what.size() == 1 ? what[0] : what[0] + "; " + what[1]);
   }
   return kExitOk;
 }
@@ -105,12 +230,31 @@ int run_diff(const DiffOptions& options) {
 
 void register_diff(CLI::App& app, CommandContext& context) {
   auto options = std::make_shared<DiffOptions>();
-  CLI::App* command = app.add_subcommand("diff", "Compare per-event p50 of two traces of the same program");
+  CLI::App* command = app.add_subcommand("diff", "Compare the events of two traces of the same program");
   command->add_option("before", options->before, "Baseline .etdp")->required();
   command->add_option("after", options->after, "New .etdp")->required();
   add_time_unit_options(*command, options->units);
-  command->add_option("--fail-above", options->fail_above, "Exit 1 if any event's p50 grows by more than PCT percent")
+  command->add_option("--fail-above", options->fail_above,
+                      "Exit 1 if an event slows down by more than PCT percent, beyond its runs' noise")
       ->check(non_negative_number());
+  command->add_option("--fail-total-above", options->fail_total_above,
+                      "Exit 1 if the whole run (Method::execute) slows down by more than PCT percent")
+      ->check(non_negative_number());
+  command->add_option("--min-time", options->min_time,
+                      "A regression must also add more than this much time (in --time-unit; default 0)")
+      ->check(non_negative_number());
+  command->add_option("--confidence", options->confidence,
+                      "Confidence the noise test needs that the runs are slower (default 0.99)")
+      ->check(number_in(0.5, 0.9999));
+  command->add_flag("--percent-only", options->percent_only,
+                    "Gate on the percentage (and --min-time) alone, without the noise test");
+  command->add_option("--stat", options->stat, "Statistic of each event's runs: p50 (default), min, avg")
+      ->check(CLI::IsMember({"p50", "min", "avg"}));
+  command->add_option("--block", options->block, "Only events of this block (e.g. Execute, Decode)");
+  command->add_option("--event", options->event, "Only events whose name matches this regular expression");
+  command->add_option("--etrecord", options->etrecord, "ETRecord naming each event's module and source line");
+  command->add_option("--method", options->method, "Method of the ETRecord (default forward)");
+  add_allow_unlinked(*command, options->allow_unlinked);
   command->add_option("--sort", options->sort, "Row order: percent (default, worst first), delta, before, after, event")
       ->check(CLI::IsMember({"percent", "delta", "before", "after", "event"}));
   command->add_option("--top", options->top, "Only the first N rows")->check(whole_number(1));

@@ -290,9 +290,9 @@ void register_generate(CLI::App& app, CommandContext& context) {
   command->add_option("--method", options->method, "Decoder method (default forward)");
   command->add_option("--data", options->data, "External constant files (.ptd), searched in order");
   command->add_option("--temperature", options->temperature, "Sampling temperature; 0 (default) is greedy")
-      ->check(CLI::Range(0.0, 100.0));
+      ->check(number_in(0, 100));
   command->add_option("--top-p", options->top_p, "Nucleus sampling: keep the most probable tokens up to this mass")
-      ->check(CLI::Range(0.0, 1.0));
+      ->check(number_in(0, 1));
   command->add_option("--seed", options->seed, "Seed of the sampler")
       ->check(whole_number(0, std::numeric_limits<int64_t>::max()));
   add_threads_option(*command, options->threads);

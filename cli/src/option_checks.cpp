@@ -1,5 +1,7 @@
 #include "option_checks.h"
 
+#include <fmt/format.h>
+
 #include "etkit/inspector/event_blocks.h"
 
 #include <cerrno>
@@ -51,6 +53,23 @@ CLI::Validator non_negative_number() {
         return {};
       },
       "NUMBER >= 0");
+}
+
+CLI::Validator number_in(double min, double max) {
+  const std::string allowed = fmt::format("a number from {:g} to {:g}", min, max);
+  return CLI::Validator(
+      [min, max, allowed](std::string& value) -> std::string {
+        char* end = nullptr;
+        const double parsed = std::strtod(value.c_str(), &end);
+        if (value.empty() || end == value.c_str() || *end != '\0') {
+          return quote_value(value) + " is not a number (allowed: " + allowed + ")";
+        }
+        if (!std::isfinite(parsed) || parsed < min || parsed > max) {
+          return quote_value(value) + " is not allowed (allowed: " + allowed + ")";
+        }
+        return {};
+      },
+      fmt::format("NUMBER in [{:g}, {:g}]", min, max));
 }
 
 CLI::Validator writable_path() {

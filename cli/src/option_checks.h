@@ -10,7 +10,6 @@
 #include <CLI/CLI.hpp>
 #include <cstdint>
 #include <memory>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -29,6 +28,11 @@ CLI::Validator whole_number(int64_t min, int64_t max = kMaxCount);
 /// A finite number >= 0 (tolerances, thresholds): "-1", "nan", "inf" and
 /// words are refused.
 CLI::Validator non_negative_number();
+
+/// A finite number in [min, max] (a temperature, a probability, a
+/// confidence), refused in plain numbers ("2 is not allowed (allowed: a
+/// number from 0 to 1)").
+CLI::Validator number_in(double min, double max);
 
 /// An output path whose folder exists and can be written, checked before
 /// any work so a long run never fails at its end.

@@ -110,7 +110,7 @@ class TextPrinter final : public Printer {
         const Cell cell = c < all_rows[r].size() ? all_rows[r][c] : Cell::empty();
         texts[r].push_back(cell_text(cell, all_columns[c].decimals));
         width[i] = std::max(width[i], texts[r].back().size());
-        if (cell.kind == Cell::Kind::kText) right[i] = false;
+        if (cell.kind == Cell::Kind::kText || cell.kind == Cell::Kind::kBool) right[i] = false;
       }
     }
     auto render = [&](const std::vector<std::string>& cells) {
@@ -142,6 +142,7 @@ class TextPrinter final : public Printer {
       return text + "]";
     }
     if (cell.kind == Cell::Kind::kEmpty) return std::string();
+    if (cell.kind == Cell::Kind::kBool) return cell.integer != 0 ? "yes" : "no";
     if (cell.kind == Cell::Kind::kInteger) return std::to_string(cell.integer);
     if (decimals < 0) return fmt::format("{:.4g}", cell.number);
     return fmt::format("{:.{}f}", cell.number, decimals);
@@ -222,6 +223,7 @@ class JsonPrinter final : public Printer {
         else if (cell.kind == Cell::Kind::kNumber) item[columns[c].key] = cell.number;
         else if (cell.kind == Cell::Kind::kInteger) item[columns[c].key] = cell.integer;
         else if (cell.kind == Cell::Kind::kIntegers) item[columns[c].key] = cell.integers;
+        else if (cell.kind == Cell::Kind::kBool) item[columns[c].key] = cell.integer != 0;
         else item[columns[c].key] = nullptr;
       }
       items.push_back(std::move(item));

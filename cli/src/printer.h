@@ -11,9 +11,10 @@
 
 namespace etkit::cli {
 
-/// A table cell: empty (JSON null), text, a number or a list of integers.
+/// A table cell: empty (JSON null), text, a number, a list of integers or a
+/// yes/no (a JSON boolean).
 struct Cell {
-  enum class Kind { kEmpty, kText, kNumber, kInteger, kIntegers };
+  enum class Kind { kEmpty, kText, kNumber, kInteger, kIntegers, kBool };
   Kind kind = Kind::kEmpty;
   std::string text;
   double number = 0;
@@ -26,6 +27,7 @@ struct Cell {
   static Cell of(double number) { return {Kind::kNumber, {}, number, 0, {}, {}}; }
   static Cell of(int64_t integer) { return {Kind::kInteger, {}, 0, integer, {}, {}}; }
   static Cell of(std::vector<int64_t> integers) { return {Kind::kIntegers, {}, 0, 0, std::move(integers), {}}; }
+  static Cell yes_no(bool value) { return {Kind::kBool, {}, 0, value ? 1 : 0, {}, {}}; }
   /// The same value, shown as `text` by the text backend (an indented tree
   /// label); JSON keeps the value.
   Cell shown_as(std::string shown) && {

@@ -2,30 +2,91 @@
 
 #include <algorithm>
 #include <map>
+#include <regex>
 #include <tuple>
 
 #include "etkit/etdump/etdump_reader.h"
+#include "etkit/inspector/event_text.h"
+#include "etkit/inspector/rank_test.h"
+#include "etkit/inspector/source_links.h"
 
 namespace etkit::inspector {
 namespace {
 
 using Key = std::tuple<std::string, std::string, size_t>;
 
-// p50 per (block, event, occurrence), with the keys in trace order.
-Result<std::map<Key, double>> p50s(const etdump::ETDump& trace, const DiffOptions& options, std::vector<Key>& order) {
+constexpr const char* kWholeRunEvent = "Method::execute";
+
+// One side of a row: the statistic, every run, and the names from the record.
+struct Side {
+  double value = 0;
+  std::vector<double> runs;
+  std::string module, source;
+};
+
+double statistic(const PerfData& perf, DiffStat stat) {
+  switch (stat) {
+    case DiffStat::kMin: return perf.min;
+    case DiffStat::kP50: return perf.p50;
+    case DiffStat::kAvg: return perf.avg;
+  }
+  return perf.p50;
+}
+
+struct SideTable {
+  std::map<Key, Side> by_key;
+  std::vector<Key> order;  // trace order
+  std::optional<Side> total;
+  std::string total_block;
+};
+
+// Every kept event's side per (block, event, occurrence), and the run total.
+Result<SideTable> sides(const etdump::ETDump& trace, const DiffOptions& options, const std::regex* pattern) {
   ETKIT_ASSIGN_OR_RETURN(std::vector<EventBlock> blocks, event_blocks(trace, options.units));
-  std::map<Key, double> out;
-  std::map<std::pair<std::string, std::string>, size_t> seen;
+  if (options.record != nullptr) link_etrecord(blocks, *options.record, options.record_method);
+  SideTable table;
+  bool total_from_execute = false;
   for (const EventBlock& block : blocks) {
     std::map<std::string, size_t> in_block;
     for (const Event& event : block.events) {
       if (!event.perf_data) continue;
       if (!options.include_operator_call && event.name == "OPERATOR_CALL") continue;
+      const Side side{statistic(*event.perf_data, options.stat), event.perf_data->raw, module_text(event),
+                      source_text(event, false)};
+      if (event.name == kWholeRunEvent) {
+        // The whole run is the total row, not an event row (a gate on
+        // both would count every slowdown twice): an Execute block's
+        // first, else the first block's that has one (generate's Prefill).
+        if (!table.total || (!total_from_execute && block.name == "Execute")) {
+          table.total = side;
+          table.total_block = block.name;
+          total_from_execute = block.name == "Execute";
+        }
+        continue;
+      }
       const Key key{block.name, event.name, in_block[event.name]++};
-      if (out.emplace(key, event.perf_data->p50).second) order.push_back(key);
+      if (!options.block.empty() && block.name != options.block) continue;
+      if (pattern != nullptr && !std::regex_search(event.name, *pattern)) continue;
+      if (table.by_key.emplace(key, side).second) table.order.push_back(key);
     }
   }
-  return out;
+  return table;
+}
+
+DiffRow make_row(const Key& key, const Side* before, const Side* after) {
+  DiffRow row{std::get<0>(key), std::get<1>(key), std::get<2>(key)};
+  const Side* named = before != nullptr ? before : after;
+  row.module = named->module;
+  row.source = named->source;
+  if (before != nullptr) {
+    row.before = before->value;
+    row.before_runs = before->runs;
+  }
+  if (after != nullptr) {
+    row.after = after->value;
+    row.after_runs = after->runs;
+  }
+  return row;
 }
 
 // The sort key of a row under `order`; rows without one go last.
@@ -42,6 +103,22 @@ std::optional<double> sort_value(const DiffRow& row, DiffOrder order) {
 
 }  // namespace
 
+Result<DiffStat> parse_diff_stat(const std::string& text) {
+  if (text == "min") return DiffStat::kMin;
+  if (text == "p50") return DiffStat::kP50;
+  if (text == "avg") return DiffStat::kAvg;
+  return Error::make(ErrorCode::kInvalidArgument, "statistic '%s' is not one of min, p50, avg", text.c_str());
+}
+
+const char* to_string(DiffStat stat) {
+  switch (stat) {
+    case DiffStat::kMin: return "min";
+    case DiffStat::kP50: return "p50";
+    case DiffStat::kAvg: return "avg";
+  }
+  return "p50";
+}
+
 std::optional<double> DiffRow::delta() const {
   if (!before || !after) return std::nullopt;
   return *after - *before;
@@ -52,22 +129,37 @@ std::optional<double> DiffRow::percent() const {
   return 100.0 * (*after - *before) / *before;
 }
 
+double DiffRow::p_slower() const {
+  if (!before || !after) return 1.0;
+  return mann_whitney_greater(after_runs, before_runs);
+}
+
 Result<TraceDiff> diff_traces(const etdump::ETDump& before, const etdump::ETDump& after, const DiffOptions& options) {
-  std::vector<Key> order_a, order_b;
-  ETKIT_ASSIGN_OR_RETURN(auto a, p50s(before, options, order_a));
-  ETKIT_ASSIGN_OR_RETURN(auto b, p50s(after, options, order_b));
-  TraceDiff diff;
-  for (const Key& key : order_a) {
-    DiffRow row{std::get<0>(key), std::get<1>(key), std::get<2>(key), a.at(key), std::nullopt};
-    if (auto it = b.find(key); it != b.end()) row.after = it->second;
-    else ++diff.only_before;
-    diff.rows.push_back(std::move(row));
+  std::optional<std::regex> pattern;
+  if (!options.event_pattern.empty()) {
+    try {
+      pattern.emplace(options.event_pattern, std::regex::ECMAScript);
+    } catch (const std::regex_error& e) {
+      return Error::make(ErrorCode::kInvalidArgument, "event pattern '%s' is not a regular expression: %s",
+                         options.event_pattern.c_str(), e.what());
+    }
   }
-  for (const Key& key : order_b) {
-    if (a.count(key)) continue;
-    diff.rows.push_back({std::get<0>(key), std::get<1>(key), std::get<2>(key), std::nullopt, b.at(key)});
+  const std::regex* matcher = pattern ? &*pattern : nullptr;
+  ETKIT_ASSIGN_OR_RETURN(SideTable a, sides(before, options, matcher));
+  ETKIT_ASSIGN_OR_RETURN(SideTable b, sides(after, options, matcher));
+  TraceDiff diff;
+  diff.stat = options.stat;
+  for (const Key& key : a.order) {
+    auto it = b.by_key.find(key);
+    if (it == b.by_key.end()) ++diff.only_before;
+    diff.rows.push_back(make_row(key, &a.by_key.at(key), it == b.by_key.end() ? nullptr : &it->second));
+  }
+  for (const Key& key : b.order) {
+    if (a.by_key.count(key)) continue;
+    diff.rows.push_back(make_row(key, nullptr, &b.by_key.at(key)));
     ++diff.only_after;
   }
+  if (a.total && b.total) diff.total = make_row({a.total_block, kWholeRunEvent, 0}, &*a.total, &*b.total);
   return diff;
 }
 
@@ -90,14 +182,20 @@ void sort_rows(TraceDiff& diff, DiffOrder order) {
   });
 }
 
-bool regressed(const DiffRow& row, double threshold_percent) {
-  const std::optional<double> percent = row.percent();
-  return percent && *percent > threshold_percent;
+bool noise_test_applies(const DiffRow& row, const RegressionGate& gate) {
+  return gate.confidence > 0 && smallest_attainable_p(row.after_runs.size(), row.before_runs.size()) < 1.0 - gate.confidence;
 }
 
-size_t count_regressions(const TraceDiff& diff, double threshold_percent) {
+bool regressed(const DiffRow& row, const RegressionGate& gate) {
+  const std::optional<double> percent = row.percent();
+  if (!percent || *percent <= gate.threshold_percent || *row.delta() <= gate.min_delta) return false;
+  if (!noise_test_applies(row, gate)) return true;
+  return row.p_slower() < 1.0 - gate.confidence;
+}
+
+size_t count_regressions(const TraceDiff& diff, const RegressionGate& gate) {
   return size_t(std::count_if(diff.rows.begin(), diff.rows.end(),
-                              [&](const DiffRow& row) { return regressed(row, threshold_percent); }));
+                              [&](const DiffRow& row) { return regressed(row, gate); }));
 }
 
 }  // namespace etkit::inspector

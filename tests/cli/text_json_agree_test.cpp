@@ -85,12 +85,12 @@ TEST_F(TextJsonAgree, Diff) {
   const Both out = both({"diff", trace("a"), trace("b")});
   ASSERT_FALSE(out.json["events"].empty());
   for (const auto& row : out.json["events"]) {
-    if (row["p50_before"].is_null()) continue;
+    if (row["before"].is_null()) continue;
     const std::string line = line_with(out.text, row["event"].get<std::string>() + " ");
     ASSERT_FALSE(line.empty()) << row["event"];
     // The same event name can repeat (occurrence); some line shows these numbers.
-    EXPECT_TRUE(has(out.text, fmt::format("{:.6f}", row["p50_before"].get<double>()))) << row.dump();
-    EXPECT_TRUE(has(out.text, fmt::format("{:.6f}", row["p50_after"].get<double>()))) << row.dump();
+    EXPECT_TRUE(has(out.text, fmt::format("{:.6f}", row["before"].get<double>()))) << row.dump();
+    EXPECT_TRUE(has(out.text, fmt::format("{:.6f}", row["after"].get<double>()))) << row.dump();
   }
 }
 
