@@ -1,4 +1,4 @@
-// etinspect bundle PROGRAM.pte --case in0.npy,in1.npy=out0.npy ... -o OUT.bpte
+// etinspect bundle PROGRAM.pte --add-case in0.npy,in1.npy=out0.npy ... -o OUT.bpte
 
 #include <CLI/CLI.hpp>
 #include <cerrno>
@@ -53,7 +53,7 @@ int run_bundle(const BundleOptions& options) {
     const auto sides = split(spec, '=');
     if (sides.size() != 2) {
       return diagnostics.fail(Error::make(ErrorCode::kInvalidArgument,
-                              "--case '%s': expected INPUTS=OUTPUTS, each a comma-separated list of .npy files",
+                              "--add-case '%s': expected INPUTS=OUTPUTS, each a comma-separated list of .npy files",
                               spec.c_str()));
     }
     bundled::OwnedTestCase test_case;
@@ -87,7 +87,8 @@ void register_bundle(CLI::App& app, CommandContext& context) {
   CLI::App* command = app.add_subcommand("bundle", "Bundle a program with test cases from .npy files");
   command->add_option("program", options->program, ".pte file")->required();
   command->add_option("--method", options->method, "Method the cases test (default forward)");
-  command->add_option("--case", options->cases, "in0.npy,in1.npy=out0.npy (repeatable)")->required();
+  command->add_option("--add-case", options->cases, "A test case: in0.npy,in1.npy=out0.npy (repeatable)")->required();
+  add_renamed_option(*command, "--case", "--add-case", "a case to add; --case elsewhere is a case's index");
   command->add_option("-o,--output", options->output, "Output .bpte")->required()->check(writable_path());
   command->callback([options, &context] { context.exit_code = run_bundle(*options); });
 }

@@ -3,6 +3,7 @@
 // --fail-above BYTES exits 1 when the new file grew by more, for CI gates.
 
 #include <CLI/CLI.hpp>
+#include <limits>
 #include <fmt/format.h>
 
 #include <cmath>
@@ -133,9 +134,8 @@ int run_diff_program(const DiffProgramOptions& options) {
   }
   const int64_t growth = d.new_file_bytes - d.old_file_bytes;
   if (options.fail_above >= 0 && growth > options.fail_above) {
-    diagnostics.warning(fmt::format("{} grew by {} bytes, more than --fail-above {}", options.new_path, growth,
-                                    options.fail_above));
-    return kExitCheckFailed;
+    return diagnostics.check_failed(fmt::format("{} grew by {} bytes, more than --fail-above-bytes {}",
+                                                options.new_path, growth, options.fail_above));
   }
   return kExitOk;
 }
@@ -148,8 +148,9 @@ void register_diff_program(CLI::App& app, CommandContext& context) {
       "diff-program", "What changed between two programs (methods, ops, delegation, constants) and the size it cost");
   command->add_option("old", options->old_path, "The old .pte (or .bpte)")->required();
   command->add_option("new", options->new_path, "The new .pte (or .bpte)")->required();
-  command->add_option("--fail-above", options->fail_above, "Exit 1 when the new file is more than BYTES larger")
-      ->check(whole_number(0));
+  command->add_option("--fail-above-bytes", options->fail_above, "Exit 1 when the new file is more than BYTES larger")
+      ->check(whole_number(0, std::numeric_limits<int64_t>::max()));
+  add_renamed_option(*command, "--fail-above", "--fail-above-bytes", "a size in bytes; diff's --fail-above is a percentage");
   command->add_option("--top", options->top, "Operators and constants listed per section (default 20)")
       ->check(whole_number(1));
   command->add_flag("--json", options->json, "Every change as JSON");

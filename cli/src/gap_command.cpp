@@ -4,6 +4,7 @@
 // the divergence rule are the inspector's (gap_report.h).
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 #include <cmath>
 #include <filesystem>
 #include <iostream>
@@ -39,7 +40,7 @@ struct GapCliOptions {
   bool json = false;
 };
 
-// The trace's intermediate outputs: of run block --block, or of the first
+// The trace's intermediate outputs: of run block --run-block, or of the first
 // block that has any.
 Result<std::vector<inspector::RecordedOutput>> outputs_of(const std::string& trace_path, const std::string& buffer_path,
                                                           std::optional<size_t> block, const std::string& program,
@@ -53,11 +54,11 @@ Result<std::vector<inspector::RecordedOutput>> outputs_of(const std::string& tra
                                                   program, method, warnings);
   for (const std::string& warning : warnings) diagnostics.warning(warning);
   if (!outputs.ok()) {
-    if (block && outputs.error().code() == ErrorCode::kOutOfRange) return outputs.error().with_context("--block");
+    if (block && outputs.error().code() == ErrorCode::kOutOfRange) return outputs.error().with_context("--run-block");
     return outputs.error();
   }
   if (outputs->empty() && block) {
-    return Error::make(ErrorCode::kNotFound, "--block %zu: run block %zu of %s has no intermediate outputs", *block,
+    return Error::make(ErrorCode::kNotFound, "--run-block %zu: run block %zu of %s has no intermediate outputs", *block,
                        *block, trace_path.c_str());
   }
   if (outputs->empty()) {
@@ -125,12 +126,10 @@ void print_report(const inspector::GapReport& report, const GapCliOptions& optio
   for (const inspector::GapRow& row : report.rows) {
     const bool compared = row.status == inspector::GapStatus::kOk || row.status == inspector::GapStatus::kDiverged;
     auto metric = [&](double value) { return compared ? Cell::of(value) : Cell::empty(); };
-    std::string sizes = "[";
-    for (size_t i = 0; i < row.sizes.size(); ++i) sizes += (i ? "," : "") + std::to_string(row.sizes[i]);
     auto finite = [&](double value) { return std::isfinite(value) ? Cell::of(value) : Cell::empty(); };
     rows.push_back({Cell::of(int64_t(row.instruction_id)),
                     row.delegate_debug_id >= 0 ? Cell::of(row.delegate_debug_id) : Cell::empty(), Cell::of(row.op),
-                    Cell::of(row.node), Cell::of(sizes + "]"), metric(row.metrics.mse), metric(row.metrics.l1),
+                    Cell::of(row.node), Cell::of(row.sizes), metric(row.metrics.mse), metric(row.metrics.l1),
                     metric(row.metrics.snr_db), metric(row.metrics.cosine), metric(row.metrics.max_abs),
                     finite(row.relative_error), finite(row.error_growth), Cell::of(inspector::to_string(row.status)),
                     Cell::of(row.detail), Cell::of(row.source)});
@@ -202,7 +201,16 @@ int run_gap(const GapCliOptions& options) {
                         "value): not compared");
   }
   diagnostics.flush();
-  return report->first_divergence ? kExitCheckFailed : kExitOk;
+  if (!report->first_divergence) return kExitOk;
+  const inspector::GapRow& first = report->rows[*report->first_divergence];
+  size_t diverged = 0;
+  for (const inspector::GapRow& row : report->rows) diverged += row.status == inspector::GapStatus::kDiverged;
+  return diagnostics.check_failed(fmt::format(
+      "{} of {} compared outputs diverged; the first is {} (instruction {}{}): max abs error {:.4g} > atol {:g} + "
+      "rtol {:g} * max |reference| {:.4g}{}",
+      diverged, report->compared, first.op.empty() ? "an output" : first.op, first.instruction_id,
+      first.node.empty() ? "" : ", node " + first.node, first.metrics.max_abs, options.atol, options.rtol,
+      first.metrics.max_abs_reference, first.source.empty() ? "" : ", at " + first.source));
 }
 
 }  // namespace
@@ -228,8 +236,11 @@ void register_gap(CLI::App& app, CommandContext& context) {
   command->add_option("--reference-program", options->reference_program,
                       "The reference trace's program (for its delegates' values, as --program)");
   command->add_option("--method", options->method, "The traced method (default forward)");
-  command->add_option("--block", options->block, "Run block whose outputs to compare (default: the first with any)")
+  command->add_option("--run-block", options->block,
+                      "Index of the trace's run block whose outputs to compare (default: the first with any)")
       ->check(whole_number(0));
+  add_renamed_option(*command, "--block", "--run-block",
+                     "an index into the trace's run blocks; --block elsewhere is a block's name");
   command->add_option("--atol", options->atol, "Divergence: max abs error above atol + rtol * max |ref| (1e-5)")
       ->check(non_negative_number());
   command->add_option("--rtol", options->rtol, "See --atol (1e-4)")->check(non_negative_number());

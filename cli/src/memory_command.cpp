@@ -91,8 +91,7 @@ int program_memory(const MemoryOptions& options, Diagnostics& diagnostics) {
   out->end_object();
   out->finish();
   if (errors > 0) {
-    diagnostics.error(options.file + ": " + std::to_string(errors) + " planning error(s)");
-    return kExitCheckFailed;
+    return diagnostics.check_failed(options.file + ": " + std::to_string(errors) + " planning error(s)");
   }
   return kExitOk;
 }

@@ -72,6 +72,13 @@ CLI::Validator number_in(double min, double max) {
       fmt::format("NUMBER in [{:g}, {:g}]", min, max));
 }
 
+void add_renamed_option(CLI::App& command, const std::string& old_name, const std::string& new_name,
+                        const std::string& why) {
+  const std::string message = fmt::format("{} {} is now {} ({})", command.get_name(), old_name, new_name, why);
+  command.add_option(old_name)->group("")->expected(1)->check(
+      CLI::Validator([message](std::string&) { return message; }, "", old_name));
+}
+
 CLI::Validator writable_path() {
   return CLI::Validator(
       [](std::string& value) -> std::string {

@@ -46,6 +46,12 @@ void add_threads_option(CLI::App& command, int& threads);
 /// block of a generate trace (each step one run); it excludes `block_option`.
 void add_phase_option(CLI::App& command, std::shared_ptr<std::string> block, CLI::Option* block_option);
 
+/// Refuses `old_name`, an option renamed so that one name means one thing
+/// across commands, with a usage error naming `new_name` and `why`; hidden
+/// from --help.
+void add_renamed_option(CLI::App& command, const std::string& old_name, const std::string& new_name,
+                        const std::string& why);
+
 /// `what` '`value`' not found: the error listing what exists, for names
 /// checked against a loaded file (blocks, methods, modules).
 Error unknown_name(const std::string& option, const std::string& value, const std::string& what,

@@ -33,6 +33,7 @@ struct TableOptions {
   size_t top = 0;
   bool include_operator_call = false;
   std::string format = "text";
+  bool json = false;  ///< --json: format "json"
   std::string program;
   std::string method = "forward";
   std::string etrecord;
@@ -182,9 +183,14 @@ void register_table(CLI::App& app, CommandContext& context) {
                       "Debug buffer of the trace: a debug_data column (dtypes and shapes of each "
                       "instruction's outputs; values and statistics in --format json)");
   command->add_flag("--include-operator-call", options->include_operator_call, "Keep OPERATOR_CALL rows");
-  command->add_option("--format", options->format, "text, csv, tsv, json or markdown")
-      ->check(CLI::IsMember({"text", "csv", "tsv", "json", "markdown"}));
-  command->callback([options, &context] { context.exit_code = run_table(*options); });
+  auto* format = command->add_option("--format", options->format, "text, csv, tsv, json or markdown")
+                     ->check(CLI::IsMember({"text", "csv", "tsv", "json", "markdown"}));
+  // --json as in every command: the same as --format json.
+  command->add_flag("--json", options->json, "Machine-readable output (the same as --format json)")->excludes(format);
+  command->callback([options, &context] {
+    if (options->json) options->format = "json";
+    context.exit_code = run_table(*options);
+  });
 }
 
 }  // namespace etkit::cli

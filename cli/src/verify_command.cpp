@@ -1,9 +1,10 @@
-// etinspect verify BUNDLE.bpte: run every bundled test case and compare
-// outputs; exit 0 when all pass, 1 when any fails, 2 when the bundle cannot
-// be read or run.
+// etinspect verify BUNDLE.bpte...: run every bundled test case of each
+// bundle and compare outputs; exit 0 when all pass, 1 when any fails or
+// cannot run, 2 when no case could run at all (no bundle could be read).
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -26,13 +27,14 @@ namespace etkit::cli {
 namespace {
 
 struct VerifyCliOptions {
-  std::string bundle;
+  std::vector<std::string> bundles;
   double rtol = 1e-5;
   double atol = 1e-8;
   std::string method;
   int64_t case_index = -1;
   std::string junit;
-  std::string json;
+  std::string json_file;
+  bool json = false;  ///< the JSON report on stdout instead of the text
   TracingOptions tracing;
   std::vector<std::string> data;
   int threads = 1;
@@ -50,10 +52,10 @@ Status write_report(const std::string& path, Writer writer) {
 
 // The verification itself; fails when it cannot run (reports are the
 // caller's).
-Result<bundled::VerifyReport> verify(const VerifyCliOptions& options, Tracing& tracing) {
-  ETKIT_ASSIGN_OR_RETURN(std::unique_ptr<LoadedProgram> loaded, load_program(options.bundle, options.data));
+Result<bundled::VerifyReport> verify(const VerifyCliOptions& options, const std::string& bundle, Tracing& tracing) {
+  ETKIT_ASSIGN_OR_RETURN(std::unique_ptr<LoadedProgram> loaded, load_program(bundle, options.data));
   if (!loaded->bundle) {
-    return Error::make(ErrorCode::kInvalidArgument, "%s: not a bundled program (.bpte)", options.bundle.c_str());
+    return Error::make(ErrorCode::kInvalidArgument, "%s: not a bundled program (.bpte)", bundle.c_str());
   }
   MethodOptions method_options = method_options_for(*loaded, options.threads);
   size_t cases = 0;
@@ -82,16 +84,17 @@ std::string number_text(double v) {
 
 // The same verification inside a device. The bundle is read on the host
 // first, so one that cannot be read is reported exactly as on the host.
-Result<bundled::VerifyReport> verify_on_device(const VerifyCliOptions& options, Diagnostics& diagnostics) {
-  ETKIT_ASSIGN_OR_RETURN(std::unique_ptr<LoadedProgram> loaded, load_program(options.bundle, options.data));
+Result<bundled::VerifyReport> verify_on_device(const VerifyCliOptions& options, const std::string& bundle,
+                                               Diagnostics& diagnostics) {
+  ETKIT_ASSIGN_OR_RETURN(std::unique_ptr<LoadedProgram> loaded, load_program(bundle, options.data));
   if (!loaded->bundle) {
-    return Error::make(ErrorCode::kInvalidArgument, "%s: not a bundled program (.bpte)", options.bundle.c_str());
+    return Error::make(ErrorCode::kInvalidArgument, "%s: not a bundled program (.bpte)", bundle.c_str());
   }
   Tracing checked;  // the trace options are checked as on the host
   ETKIT_TRY(setup_tracing(options.tracing, 1, 1, checked));
   DeviceJob job;
   job.command = "verify";
-  job.file = options.bundle;
+  job.file = bundle;
   job.data = options.data;
   job.etdump = options.tracing.etdump;
   job.debug_buffer = options.tracing.debug_buffer;
@@ -110,50 +113,103 @@ Result<bundled::VerifyReport> verify_on_device(const VerifyCliOptions& options, 
   return std::move(report.verify);
 }
 
-int run_verify(const VerifyCliOptions& options) {
-  Diagnostics diagnostics;
+// verify's --json was a file name before it became a flag like every other
+// command's: an old call (`verify b.bpte --json out.json`) now passes the
+// file as a second bundle; say what changed instead of failing to read it.
+Status check_no_report_as_bundle(const VerifyCliOptions& options) {
+  for (const std::string& bundle : options.bundles) {
+    if (bundle.size() > 5 && bundle.compare(bundle.size() - 5, 5, ".json") == 0) {
+      return Error::make(ErrorCode::kInvalidArgument,
+                         "'%s' is not a bundle: --json is a flag (the JSON report on stdout, as in every command); "
+                         "--json-file FILE writes it to a file",
+                         bundle.c_str());
+    }
+  }
+  if (options.bundles.size() > 1 && !options.tracing.etdump.empty()) {
+    return Error::make(ErrorCode::kInvalidArgument, "--etdump traces one bundle; %zu were given",
+                       options.bundles.size());
+  }
+  return Ok{};
+}
+
+// Verifies one bundle; its trace is written when --etdump asks (one bundle).
+BundleVerification verify_bundle(const VerifyCliOptions& options, const std::string& bundle,
+                                 Diagnostics& diagnostics) {
+  BundleVerification outcome;
+  outcome.file = bundle;
+  outcome.rtol = options.rtol;
+  outcome.atol = options.atol;
+  outcome.ran_on = options.device.target.empty() ? "host" : options.device.target;
   Tracing tracing;
-  auto report = options.device.target.empty() ? verify(options, tracing) : verify_on_device(options, diagnostics);
-  Status json = Ok{}, junit = Ok{};
+  auto report = options.device.target.empty() ? verify(options, bundle, tracing)
+                                              : verify_on_device(options, bundle, diagnostics);
   if (!report.ok()) {
-    // CI reads the reports: they say why nothing was verified.
-    const std::string message = report.error().message();
-    if (!options.json.empty()) {
-      json = write_report(options.json, [&](std::ostream& out) {
-        write_verify_error_json(out, options.bundle, message, options.rtol, options.atol);
-      });
-    }
-    if (!options.junit.empty()) {
-      junit = write_report(options.junit, [&](std::ostream& out) { write_verify_error_junit(out, options.bundle, message); });
-    }
-    if (!json.ok()) diagnostics.error(json.error().message());
-    if (!junit.ok()) diagnostics.error(junit.error().message());
-    return diagnostics.fail(report.error());
+    outcome.error = report.error().message();
+    outcome.exit_code = diagnostics.fail(report.error());
+    return outcome;
   }
-  write_verify_text(std::cout, options.bundle, *report, use_colour(1));
-  if (!options.json.empty()) {
-    json = write_report(options.json, [&](std::ostream& out) { write_verify_json(out, options.bundle, *report); });
+  if (Status written = tracing.finish(options.tracing.etdump); !written.ok()) {
+    outcome.error = written.error().message();
+    outcome.exit_code = diagnostics.fail(written.error());
+    return outcome;
   }
-  if (!options.junit.empty()) {
-    junit = write_report(options.junit, [&](std::ostream& out) { write_verify_junit(out, options.bundle, *report); });
-  }
-  if (!json.ok()) return diagnostics.fail(json.error());
-  if (!junit.ok()) return diagnostics.fail(junit.error());
-  Status written = tracing.finish(options.tracing.etdump);
-  if (!written.ok()) return diagnostics.fail(written.error());
   if (tracing.gen) {
     for (const std::string& warning : trace_warnings(options.tracing, tracing.gen->stats())) {
       diagnostics.warning(warning);
     }
   }
-  // A case that could not run is an error on stderr too; when none ran,
-  // nothing was checked: bad input for this program (exit 2), as an
-  // unreadable bundle is.
+  // A case that could not run is an error on stderr too.
   for (const bundled::CaseReport& c : report->cases) {
-    if (!c.error.empty()) diagnostics.error(options.bundle + ": " + c.method + " case " + std::to_string(c.case_index) + ": " + c.error);
+    if (!c.error.empty()) {
+      diagnostics.error(bundle + ": " + c.method + " case " + std::to_string(c.case_index) + ": " + c.error);
+    }
   }
-  if (report->errors > 0 && report->errors == report->cases.size()) return kExitBadInput;
-  return report->failed == 0 && report->errors == 0 ? kExitOk : kExitCheckFailed;
+  outcome.report = std::move(*report);
+  return outcome;
+}
+
+int run_verify(const VerifyCliOptions& options) {
+  Diagnostics diagnostics;
+  if (Status usage = check_no_report_as_bundle(options); !usage.ok()) return diagnostics.fail(usage.error());
+  std::vector<BundleVerification> bundles;
+  for (const std::string& bundle : options.bundles) {
+    bundles.push_back(verify_bundle(options, bundle, diagnostics));
+    if (bundles.back().report && !options.json) {
+      write_verify_text(std::cout, bundle, *bundles.back().report, use_colour(1));
+    }
+  }
+  const VerifyTotals t = totals(bundles);
+  if (!options.json && bundles.size() > 1) {
+    std::cout << fmt::format("all bundles: {} passed, {} failed{} of {} cases in {} bundles{}\n", t.passed, t.failed,
+                             t.errors ? fmt::format(", {} could not run", t.errors) : std::string(), t.cases,
+                             bundles.size(),
+                             t.unreadable ? fmt::format(" ({} could not be read or run)", t.unreadable) : "");
+  }
+  if (options.json) write_verify_json(std::cout, bundles);
+  // Reports are written even when nothing could run: CI then finds a report
+  // holding the error instead of a missing file.
+  if (!options.json_file.empty()) {
+    Status json = write_report(options.json_file, [&](std::ostream& out) { write_verify_json(out, bundles); });
+    if (!json.ok()) return diagnostics.fail(json.error());
+  }
+  if (!options.junit.empty()) {
+    Status junit = write_report(options.junit, [&](std::ostream& out) { write_verify_junit(out, bundles); });
+    if (!junit.ok()) return diagnostics.fail(junit.error());
+  }
+  // Nothing ran anywhere: bad input, as an unreadable bundle is, or an
+  // internal error when that is why (a device's emulator that died).
+  size_t ran = 0;
+  int worst = kExitBadInput;
+  for (const BundleVerification& b : bundles) {
+    if (b.report) ran += b.report->cases.size() - b.report->errors;
+    worst = std::max(worst, b.exit_code);
+  }
+  if (ran == 0) return worst;
+  if (t.failed == 0 && t.errors == 0) return kExitOk;
+  return diagnostics.check_failed(fmt::format("{} of {} cases failed{}{}", t.failed, t.cases,
+                                              t.errors ? fmt::format(", {} could not run", t.errors) : std::string(),
+                                              bundles.size() > 1 ? fmt::format(" in {} bundles", bundles.size())
+                                                                 : " in " + bundles[0].file));
 }
 
 }  // namespace
@@ -161,13 +217,14 @@ int run_verify(const VerifyCliOptions& options) {
 void register_verify(CLI::App& app, CommandContext& context) {
   auto options = std::make_shared<VerifyCliOptions>();
   CLI::App* command = app.add_subcommand("verify", "Run a bundled program's test cases and compare outputs");
-  command->add_option("bundle", options->bundle, ".bpte file")->required();
+  command->add_option("bundles", options->bundles, ".bpte files (each verified in turn)")->required();
   command->add_option("--rtol", options->rtol, "Relative tolerance (default 1e-5)")->check(non_negative_number());
   command->add_option("--atol", options->atol, "Absolute tolerance (default 1e-8)")->check(non_negative_number());
   command->add_option("--method", options->method, "Only this method's test suite");
   command->add_option("--case", options->case_index, "Only test case N")->check(whole_number(0));
   command->add_option("--junit", options->junit, "Also write a JUnit XML report")->check(writable_path());
-  command->add_option("--json", options->json, "Also write a JSON report")->check(writable_path());
+  command->add_flag("--json", options->json, "The JSON report on stdout instead of the text");
+  command->add_option("--json-file", options->json_file, "Also write the JSON report to FILE")->check(writable_path());
   add_tracing_options(*command, options->tracing);
   command->add_option("--data", options->data, "External constant files (.ptd)");
   add_threads_option(*command, options->threads);

@@ -120,7 +120,9 @@ void write_verify_text(std::ostream& out, const std::string& file, const bundled
       << (report.ran_on == "host" ? std::string() : " on " + report.ran_on) << "\n";
 }
 
-void write_verify_json(std::ostream& out, const std::string& file, const bundled::VerifyReport& report) {
+namespace {
+
+nlohmann::ordered_json report_json(const std::string& file, const bundled::VerifyReport& report) {
   nlohmann::ordered_json root;
   root["file"] = file;
   root["ran_on"] = report.ran_on;
@@ -161,37 +163,36 @@ void write_verify_json(std::ostream& out, const std::string& file, const bundled
     }
     root["cases"].push_back(item);
   }
-  out << json_text(root) << "\n";
+  return root;
 }
 
-void write_verify_error_json(std::ostream& out, const std::string& file, const std::string& error, double rtol,
-                             double atol) {
+// A bundle that could not be read or run: a report holding the error.
+nlohmann::ordered_json error_json(const BundleVerification& bundle) {
   nlohmann::ordered_json root;
-  root["file"] = file;
-  root["rtol"] = rtol;
-  root["atol"] = atol;
-  root["error"] = error;
+  root["file"] = bundle.file;
+  root["ran_on"] = bundle.ran_on;
+  root["rtol"] = bundle.rtol;
+  root["atol"] = bundle.atol;
+  root["error"] = bundle.error;
   root["summary"] = {{"cases", 0}, {"passed", 0}, {"failed", 0}, {"errors", 1}, {"load_seconds", 0.0}};
   root["cases"] = nlohmann::ordered_json::array();
-  out << json_text(root) << "\n";
+  return root;
 }
 
-void write_verify_error_junit(std::ostream& out, const std::string& file, const std::string& error) {
-  out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  out << "<testsuites name=\"etinspect verify\" tests=\"1\" failures=\"0\" errors=\"1\" time=\"0\">\n";
-  out << "  <testsuite name=\"" << xml_escape(file) << "\" tests=\"1\" failures=\"0\" errors=\"1\" time=\"0\">\n";
-  out << "    <testcase classname=\"" << xml_escape(file) << "\" name=\"load\" time=\"0\">\n";
-  out << "      <error type=\"error\" message=\"" << xml_escape(error) << "\">" << xml_escape(error)
-      << "</error>\n    </testcase>\n  </testsuite>\n</testsuites>\n";
+nlohmann::ordered_json bundle_json(const BundleVerification& bundle) {
+  return bundle.report ? report_json(bundle.file, *bundle.report) : error_json(bundle);
 }
 
-void write_verify_junit(std::ostream& out, const std::string& file, const bundled::VerifyReport& report) {
-  double total_time = report.load_seconds;
-  for (const auto& c : report.cases) total_time += c.seconds;
-  out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  out << "<testsuites name=\"etinspect verify\" tests=\"" << report.cases.size() << "\" failures=\""
-      << report.failed << "\" errors=\"" << report.errors << "\" time=\"" << number(total_time) << "\">\n";
-  // One testsuite per method, in the order the cases ran.
+void write_error_suite(std::ostream& out, const BundleVerification& bundle) {
+  out << "  <testsuite name=\"" << xml_escape(bundle.file) << "\" hostname=\"" << xml_escape(bundle.ran_on)
+      << "\" tests=\"1\" failures=\"0\" errors=\"1\" time=\"0\">\n";
+  out << "    <testcase classname=\"" << xml_escape(bundle.file) << "\" name=\"load\" time=\"0\">\n";
+  out << "      <error type=\"error\" message=\"" << xml_escape(bundle.error) << "\">" << xml_escape(bundle.error)
+      << "</error>\n    </testcase>\n  </testsuite>\n";
+}
+
+// One testsuite per method, in the order the cases ran.
+void write_report_suites(std::ostream& out, const std::string& file, const bundled::VerifyReport& report) {
   size_t i = 0;
   while (i < report.cases.size()) {
     const std::string method = report.cases[i].method;
@@ -231,6 +232,51 @@ void write_verify_junit(std::ostream& out, const std::string& file, const bundle
           << xml_escape(details) << "</failure>\n    </testcase>\n";
     }
     out << "  </testsuite>\n";
+  }
+}
+
+}  // namespace
+
+VerifyTotals totals(const std::vector<BundleVerification>& bundles) {
+  VerifyTotals t;
+  for (const BundleVerification& b : bundles) {
+    if (!b.report) {
+      ++t.errors;
+      ++t.unreadable;
+      continue;
+    }
+    t.cases += b.report->cases.size();
+    t.passed += b.report->passed;
+    t.failed += b.report->failed;
+    t.errors += b.report->errors;
+    t.seconds += b.report->load_seconds;
+    for (const auto& c : b.report->cases) t.seconds += c.seconds;
+  }
+  return t;
+}
+
+void write_verify_json(std::ostream& out, const std::vector<BundleVerification>& bundles) {
+  if (bundles.size() == 1) {
+    out << json_text(bundle_json(bundles[0])) << "\n";
+    return;
+  }
+  const VerifyTotals t = totals(bundles);
+  nlohmann::ordered_json root;
+  root["summary"] = {{"bundles", bundles.size()}, {"cases", t.cases}, {"passed", t.passed}, {"failed", t.failed},
+                     {"errors", t.errors}};
+  root["bundles"] = nlohmann::ordered_json::array();
+  for (const BundleVerification& b : bundles) root["bundles"].push_back(bundle_json(b));
+  out << json_text(root) << "\n";
+}
+
+void write_verify_junit(std::ostream& out, const std::vector<BundleVerification>& bundles) {
+  const VerifyTotals t = totals(bundles);
+  out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out << "<testsuites name=\"etinspect verify\" tests=\"" << t.cases + t.unreadable << "\" failures=\"" << t.failed
+      << "\" errors=\"" << t.errors << "\" time=\"" << number(t.seconds) << "\">\n";
+  for (const BundleVerification& b : bundles) {
+    if (b.report) write_report_suites(out, b.file, *b.report);
+    else write_error_suite(out, b);
   }
   out << "</testsuites>\n";
 }

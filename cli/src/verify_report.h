@@ -1,8 +1,10 @@
 #pragma once
 // Renders a verification report as terminal text, JSON, or JUnit XML.
 
+#include <optional>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "etkit/bundled/verify.h"
 
@@ -12,18 +14,34 @@ namespace etkit::cli {
 /// outputs, and a summary line. `colour` adds ANSI colours.
 void write_verify_text(std::ostream& out, const std::string& file, const bundled::VerifyReport& report,
                        bool colour);
-/// {"file", "rtol", "atol", "summary", "cases": [...]}; see the README.
-void write_verify_json(std::ostream& out, const std::string& file, const bundled::VerifyReport& report);
-/// JUnit XML: a testsuite per method, a testcase per case, failures carry
-/// the text report of the failing outputs.
-void write_verify_junit(std::ostream& out, const std::string& file, const bundled::VerifyReport& report);
+/// One bundle's verification: its report, or why it could not be read or
+/// run (`report` empty, `error` set).
+struct BundleVerification {
+  std::string file;
+  std::optional<bundled::VerifyReport> report;
+  std::string error;
+  double rtol = 0, atol = 0;   ///< the tolerances asked for (the report's own when it ran)
+  std::string ran_on = "host";
+  int exit_code = 0;  ///< of the error, when it could not run: 2 bad input, 3 internal
+};
 
-/// The reports of a verification that could not run (the bundle could not
-/// be read, a method could not load): CI then finds a report holding the
-/// error instead of a missing file.
-void write_verify_error_json(std::ostream& out, const std::string& file, const std::string& error, double rtol,
-                             double atol);
-void write_verify_error_junit(std::ostream& out, const std::string& file, const std::string& error);
+/// Counts over several bundles; a bundle that could not run counts as one
+/// error (and one unreadable).
+struct VerifyTotals {
+  size_t cases = 0, passed = 0, failed = 0, errors = 0, unreadable = 0;
+  double seconds = 0;
+};
+VerifyTotals totals(const std::vector<BundleVerification>& bundles);
+
+/// One bundle: {"file", "ran_on", "rtol", "atol", "summary", "cases": [...]}
+/// (with "error" and no cases when it could not run); several: {"summary":
+/// {"bundles", "cases", "passed", "failed", "errors"}, "bundles": [one
+/// object per bundle, as above]}. See the README.
+void write_verify_json(std::ostream& out, const std::vector<BundleVerification>& bundles);
+/// JUnit XML: a testsuite per bundle and method, a testcase per case;
+/// failures carry the text report of the failing outputs, a bundle that
+/// could not run is one testcase "load" with an <error>.
+void write_verify_junit(std::ostream& out, const std::vector<BundleVerification>& bundles);
 
 /// "output 0 int32[2, 2]: 1 of 4 elements (25%) differ; …" for one output.
 std::string describe_output(const bundled::OutputReport& output);

@@ -4,8 +4,6 @@ key. Errors raise etkit.Error with the message the CLI prints; warnings go
 to Python's warnings module."""
 
 import json
-import os
-import tempfile
 import warnings
 
 from ._etkit import Error, _cli
@@ -13,7 +11,7 @@ from ._etkit import Error, _cli
 _PREFIX = "etinspect: "
 
 
-def _run(args, ok_codes=(0,), parse=True):
+def _run(args, ok_codes=(0,)):
     code, out, err = _cli([str(a) for a in args])
     errors = []
     for line in err.splitlines():
@@ -26,23 +24,19 @@ def _run(args, ok_codes=(0,), parse=True):
             warnings.warn(body[len("warning: "):], stacklevel=3)
     if code not in ok_codes:
         raise Error("; ".join(errors) or f"etinspect {args[0]} failed (exit code {code})")
-    return json.loads(out) if parse else None
+    return json.loads(out)
 
 
 def verify(bpte, rtol=1e-5, atol=1e-8, method=None, data=()):
     """Runs every test case of a bundled program and compares the outputs
     (upstream's allclose defaults). Returns ``verify --json``'s report; a
     failing case is reported, not raised (its ``summary`` says so)."""
-    with tempfile.TemporaryDirectory(prefix="etkit-verify-") as scratch:
-        report = os.path.join(scratch, "report.json")
-        args = ["verify", bpte, "--json", report, "--rtol", repr(float(rtol)), "--atol", repr(float(atol))]
-        if method:
-            args += ["--method", method]
-        for d in data:
-            args += ["--data", d]
-        _run(args, ok_codes=(0, 1), parse=False)
-        with open(report, encoding="utf-8") as f:
-            return json.load(f)
+    args = ["verify", bpte, "--json", "--rtol", repr(float(rtol)), "--atol", repr(float(atol))]
+    if method:
+        args += ["--method", method]
+    for d in data:
+        args += ["--data", d]
+    return _run(args, ok_codes=(0, 1))
 
 
 def memory(program, method=None):

@@ -111,7 +111,7 @@ TEST_F(CliContract, VerifyReportsAreWrittenWhenTheBundleCannotBeRead) {
   bytes.resize(100);
   const std::string truncated = test::write_temp("truncated.bpte", bytes);
   const std::string json = temp("truncated.json"), junit = temp("truncated.xml");
-  auto verify = etinspect({"verify", truncated, "--json", json, "--junit", junit});
+  auto verify = etinspect({"verify", truncated, "--json-file", json, "--junit", junit});
   EXPECT_EQ(verify.exit_code, 2);
   const auto report = nlohmann::json::parse(std::ifstream(json));
   EXPECT_TRUE(contains(report["error"].get<std::string>(), "corrupt")) << report.dump();
@@ -123,9 +123,9 @@ TEST_F(CliContract, VerifyReportsAreWrittenWhenTheBundleCannotBeRead) {
 }
 
 TEST_F(CliContract, OutputPathsAreCheckedBeforeAnyWork) {
-  auto verify = etinspect({"verify", sample("tutorial_cnn/tutorial_cnn.bpte"), "--json", "/proc/no/such/r.json"});
+  auto verify = etinspect({"verify", sample("tutorial_cnn/tutorial_cnn.bpte"), "--json-file", "/proc/no/such/r.json"});
   EXPECT_EQ(verify.exit_code, 2);
-  EXPECT_TRUE(contains(verify.err, "--json") && contains(verify.err, "does not exist")) << verify.err;
+  EXPECT_TRUE(contains(verify.err, "--json-file") && contains(verify.err, "does not exist")) << verify.err;
   EXPECT_TRUE(verify.out.empty()) << "no case may run: " << verify.out;
   auto run = etinspect({"run", sample("tiny/affine.pte"), "--etdump", "/proc/version"});
   EXPECT_EQ(run.exit_code, 2);

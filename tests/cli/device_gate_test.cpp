@@ -175,7 +175,7 @@ TEST_P(DeviceGate, TamperedBundleFailsTheSameCaseAndTruncatedIsRefused) {
   EXPECT_NE(xml.find("hostname=\"" + GetParam() + "\""), std::string::npos) << xml;
   EXPECT_NE(failed.out.find(") on " + GetParam() + "\n"), std::string::npos) << failed.out;
   const std::string json = test::temp("device-tampered.json");
-  etinspect({"verify", "--device", GetParam(), tampered, "--json", json});
+  etinspect({"verify", "--device", GetParam(), tampered, "--json-file", json});
   std::ifstream json_report(json);
   EXPECT_EQ(nlohmann::json::parse(json_report)["ran_on"], GetParam());
 

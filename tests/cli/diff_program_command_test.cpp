@@ -104,11 +104,12 @@ TEST(DiffProgramCommand, DelegatingMobileNetMovesEveryConvolutionIntoOneXnnpackC
   EXPECT_GT(named_new, 3'000'000);
   EXPECT_GT(constants_old, 3'000'000);
   // A size gate: the delegated file is smaller, so it passes any threshold;
-  // the other way round it grew, and --fail-above 0 fails it.
-  EXPECT_EQ(etinspect({"diff-program", portable, delegated, "--fail-above", "0"}).exit_code, 0);
-  const auto grew = etinspect({"diff-program", delegated, portable, "--fail-above", "0"});
+  // the other way round it grew, and --fail-above-bytes 0 fails it.
+  EXPECT_EQ(etinspect({"diff-program", portable, delegated, "--fail-above-bytes", "0"}).exit_code, 0);
+  const auto grew = etinspect({"diff-program", delegated, portable, "--fail-above-bytes", "0"});
   EXPECT_EQ(grew.exit_code, 1);
-  EXPECT_NE(grew.err.find("more than --fail-above 0"), std::string::npos) << grew.err;
+  EXPECT_NE(grew.err.find("etinspect: check failed: "), std::string::npos) << grew.err;
+  EXPECT_NE(grew.err.find("more than --fail-above-bytes 0"), std::string::npos) << grew.err;
 }
 
 TEST(DiffProgramCommand, UnreadableInputsAreErrorsNamingTheFile) {

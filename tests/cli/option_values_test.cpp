@@ -79,7 +79,7 @@ TEST_F(OptionValues, NoValueIsSilentlyAccepted) {
       {gap, "--atol", non_negative()},
       {gap, "--rtol", non_negative()},
       // Blocks 1 and 2 hold the runs; 0 is the load block, without outputs.
-      {gap, "--block", {{"0", kRefused}, {"1", kAccepted}, {"-1", kRefused}, {"99999999999999999999", kRefused},
+      {gap, "--run-block", {{"0", kRefused}, {"1", kAccepted}, {"-1", kRefused}, {"99999999999999999999", kRefused},
                         {"nan", kRefused}, {"last", kRefused}}},
   };
   for (const Case& c : cases) {

@@ -177,6 +177,11 @@ TEST(GapCommand, FirstDivergenceIsThePerturbedInstruction) {
   EXPECT_EQ(report["first_divergence"]["op"], "aten::relu.out");
   EXPECT_NEAR(report["rows"][4]["max_abs"].get<double>(), 1.0, 1e-6);  // +1 in float32
   EXPECT_EQ(report["rows"][3]["status"], "ok");
+  // The failed gate says on stderr what diverged first and by how much.
+  EXPECT_NE(perturbed.err.find("etinspect: check failed: 1 of 14 compared outputs diverged; the first is "
+                               "aten::relu.out (instruction 4): max abs error 1 > atol 1e-05"),
+            std::string::npos)
+      << perturbed.err;
 }
 
 // bfloat16 intermediates against a float32 trace of the same model: every

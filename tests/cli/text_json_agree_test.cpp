@@ -99,7 +99,9 @@ TEST_F(TextJsonAgree, Gap) {
                          "--reference-debug-buffer", buffer("b")});
   EXPECT_TRUE(has(out.text, "compared: " + std::to_string(out.json["compared"].get<int>())));
   for (const auto& row : out.json["rows"]) {
-    const std::string line = line_with(out.text, " " + row["sizes"].get<std::string>());
+    std::string sizes = "[";  // the text shows the JSON list as [1, 16, 64, 64]
+    for (size_t i = 0; i < row["sizes"].size(); ++i) sizes += (i ? ", " : "") + std::to_string(row["sizes"][i].get<int64_t>());
+    const std::string line = line_with(out.text, " " + sizes + "]");
     EXPECT_TRUE(has(line, row["status"].get<std::string>())) << line;
   }
 }
@@ -131,7 +133,7 @@ TEST_F(TextJsonAgree, Table) {
 
 TEST_F(TextJsonAgree, Verify) {
   const std::string report = temp("verify.json");
-  auto text = etinspect({"verify", sample("tutorial_cnn/tutorial_cnn.bpte"), "--json", report});
+  auto text = etinspect({"verify", sample("tutorial_cnn/tutorial_cnn.bpte"), "--json-file", report});
   ASSERT_EQ(text.exit_code, 0) << text.err;
   std::ifstream in(report);
   const auto json = nlohmann::json::parse(in);

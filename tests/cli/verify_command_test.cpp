@@ -34,7 +34,7 @@ TEST(VerifyCommand, FailingCaseExitsOneWithJunitAndJson) {
   const auto bytes = test::tampered_corpus_bundle();
   const std::string bad = test::write_temp("bad.bpte", bytes);
   const std::string junit = bad + ".xml", json = bad + ".json";
-  auto result = etinspect({"verify", bad, "--junit", junit, "--json", json});
+  auto result = etinspect({"verify", bad, "--junit", junit, "--json-file", json});
   EXPECT_EQ(result.exit_code, 1);
   EXPECT_NE(result.out.find("FAIL"), std::string::npos);
   EXPECT_NE(result.out.find("output 0 int32[2, 2]: 1 of 4 elements (25%) differ"), std::string::npos)
@@ -81,7 +81,7 @@ std::string exact_text(double v) {
 TEST(VerifyCommand, AFailingRunNamesTheTolerancesThatWouldPass) {
   const std::string bundle = test::sample("deeplab_head/deeplab_head.bpte");
   const std::string json = test::temp("deeplab.json");
-  auto failed = etinspect({"verify", bundle, "--json", json});
+  auto failed = etinspect({"verify", bundle, "--json-file", json});
   ASSERT_EQ(failed.exit_code, 1) << failed.out;
   const nlohmann::json report = nlohmann::json::parse(std::ifstream(json));
   double atol = 0, rtol = 0;
@@ -178,13 +178,13 @@ TEST(BundleCommand, NpyCasesBecomeABundleThatVerifies) {
   ASSERT_TRUE(inspector::write_npy(in, *xt).ok());
   ASSERT_TRUE(inspector::write_npy(expected, *yt).ok());
   const std::string bundle = in + ".bpte";
-  auto made = etinspect({"bundle", program, "--case", in + "=" + expected, "--case", in + "=" + expected,
+  auto made = etinspect({"bundle", program, "--add-case", in + "=" + expected, "--add-case", in + "=" + expected,
                          "-o", bundle});
   ASSERT_EQ(made.exit_code, 0) << made.err;
   auto verified = etinspect({"verify", bundle});
   EXPECT_EQ(verified.exit_code, 0) << verified.out << verified.err;
   EXPECT_NE(verified.out.find("summary: 2 passed"), std::string::npos);
-  auto bad = etinspect({"bundle", program, "--case", in + "," + in + "=" + expected, "-o", bundle});
+  auto bad = etinspect({"bundle", program, "--add-case", in + "," + in + "=" + expected, "-o", bundle});
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("case 0 has 2 inputs and 1 outputs; method 'forward' takes 1"), std::string::npos)
       << bad.err;
@@ -207,7 +207,7 @@ TEST(BundleCommand, StatefulCasesVerifyInOrderOnOneMethod) {
   const std::string step1 = npy("step1.npy", {11, 21, 31, 41}), step2 = npy("step2.npy", {12, 22, 32, 42}),
                     step3 = npy("step3.npy", {13, 23, 33, 43});
   const std::string bundle = ones + ".bpte";
-  auto made = etinspect({"bundle", program, "--case", ones + "=" + step1, "--case", ones + "=" + step2, "--case",
+  auto made = etinspect({"bundle", program, "--add-case", ones + "=" + step1, "--add-case", ones + "=" + step2, "--add-case",
                          ones + "=" + step3, "-o", bundle});
   ASSERT_EQ(made.exit_code, 0) << made.err;
   auto verified = etinspect({"verify", bundle});

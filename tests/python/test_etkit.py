@@ -387,7 +387,7 @@ class Reports(Scratch):
     def test_verify_is_the_clis_report(self):
         bundle = corpus("upstream/bundled/add_mul_int.bpte")
         report = etkit.verify(bundle)
-        cli("verify", bundle, "--json", self.path("cli.json"))
+        cli("verify", bundle, "--json-file", self.path("cli.json"))
         with open(self.path("cli.json")) as f:
             self.assertEqual(without_timings(report), without_timings(json.load(f)))
         self.assertEqual(len(report["cases"]), 10)

@@ -113,7 +113,7 @@ def etkit_verdicts(bpte, rtol, atol):
     """etkit's verify verdict per (method, case)."""
     with tempfile.TemporaryDirectory() as folder:
         report_path = Path(folder) / "verify.json"
-        done = etinspect("verify", bpte, "--rtol", rtol, "--atol", atol, "--json", report_path, check=False)
+        done = etinspect("verify", bpte, "--rtol", rtol, "--atol", atol, "--json-file", report_path, check=False)
         if done.returncode not in (0, 1):
             raise AssertionError(f"etinspect verify {bpte} exited {done.returncode}:\n{done.stderr}")
         report = json.loads(report_path.read_text())

@@ -98,7 +98,7 @@ def etkit_statuses(folder, tolerance):
     statuses, errors = {}, {}
     for rtol, atol in sorted({tuple(t) for t in tolerance.values()}):
         report_path = Path(folder) / f"verify_{rtol}_{atol}.json"
-        done = oracle.etinspect("verify", BUNDLE, "--rtol", rtol, "--atol", atol, "--json", report_path, check=False)
+        done = oracle.etinspect("verify", BUNDLE, "--rtol", rtol, "--atol", atol, "--json-file", report_path, check=False)
         if done.returncode not in (0, 1):
             raise AssertionError(f"etinspect verify exited {done.returncode}:\n{done.stderr[-3000:]}")
         for case in json.loads(report_path.read_text())["cases"]:
