@@ -74,6 +74,7 @@ Result<std::vector<inspector::RecordedOutput>> outputs_of(const std::string& tra
 // --reference-etrecord, a trace of another export of the model matched by
 // graph node name.
 Result<std::unique_ptr<inspector::ReferenceSource>> reference_of(const GapCliOptions& options,
+                                                                 const std::vector<inspector::RecordedOutput>& compared,
                                                                  const etrecord::Etrecord* record,
                                                                  std::optional<etrecord::Etrecord>& reference_record,
                                                                  Diagnostics& diagnostics) {
@@ -101,7 +102,7 @@ Result<std::unique_ptr<inspector::ReferenceSource>> reference_of(const GapCliOpt
   ETKIT_ASSIGN_OR_RETURN(etrecord::Etrecord loaded, load_etrecord(options.reference_etrecord, options.method,
                                                                    diagnostics));
   reference_record.emplace(std::move(loaded));
-  return inspector::graph_reference(outputs, *reference_record, *record, options.method);
+  return inspector::graph_reference(outputs, *reference_record, compared, *record, options.method);
 }
 
 // The operator of each instruction of chain 0, from --program.
@@ -182,7 +183,7 @@ int run_gap(const GapCliOptions& options) {
     record.emplace(std::move(*loaded));
   }
   std::optional<etrecord::Etrecord> reference_record;
-  auto reference = reference_of(options, record ? &*record : nullptr, reference_record, diagnostics);
+  auto reference = reference_of(options, *outputs, record ? &*record : nullptr, reference_record, diagnostics);
   if (!reference.ok()) return diagnostics.fail(reference.error());
   inspector::GapOptions gap_options;
   gap_options.atol = options.atol;

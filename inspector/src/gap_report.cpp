@@ -134,31 +134,51 @@ bool computes(const etrecord::GraphNode& node) {
   return node.target.rfind("quantized_decomposed.", 0) != 0 && node.target.find("getitem") == std::string::npos;
 }
 
-// For each convolution of the reference whose only user is a batch norm
-// the compared program does not have (lowering to XNNPACK and PT2E
-// quantization fold the two into one convolution): the reference's value
-// after that batch norm, the one to compare the folded convolution with.
-std::map<std::string, ReferenceValue> folded_batch_norms(const etrecord::EdgeGraph& reference,
-                                                         const etrecord::EdgeGraph& compared,
-                                                         const std::map<std::string, ReferenceValue>& by_name) {
-  std::map<std::string, size_t> users;
-  std::map<std::string, const etrecord::GraphNode*> reference_node;
-  for (const etrecord::GraphNode& node : reference.nodes) {
-    reference_node[node.name] = &node;
-    for (const std::string& input : node.inputs) ++users[input];
+// An op a backend folds into the convolution or linear before it (the
+// batch norm lowering to XNNPACK and PT2E quantization fold into the
+// weights, the activation XNNPACK applies as the node's output clamp).
+bool foldable(const etrecord::GraphNode& node) {
+  for (const char* op : {"batch_norm", "hardtanh", "relu", "clamp"}) {
+    if (node.target.find(op) != std::string::npos) return true;
   }
-  std::set<std::string> compared_names;
-  for (const etrecord::GraphNode& node : compared.nodes) compared_names.insert(node.name);
+  return false;
+}
+
+bool folds_into(const etrecord::GraphNode& node) {
+  for (const char* op : {"convolution", "linear", "addmm", "mm."}) {
+    if (node.target.find(op) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// For each convolution or linear of the reference followed by ops the
+// compared program folded into it (its only user a batch norm, then
+// perhaps an activation, that produced no value of their own in the
+// compared run): the reference's value after the last of them, the one to
+// compare the folded op's output with. `recorded` names the compared
+// program's nodes that produced a value.
+std::map<std::string, ReferenceValue> folded_successors(const etrecord::EdgeGraph& reference,
+                                                        const std::set<std::string>& recorded,
+                                                        const std::map<std::string, ReferenceValue>& by_name) {
+  std::map<std::string, std::vector<const etrecord::GraphNode*>> users;
+  for (const etrecord::GraphNode& node : reference.nodes) {
+    for (const std::string& input : node.inputs) users[input].push_back(&node);
+  }
   std::map<std::string, ReferenceValue> folded;
-  for (const etrecord::GraphNode& norm : reference.nodes) {
-    if (norm.target.find("batch_norm") == std::string::npos || norm.inputs.empty()) continue;
-    const std::string& convolution = norm.inputs.front();
-    auto producer = reference_node.find(convolution);
-    if (producer == reference_node.end() || producer->second->target.find("convolution") == std::string::npos ||
-        users[convolution] != 1 || compared_names.count(norm.name)) {
-      continue;
+  for (const etrecord::GraphNode& op : reference.nodes) {
+    if (!folds_into(op) || recorded.count(op.name) == 0) continue;
+    const etrecord::GraphNode* last = &op;
+    while (true) {
+      auto next = users.find(last->name);
+      if (next == users.end() || next->second.size() != 1) break;
+      const etrecord::GraphNode* user = next->second.front();
+      if (!foldable(*user) || recorded.count(user->name) || user->inputs.empty() || user->inputs.front() != last->name) {
+        break;
+      }
+      last = user;
     }
-    if (auto value = by_name.find(norm.name); value != by_name.end()) folded[convolution] = value->second;
+    if (last == &op) continue;
+    if (auto value = by_name.find(last->name); value != by_name.end()) folded[op.name] = value->second;
   }
   return folded;
 }
@@ -166,7 +186,8 @@ std::map<std::string, ReferenceValue> folded_batch_norms(const etrecord::EdgeGra
 class GraphReference final : public ReferenceSource {
  public:
   GraphReference(const std::vector<RecordedOutput>& outputs, const etrecord::Etrecord& reference_record,
-                 const etrecord::Etrecord& record, std::string method)
+                 const std::vector<RecordedOutput>& compared_outputs, const etrecord::Etrecord& record,
+                 std::string method)
       : record_(record), method_(std::move(method)) {
     for (size_t i = 0; i < outputs.size(); ++i) {
       if (!is_compared_output(outputs, i)) continue;
@@ -183,7 +204,15 @@ class GraphReference final : public ReferenceSource {
     const etrecord::MethodRecord* compared = record.method(method_);
     const etrecord::MethodRecord* reference = reference_record.method(method_);
     if (compared != nullptr && reference != nullptr) {
-      folded_ = folded_batch_norms(reference->graph, compared->graph, by_name_);
+      std::set<std::string> recorded;  // compared nodes that produced a value
+      for (size_t i = 0; i < compared_outputs.size(); ++i) {
+        if (!is_compared_output(compared_outputs, i)) continue;
+        if (const etrecord::GraphNode* node =
+                last_node(output_handles(compared_outputs[i], record, method_), record, method_)) {
+          recorded.insert(node->name);
+        }
+      }
+      folded_ = folded_successors(reference->graph, recorded, by_name_);
     }
     if (compared != nullptr) {
       for (const etrecord::GraphNode& node : compared->graph.nodes) {  // graph order: the last one stays
@@ -231,7 +260,7 @@ class GraphReference final : public ReferenceSource {
   std::string method_;
   std::map<std::string, ReferenceValue> by_name_;
   std::map<std::string, ReferenceValue> by_module_;  // leaf module path -> its last value
-  std::map<std::string, ReferenceValue> folded_;     // convolution -> value after its folded batch norm
+  std::map<std::string, ReferenceValue> folded_;     // convolution -> value after the ops folded into it
   std::map<std::string, std::string> module_result_;  // leaf module -> its last computing node here
 };
 
@@ -380,8 +409,9 @@ bool is_compared_output(const std::vector<RecordedOutput>& outputs, size_t i) {
 
 std::unique_ptr<ReferenceSource> graph_reference(const std::vector<RecordedOutput>& outputs,
                                                  const etrecord::Etrecord& reference_record,
+                                                 const std::vector<RecordedOutput>& compared_outputs,
                                                  const etrecord::Etrecord& record, const std::string& method) {
-  return std::make_unique<GraphReference>(outputs, reference_record, record, method);
+  return std::make_unique<GraphReference>(outputs, reference_record, compared_outputs, record, method);
 }
 
 namespace {

@@ -200,6 +200,43 @@ TEST(XnnpackCli, StaticInt8SampleVerifiesAndReportsItsValueKinds) {
   for (const auto& node : payload["portable_nodes"]) EXPECT_EQ(node["kind"], "StaticTranspose");
 }
 
+// #41's must-show: the float XNNPACK export against the float portable one
+// (both made by upstream's exporter from one model, run on one input) is
+// no divergence. XNNPACK folds each batch norm, and the ReLU6 after it,
+// into the convolution: that convolution's value is compared with the
+// portable program's value after them, not before; its activations are
+// NHWC, compared in logical (NCHW) order.
+TEST(XnnpackCli, GapOfTheFloatDelegatedSampleAgainstThePortableOneIsNoDivergence) {
+  const std::string dir = test::temp("float-gap");
+  std::filesystem::create_directories(dir);
+  const std::vector<std::pair<std::string, std::string>> runs = {
+      {"mobilenet_v2_xnnpack/mobilenet_v2_xnnpack", dir + "/xnnpack"}, {"mobilenet_v2/mobilenet_v2", dir + "/portable"}};
+  for (const auto& [sample, stem] : runs) {
+    auto ran = test::etinspect({"run", test::sample(sample + ".pte"), "--fill", "random", "--seed", "7",
+                                "--debug-level", "intermediates", "--debug-buffer", stem + ".bin", "--etdump",
+                                stem + ".etdp"});
+    ASSERT_EQ(ran.exit_code, 0) << ran.err;
+  }
+  auto gap = test::etinspect(
+      {"gap", dir + "/xnnpack.etdp", "--debug-buffer", dir + "/xnnpack.bin", "--etrecord",
+       test::sample("mobilenet_v2_xnnpack/mobilenet_v2_xnnpack.etrecord"), "--program",
+       test::sample("mobilenet_v2_xnnpack/mobilenet_v2_xnnpack.pte"), "--reference", dir + "/portable.etdp",
+       "--reference-debug-buffer", dir + "/portable.bin", "--reference-etrecord",
+       test::sample("mobilenet_v2/mobilenet_v2.etrecord"), "--json"});
+  ASSERT_EQ(gap.exit_code, 0) << gap.err;
+  const auto report = nlohmann::json::parse(gap.out);
+  EXPECT_TRUE(report["first_divergence"].is_null());
+  EXPECT_GE(report["compared"].get<int>(), 60);  // 52 convolutions, the adds, pooling and the classifier
+  EXPECT_EQ(report["shape_mismatches"], 0);
+  size_t folded = 0;
+  for (const auto& row : report["rows"]) {
+    if (row["status"] != "ok" || row["op"] != "aten.convolution.default") continue;
+    EXPECT_LT(row["max_abs"].get<double>(), 1e-5) << row.dump();
+    ++folded;
+  }
+  EXPECT_EQ(folded, 52u);
+}
+
 // The question a user asks of a quantized export: where does it part from
 // the float model? Both samples come from one model, exported by upstream's
 // tools: ops are matched by graph node name (a convolution whose batch norm

@@ -65,9 +65,14 @@ std::unique_ptr<ReferenceSource> trace_reference(const std::vector<RecordedOutpu
 /// the same model (the float program as the reference of its quantized
 /// export), matched by graph node name: `reference_record` names the
 /// reference's ops (instructions and delegate nodes alike), `record` the
-/// compared trace's. A fused op holds the result of its last node.
+/// compared trace's. A fused op holds the result of its last node; a
+/// convolution or linear whose following batch norm and activation left no
+/// value of their own in `compared_outputs` (folded into it by the
+/// compared program's backend) is compared with the reference's value
+/// after them.
 std::unique_ptr<ReferenceSource> graph_reference(const std::vector<RecordedOutput>& outputs,
                                                  const etrecord::Etrecord& reference_record,
+                                                 const std::vector<RecordedOutput>& compared_outputs,
                                                  const etrecord::Etrecord& record, const std::string& method);
 
 /// True when outputs[i] is the value a gap row compares: an instruction's
