@@ -50,13 +50,11 @@ void print_method(Printer& out, const inspector::MethodMemory& memory, size_t to
   if (top > 0 && tensors.size() > top) tensors.resize(top);
   std::vector<std::vector<Cell>> rows;
   for (const inspector::TensorLifetime* t : tensors) {
-    std::string sizes = "[";
-    for (size_t d = 0; d < t->planned.tensor.sizes.size(); ++d) sizes += (d ? "," : "") + std::to_string(t->planned.tensor.sizes[d]);
     std::string consumers;
     for (const std::string& c : t->consumers) consumers += (consumers.empty() ? "" : " ") + c;
     rows.push_back({Cell::of(int64_t(t->planned.value)), Cell::of(int64_t(t->planned.arena)),
                     Cell::of(int64_t(t->planned.offset)), Cell::of(int64_t(t->planned.bytes)), optional_step(t->first),
-                    optional_step(t->last), Cell::of(to_string(t->planned.tensor.scalar_type)), Cell::of(sizes + "]"),
+                    optional_step(t->last), Cell::of(to_string(t->planned.tensor.scalar_type)), Cell::of(std::vector<int64_t>(t->planned.tensor.sizes.begin(), t->planned.tensor.sizes.end())),
                     t->producer ? Cell::of(*t->producer) : Cell::empty(), Cell::of(consumers),
                     Cell::of(t->planned.initial_state ? "mutable buffer" : "")});
   }
