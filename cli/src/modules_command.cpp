@@ -2,6 +2,7 @@
 // hierarchy, inclusive, as a tree with each module's share of the run.
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 #include <algorithm>
 #include <iostream>
 
@@ -28,6 +29,9 @@ struct ModulesOptions {
   std::string block = "Execute";
   TimeUnitOptions units;
   size_t depth = 0;  // 0: every level
+  std::string stat = "p50";
+  std::string sort = "tree";
+  size_t top = 0;  // 0: every row
   bool json = false;
   bool allow_unlinked = false;
 };
@@ -44,34 +48,54 @@ double share(const inspector::ModuleTree& tree, double total) {
   return whole > 0 ? total / whole : 0.0;
 }
 
+inspector::ModuleStat parse_stat(const std::string& text) {
+  if (text == "avg") return inspector::ModuleStat::kAvg;
+  if (text == "min") return inspector::ModuleStat::kMin;
+  return inspector::ModuleStat::kP50;
+}
+
 // The tree as one table: text shows each module indented by depth, JSON
-// gives path, type and depth as fields.
+// gives path, type and depth as fields. --sort total lists the modules
+// flat, largest first; --top keeps the first rows.
 void print_tree(const inspector::ModuleTree& tree, const ModulesOptions& options) {
   const std::vector<TableColumn> columns = {{"path"},          {"type", 0, true},  {"depth", 0, true},
                                             {"total", 6},      {"share", 4},       {"op_events", 0},
+                                            {"call_sites", 0, true}, {"all_sites_total", 6, true},
                                             {"children", 0, true}};
-  // Children are row numbers of the printed rows (--depth leaves some out).
-  std::vector<int64_t> row_of(tree.modules.size(), -1);
-  int64_t printed = 0;
+  std::vector<size_t> shown;  // module indices, in printed order
   for (size_t i = 0; i < tree.modules.size(); ++i) {
-    if (options.depth == 0 || tree.modules[i].depth < options.depth) row_of[i] = printed++;
+    if (options.depth == 0 || tree.modules[i].depth < options.depth) shown.push_back(i);
   }
+  const bool flat = options.sort == "total";
+  if (flat) {
+    std::stable_sort(shown.begin(), shown.end(),
+                     [&](size_t a, size_t b) { return tree.modules[a].total > tree.modules[b].total; });
+  }
+  if (options.top > 0 && shown.size() > options.top) shown.resize(options.top);
+  // Children are row numbers of the printed rows (--depth and --top leave some out).
+  std::vector<int64_t> row_of(tree.modules.size(), -1);
+  for (size_t r = 0; r < shown.size(); ++r) row_of[shown[r]] = int64_t(r);
   std::vector<std::vector<Cell>> rows;
-  for (const inspector::ModuleTotal& m : tree.modules) {
-    if (options.depth > 0 && m.depth >= options.depth) continue;
-    const std::string label =
-        std::string(2 * m.depth, ' ') + (m.path.empty() ? "<root>" : m.path) + " (" + short_type(m.type) + ")";
+  for (size_t i : shown) {
+    const inspector::ModuleTotal& m = tree.modules[i];
+    std::string label = std::string(flat ? 0 : 2 * m.depth, ' ') + (m.path.empty() ? "<root>" : m.path) + " (" +
+                        short_type(m.type) + ")";
+    if (m.call_sites > 1) {
+      label += fmt::format(" [shared: {} call sites, {:.6f} in all]", m.call_sites, m.all_sites_total);
+    }
     std::vector<int64_t> children;
     for (size_t child : m.children) {
       if (row_of[child] >= 0) children.push_back(row_of[child]);
     }
     rows.push_back({Cell::of(m.path).shown_as(label), Cell::of(m.type), Cell::of(int64_t(m.depth)),
                     Cell::of(m.total), Cell::of(share(tree, m.total)), Cell::of(int64_t(m.op_events)),
-                    Cell::of(std::move(children))});
+                    Cell::of(int64_t(m.call_sites)), Cell::of(m.all_sites_total), Cell::of(std::move(children))});
   }
   auto out = options.json ? make_json_printer(std::cout) : make_text_printer(std::cout);
   out->begin_object("");
   out->field("time_unit", options.units.target);
+  out->field("stat", options.stat);
+  out->field("sort", options.sort);
   out->table("modules", columns, rows);
   out->field("run_total", tree.run_total);
   out->field("attributed", tree.attributed);
@@ -105,7 +129,7 @@ int run_modules(const ModulesOptions& options) {
                                   diagnostics);
   if (!fits.ok()) return diagnostics.fail(fits.error());
   inspector::link_etrecord(*blocks, *record, options.method);
-  const inspector::ModuleTree tree = inspector::module_totals(*blocks, options.block);
+  const inspector::ModuleTree tree = inspector::module_totals(*blocks, options.block, parse_stat(options.stat));
   if (tree.modules.empty()) {
     diagnostics.warning("no event of block '" + options.block + "' links to a module stack in " + options.etrecord);
   }
@@ -128,6 +152,13 @@ void register_modules(CLI::App& app, CommandContext& context) {
   add_time_unit_options(*command, options->units);
   command->add_option("--depth", options->depth, "Show modules up to this depth (default: all)")
       ->check(whole_number(1));
+  command->add_option("--stat", options->stat,
+                      "Statistic of each event's runs summed per module: p50 (default; an outlier run moves it "
+                      "little), avg (upstream's find_total_for_module), min")
+      ->check(CLI::IsMember({"p50", "avg", "min"}));
+  command->add_option("--sort", options->sort, "tree (default: the hierarchy) or total (flat, largest first)")
+      ->check(CLI::IsMember({"tree", "total"}));
+  command->add_option("--top", options->top, "Only the first N rows")->check(whole_number(1));
   command->add_flag("--json", options->json, "JSON instead of the tree");
   add_allow_unlinked(*command, options->allow_unlinked);
   command->callback([options, &context] { context.exit_code = run_modules(*options); });

@@ -11,19 +11,30 @@ bool is_operator_event(const Event& event) {
          event.name != "DELEGATE_CALL";
 }
 
+double statistic(const PerfData& perf, ModuleStat stat) {
+  switch (stat) {
+    case ModuleStat::kAvg: return perf.avg;
+    case ModuleStat::kP50: return perf.p50;
+    case ModuleStat::kMin: return perf.min;
+  }
+  return perf.avg;
+}
+
 }  // namespace
 
-ModuleTree module_totals(const std::vector<EventBlock>& blocks, const std::string& block) {
+ModuleTree module_totals(const std::vector<EventBlock>& blocks, const std::string& block, ModuleStat stat) {
   ModuleTree tree;
-  std::map<std::string, size_t> index_of;  // path -> index in tree.modules
+  // A tree node per call site: keyed by the stack of paths down to it, so a
+  // shared module sits under each module that called it.
+  std::map<std::string, size_t> index_of;  // call-site key -> index in found
   std::vector<ModuleTotal> found;
   std::vector<std::string> parent_of;
   for (const EventBlock& b : blocks) {
     if (b.name != block) continue;
     for (const Event& event : b.events) {
-      if (event.name == "Method::execute" && event.perf_data) tree.run_total += event.perf_data->avg;
+      if (event.name == "Method::execute" && event.perf_data) tree.run_total += statistic(*event.perf_data, stat);
       if (!is_operator_event(event) || !event.perf_data) continue;
-      const double time = event.perf_data->avg;
+      const double time = statistic(*event.perf_data, stat);
       if (event.module_hierarchy.empty()) {
         tree.unattributed += time;
         continue;
@@ -36,9 +47,11 @@ ModuleTree module_totals(const std::vector<EventBlock>& blocks, const std::strin
       std::vector<size_t> counted;
       for (const auto& [node, stack] : event.module_hierarchy) {
         std::string parent = "\x01";  // no parent
+        std::string key;
         for (size_t depth = 0; depth < stack.size(); ++depth) {
           const etrecord::ModuleFrame& frame = stack[depth];
-          auto [it, inserted] = index_of.emplace(frame.path, found.size());
+          key += frame.path + '\x1f';
+          auto [it, inserted] = index_of.emplace(key, found.size());
           if (inserted) {
             found.push_back({frame.path, frame.type, depth, 0, 0, {}});
             parent_of.push_back(parent);
@@ -48,7 +61,7 @@ ModuleTree module_totals(const std::vector<EventBlock>& blocks, const std::strin
             counted.push_back(it->second);
             found[it->second].op_events += 1;
           }
-          parent = frame.path;
+          parent = key;
         }
       }
     }
@@ -71,9 +84,17 @@ ModuleTree module_totals(const std::vector<EventBlock>& blocks, const std::strin
   }
   std::vector<size_t> position(found.size());
   for (size_t i = 0; i < order.size(); ++i) position[order[i]] = i;
+  std::map<std::string, std::pair<size_t, double>> sites;  // path -> call sites, summed total
+  for (const ModuleTotal& module : found) {
+    auto& site = sites[module.path];
+    site.first += 1;
+    site.second += module.total;
+  }
   for (size_t i : order) {
     ModuleTotal total = found[i];
     for (size_t child : children[i]) total.children.push_back(position[child]);
+    total.call_sites = sites[total.path].first;
+    total.all_sites_total = sites[total.path].second;
     tree.modules.push_back(std::move(total));
   }
   return tree;
@@ -81,7 +102,7 @@ ModuleTree module_totals(const std::vector<EventBlock>& blocks, const std::strin
 
 double find_total_for_module(const ModuleTree& tree, const std::string& path) {
   for (const ModuleTotal& module : tree.modules) {
-    if (module.path == path) return module.total;
+    if (module.path == path) return module.all_sites_total;
   }
   return 0;
 }

@@ -239,7 +239,7 @@ TEST(ModulesCommand, TotalsAreHandSumsOfTheTable) {
   ASSERT_EQ(etinspect({"run", sample("tutorial_cnn/tutorial_cnn.pte"), "--iterations", "2", "--etdump", trace})
                 .exit_code,
             0);
-  auto modules = etinspect({"modules", trace, "--etrecord", record, "--json"});
+  auto modules = etinspect({"modules", trace, "--etrecord", record, "--json", "--stat", "avg"});
   ASSERT_EQ(modules.exit_code, 0) << modules.err;
   auto table = etinspect({"table", trace, "--etrecord", record, "--block", "Execute", "--format", "json"});
   ASSERT_EQ(table.exit_code, 0) << table.err;
@@ -265,6 +265,13 @@ TEST(ModulesCommand, TotalsAreHandSumsOfTheTable) {
   const auto one = nlohmann::json::parse(shallow.out)["modules"];
   ASSERT_EQ(one.size(), 1u);
   EXPECT_TRUE(one[0]["children"].empty());
+  // --sort total: flat, largest first; --top keeps the first rows.
+  auto largest = etinspect({"modules", trace, "--etrecord", record, "--json", "--sort", "total", "--top", "3"});
+  ASSERT_EQ(largest.exit_code, 0) << largest.err;
+  const auto three = nlohmann::json::parse(largest.out)["modules"];
+  ASSERT_EQ(three.size(), 3u);
+  EXPECT_EQ(three[0]["path"], "");  // the root holds everything
+  EXPECT_GE(three[1]["total"].get<double>(), three[2]["total"].get<double>());
 }
 
 }  // namespace

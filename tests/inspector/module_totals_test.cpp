@@ -76,5 +76,52 @@ TEST(ModuleTotals, AnEventOfTwoNodesOfOneModuleCountsOnce) {
   EXPECT_DOUBLE_EQ(find_total_for_module(tree, "fc"), 2.0);
 }
 
+// One rotary-embedding instance shared by two attention layers: its nodes'
+// stacks name it with one path under either layer. Each call site is a
+// node of the tree under the layer that called it (it sat under the first
+// layer only, with both layers' time, before), and the module's total over
+// its call sites is what find_total_for_module gives.
+TEST(ModuleTotals, ASharedModuleIsCountedAtEachCallSite) {
+  const etrecord::ModuleFrame root{"L__self__", "", "Model"}, layer0{"a0", "layers.0", "Attention"},
+      layer1{"a1", "layers.1", "Attention"}, rope{"r", "rope", "Rope"};
+  EventBlock execute;
+  execute.name = "Execute";
+  execute.events.push_back(op("native_call_mul.out", 0, 2.0, {{root, layer0, rope}}));
+  execute.events.push_back(op("native_call_bmm.out", 1, 5.0, {{root, layer0}}));
+  execute.events.push_back(op("native_call_mul.out", 2, 3.0, {{root, layer1, rope}}));
+  execute.events.push_back(op("native_call_bmm.out", 3, 7.0, {{root, layer1}}));
+  const ModuleTree tree = module_totals({execute});
+  // Depth-first: root, layers.0, its rope, layers.1, its rope.
+  ASSERT_EQ(tree.modules.size(), 5u);
+  const std::vector<std::string> order = {"", "layers.0", "rope", "layers.1", "rope"};
+  for (size_t i = 0; i < order.size(); ++i) EXPECT_EQ(tree.modules[i].path, order[i]);
+  EXPECT_EQ(tree.modules[1].children, (std::vector<size_t>{2}));
+  EXPECT_EQ(tree.modules[3].children, (std::vector<size_t>{4}));
+  EXPECT_DOUBLE_EQ(tree.modules[1].total, 7.0);  // 5 + its rope's 2
+  EXPECT_DOUBLE_EQ(tree.modules[2].total, 2.0);
+  EXPECT_DOUBLE_EQ(tree.modules[3].total, 10.0);  // 7 + 3
+  EXPECT_DOUBLE_EQ(tree.modules[4].total, 3.0);
+  EXPECT_EQ(tree.modules[2].call_sites, 2u);
+  EXPECT_DOUBLE_EQ(tree.modules[2].all_sites_total, 5.0);
+  EXPECT_DOUBLE_EQ(find_total_for_module(tree, "rope"), 5.0);
+  EXPECT_EQ(tree.modules[1].call_sites, 1u);
+}
+
+// The statistic summed: one outlier run moves an average, not a median.
+TEST(ModuleTotals, TheStatisticIsChosen) {
+  const etrecord::ModuleFrame root{"L__self__", "", "Model"}, w3{"w", "w3", "Linear"};
+  EventBlock execute;
+  execute.name = "Execute";
+  Event event = op("native_call_linear.out", 0, 0, {{root, w3}});
+  event.perf_data->raw = {1.0, 1.0, 1.0, 1.0, 21.0};
+  event.perf_data->avg = 5.0;
+  event.perf_data->p50 = 1.0;
+  event.perf_data->min = 1.0;
+  execute.events.push_back(event);
+  EXPECT_DOUBLE_EQ(find_total_for_module(module_totals({execute}, "Execute", ModuleStat::kAvg), "w3"), 5.0);
+  EXPECT_DOUBLE_EQ(find_total_for_module(module_totals({execute}, "Execute", ModuleStat::kP50), "w3"), 1.0);
+  EXPECT_DOUBLE_EQ(find_total_for_module(module_totals({execute}, "Execute", ModuleStat::kMin), "w3"), 1.0);
+}
+
 }  // namespace
 }  // namespace etkit::inspector

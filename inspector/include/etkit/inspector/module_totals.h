@@ -1,8 +1,11 @@
 #pragma once
 /// @file
-/// Time per module of the model hierarchy: each operator event's average
-/// duration is added to every module on its graph node's nn_module_stack
-/// (inclusive totals), as upstream's find_total_for_module sums it.
+/// Time per module of the model hierarchy: each operator event's duration
+/// (a statistic of its runs: upstream's find_total_for_module sums the
+/// average) is added to every module on its graph node's nn_module_stack
+/// (inclusive totals). A module called from several places (one instance
+/// shared by two layers) is a node of the tree at each call site, under the
+/// module that called it there, and also totalled over its call sites.
 
 #include <string>
 #include <vector>
@@ -15,10 +18,15 @@ struct ModuleTotal {
   std::string path;   ///< "" for the root module
   std::string type;   ///< Python type of the module
   size_t depth = 0;   ///< 0 for the root
-  double total = 0;   ///< inclusive, target unit, average per run
+  double total = 0;   ///< inclusive, target unit, per run (ModuleTotalsOptions::stat)
   size_t op_events = 0;
   std::vector<size_t> children;  ///< indices into the result, first-seen order
+  size_t call_sites = 1;         ///< tree nodes of this path (a shared module's call sites)
+  double all_sites_total = 0;    ///< total summed over those call sites
 };
+
+/// Which statistic of each event's runs is summed.
+enum class ModuleStat { kAvg, kP50, kMin };
 
 struct ModuleTree {
   std::vector<ModuleTotal> modules;  ///< depth-first, parents before children
@@ -30,10 +38,11 @@ struct ModuleTree {
 /// Builds the tree from the events of blocks named `block` (after
 /// link_etrecord). Operator events are the kernel and delegated-op events;
 /// OPERATOR_CALL and DELEGATE_CALL wrappers are not counted twice.
-ModuleTree module_totals(const std::vector<EventBlock>& blocks, const std::string& block = "Execute");
+ModuleTree module_totals(const std::vector<EventBlock>& blocks, const std::string& block = "Execute",
+                         ModuleStat stat = ModuleStat::kAvg);
 
 /// Upstream's find_total_for_module: the inclusive total of the module with
-/// qualified path `path` (0 when absent).
+/// qualified path `path`, over all its call sites (0 when absent).
 double find_total_for_module(const ModuleTree& tree, const std::string& path);
 
 }  // namespace etkit::inspector
