@@ -1,5 +1,9 @@
 #include "etkit/bundled/bundled_program.h"
 
+#include <algorithm>
+
+#include <optional>
+
 
 #include "bundled_program_generated.h"
 #include "etkit/core/checked_size.h"
@@ -139,6 +143,42 @@ Result<BundledProgram> BundledProgram::load_file(const std::string& path) {
   return load(std::move(file), path);
 }
 
+namespace {
+
+uint32_t read_u32(const uint8_t* p) { return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24; }
+uint16_t read_u16(const uint8_t* p) { return uint16_t(p[0] | p[1] << 8); }
+
+// Where the root table's two vectors (test suites, embedded program) end,
+// read with bounds checks only (the buffer failed verification): a file
+// cut short has them reach past its end, which says "truncated" where
+// "malformed" would send the user looking for corruption. nullopt when the
+// root table itself cannot be read.
+std::optional<uint64_t> root_vectors_end(ByteSpan bytes) {
+  const uint64_t size = bytes.size;
+  const uint64_t table = read_u32(bytes.data);
+  if (table + 4 > size) return table + 4;
+  const int32_t to_vtable = int32_t(read_u32(bytes.data + table));
+  const int64_t vtable = int64_t(table) - to_vtable;
+  if (vtable < 0 || uint64_t(vtable) + 4 > size) return std::nullopt;
+  const uint16_t vtable_bytes = read_u16(bytes.data + vtable);
+  uint64_t end = 0;
+  for (size_t field : {size_t(1), size_t(2)}) {  // method_test_suites, program
+    const uint64_t entry = uint64_t(vtable) + 4 + 2 * field;
+    if (4 + 2 * field + 2 > vtable_bytes || entry + 2 > size) continue;
+    const uint16_t field_offset = read_u16(bytes.data + entry);
+    if (field_offset == 0) continue;
+    const uint64_t slot = table + field_offset;
+    if (slot + 4 > size) return slot + 4;
+    const uint64_t vector = slot + read_u32(bytes.data + slot);
+    if (vector + 4 > size) return vector + 4;
+    const uint64_t element_bytes = field == 2 ? 1 : 4;  // bytes; offsets to suites
+    end = std::max(end, vector + 4 + element_bytes * read_u32(bytes.data + vector));
+  }
+  return end;
+}
+
+}  // namespace
+
 Result<BundledProgram> BundledProgram::load(std::shared_ptr<const FileData> owner,
                                             std::string name) {
   const ByteSpan bytes = owner->bytes();
@@ -166,6 +206,11 @@ Result<BundledProgram> BundledProgram::load(std::shared_ptr<const FileData> owne
   }
   flatbuffers::Verifier verifier(bytes.data, bytes.size, 64, 50'000'000);
   if (!fb::VerifyBundledProgramBuffer(verifier)) {
+    if (const std::optional<uint64_t> needed = root_vectors_end(bytes); needed && *needed > bytes.size) {
+      return Error::make(ErrorCode::kTruncated,
+                         "%s: the bundled program is cut off: its vectors reach byte %llu, the file has %zu bytes",
+                         label, static_cast<unsigned long long>(*needed), bytes.size);
+    }
     return Error::make(ErrorCode::kMalformed,
                        "%s: the bundled program flatbuffer is corrupt: a "
                        "table, vector or string lies outside the file or is "

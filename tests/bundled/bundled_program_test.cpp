@@ -61,12 +61,35 @@ TEST(BundledProgram, WrongMagicAndTruncation) {
   ASSERT_FALSE(bad.ok());
   EXPECT_STREQ(bad.error().message(),
                "w.bpte: not a bundled program: expected identifier 'BP08' at byte 4");
-  auto cut = bytes;
-  cut.resize(bytes.size() / 2);
-  auto truncated = BundledProgram::load(FileData::copy_of(ByteSpan{cut.data(), cut.size()}, "c.bpte"),
-                                        "c.bpte");
-  ASSERT_FALSE(truncated.ok());
-  EXPECT_EQ(truncated.error().code(), ErrorCode::kMalformed);
+  // Cut inside the embedded program (the bulk of a bundle) or inside the
+  // root table, upstream's bundle is "truncated": a root vector reaches past
+  // the end. (A cut inside the test suites' own tables is only seen as a
+  // table outside the file: "malformed".)
+  auto read_u32 = [&](size_t at) {
+    return uint32_t(bytes[at]) | uint32_t(bytes[at + 1]) << 8 | uint32_t(bytes[at + 2]) << 16 |
+           uint32_t(bytes[at + 3]) << 24;
+  };
+  const size_t table = read_u32(0);
+  const size_t vtable = table - int32_t(read_u32(table));
+  auto vector_at = [&](size_t field) {
+    const size_t slot = table + (bytes[vtable + 4 + 2 * field] | bytes[vtable + 5 + 2 * field] << 8);
+    return slot + read_u32(slot);
+  };
+  const size_t program = vector_at(2), program_end = program + 4 + read_u32(program);
+  for (size_t length : {size_t(12), table + 2, program + 2, (program + program_end) / 2, program_end - 1}) {
+    auto cut = bytes;
+    cut.resize(length);
+    auto truncated = BundledProgram::load(FileData::copy_of(ByteSpan{cut.data(), cut.size()}, "c.bpte"), "c.bpte");
+    ASSERT_FALSE(truncated.ok()) << length;
+    EXPECT_EQ(truncated.error().code(), ErrorCode::kTruncated) << length << ": " << truncated.error().message();
+  }
+  // The first test suite's offset garbled (root table and vectors intact).
+  const size_t suites = vector_at(1);
+  auto garbled = bytes;
+  for (size_t i = 0; i < 4; ++i) garbled[suites + 4 + i] = 0xF1;
+  auto corrupt = BundledProgram::load(FileData::copy_of(ByteSpan{garbled.data(), garbled.size()}, "g.bpte"), "g.bpte");
+  ASSERT_FALSE(corrupt.ok());
+  EXPECT_EQ(corrupt.error().code(), ErrorCode::kMalformed) << corrupt.error().message();
 }
 
 }  // namespace
