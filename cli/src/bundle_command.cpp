@@ -1,8 +1,12 @@
 // etinspect bundle PROGRAM.pte --add-case in0.npy,in1.npy=out0.npy ... -o OUT.bpte
+// etinspect bundle BUNDLE.bpte --extract DIR: the reverse, every case's
+// inputs and expected outputs as .npy and the embedded program, with the
+// --add-case specs that bundle them again.
 
 #include <CLI/CLI.hpp>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
@@ -10,6 +14,7 @@
 #include "etkit/core/atomic_file.h"
 #include "diagnostics.h"
 #include "option_checks.h"
+#include "etkit/bundled/bundled_program.h"
 #include "etkit/bundled/bundled_writer.h"
 #include "etkit/core/file_data.h"
 #include "etkit/inspector/npy.h"
@@ -22,6 +27,7 @@ struct BundleOptions {
   std::string method = "forward";
   std::vector<std::string> cases;
   std::string output;
+  std::string extract;  ///< a folder: extract the bundle `program` into it
 };
 
 std::vector<std::string> split(const std::string& text, char separator) {
@@ -43,8 +49,104 @@ Result<bundled::OwnedValue> npy_value(const std::string& path) {
   return value;
 }
 
+// A bundled value as .npy bytes: tensors in their dtype (bfloat16 as the
+// uint16 bits, as run --input takes them), scalars as 0-d arrays.
+Result<std::vector<uint8_t>> value_npy(const bundled::BundledValue& value) {
+  int64_t scalar_storage[1] = {};
+  ScalarType type = value.scalar_type;
+  std::vector<int64_t> sizes(value.sizes.begin(), value.sizes.end());
+  void* data = const_cast<uint8_t*>(value.data.data);
+  size_t bytes = value.data.size;
+  switch (value.kind) {
+    case bundled::BundledValue::Kind::kTensor: break;
+    case bundled::BundledValue::Kind::kInt:
+      type = ScalarType::kLong;
+      std::memcpy(scalar_storage, &value.int_value, sizeof(int64_t));
+      break;
+    case bundled::BundledValue::Kind::kDouble:
+      type = ScalarType::kDouble;
+      std::memcpy(scalar_storage, &value.double_value, sizeof(double));
+      break;
+    case bundled::BundledValue::Kind::kBool:
+      type = ScalarType::kBool;
+      reinterpret_cast<uint8_t*>(scalar_storage)[0] = value.bool_value ? 1 : 0;
+      break;
+  }
+  if (value.kind != bundled::BundledValue::Kind::kTensor) {
+    sizes.clear();
+    data = scalar_storage;
+    bytes = sizeof(scalar_storage);
+  }
+  if (type == ScalarType::kBFloat16) type = ScalarType::kUInt16;
+  ETKIT_ASSIGN_OR_RETURN(Tensor tensor, Tensor::make(type, Span<const int64_t>(sizes.data(), sizes.size()),
+                                                     Span<const uint8_t>(value.dim_order.data(), value.dim_order.size()),
+                                                     data, bytes));
+  return inspector::encode_npy(tensor);
+}
+
+Status write_bytes(const std::string& path, const std::vector<uint8_t>& bytes) {
+  return write_file_atomically(path, ByteSpan{bytes.data(), bytes.size()});
+}
+
+int run_extract(const BundleOptions& options, Diagnostics& diagnostics) {
+  namespace fs = std::filesystem;
+  auto bundle = bundled::BundledProgram::load_file(options.program);
+  if (!bundle.ok()) return diagnostics.fail(bundle.error());
+  std::error_code error;
+  fs::create_directories(options.extract, error);
+  if (error) {
+    return diagnostics.fail(Error::make(ErrorCode::kIo, "--extract %s: %s", options.extract.c_str(),
+                                        error.message().c_str()));
+  }
+  const fs::path root(options.extract);
+  const ByteSpan program = bundle->program_bytes();
+  if (Status written = write_file_atomically((root / "program.pte").string(), program); !written.ok()) {
+    return diagnostics.fail(written.error());
+  }
+  size_t files = 1;
+  for (const bundled::MethodTestSuite& suite : bundle->suites()) {
+    std::string specs;
+    for (size_t c = 0; c < suite.cases.size(); ++c) {
+      const fs::path folder = root / suite.method_name / ("case" + std::to_string(c));
+      fs::create_directories(folder, error);
+      std::string spec;
+      for (const auto& [values, stem] : {std::pair{&suite.cases[c].inputs, "input"},
+                                         std::pair{&suite.cases[c].expected_outputs, "expected"}}) {
+        spec += stem == std::string("input") ? "" : "=";
+        for (size_t i = 0; i < values->size(); ++i) {
+          const fs::path file = folder / (std::string(stem) + "_" + std::to_string(i) + ".npy");
+          auto bytes = value_npy((*values)[i]);
+          if (!bytes.ok()) {
+            return diagnostics.fail(bytes.error().with_context("%s: %s case %zu %s %zu", options.program.c_str(),
+                                                               suite.method_name.c_str(), c, stem, i));
+          }
+          if (Status written = write_bytes(file.string(), *bytes); !written.ok()) return diagnostics.fail(written.error());
+          spec += (i ? "," : "") + file.string();
+          ++files;
+        }
+      }
+      specs += " --add-case " + spec;
+    }
+    std::cout << suite.method_name << ": " << suite.cases.size() << " cases; bundle them again with\n  etinspect bundle "
+              << (root / "program.pte").string() << " --method " << suite.method_name << specs << " -o OUT.bpte\n";
+  }
+  std::cout << options.extract << ": " << files << " files\n";
+  return kExitOk;
+}
+
 int run_bundle(const BundleOptions& options) {
   Diagnostics diagnostics;
+  if (!options.extract.empty()) {
+    if (!options.cases.empty() || !options.output.empty()) {
+      return diagnostics.fail(Error::make(ErrorCode::kInvalidArgument,
+                                          "--extract reads a bundle; --add-case and -o write one: not both"));
+    }
+    return run_extract(options, diagnostics);
+  }
+  if (options.cases.empty() || options.output.empty()) {
+    return diagnostics.fail(Error::make(ErrorCode::kInvalidArgument,
+                                        "bundle needs --add-case (one or more) and -o OUT.bpte, or --extract DIR"));
+  }
   auto program = FileData::load(options.program);
   if (!program.ok()) return diagnostics.fail(program.error());
   bundled::OwnedTestSuite suite;
@@ -85,11 +187,13 @@ int run_bundle(const BundleOptions& options) {
 void register_bundle(CLI::App& app, CommandContext& context) {
   auto options = std::make_shared<BundleOptions>();
   CLI::App* command = app.add_subcommand("bundle", "Bundle a program with test cases from .npy files");
-  command->add_option("program", options->program, ".pte file")->required();
+  command->add_option("program", options->program, ".pte file (with --extract: the .bpte)")->required();
   command->add_option("--method", options->method, "Method the cases test (default forward)");
-  command->add_option("--add-case", options->cases, "A test case: in0.npy,in1.npy=out0.npy (repeatable)")->required();
+  command->add_option("--add-case", options->cases, "A test case: in0.npy,in1.npy=out0.npy (repeatable)");
   add_renamed_option(*command, "--case", "--add-case", "a case to add; --case elsewhere is a case's index");
-  command->add_option("-o,--output", options->output, "Output .bpte")->required()->check(writable_path());
+  command->add_option("-o,--output", options->output, "Output .bpte")->check(writable_path());
+  command->add_option("--extract", options->extract,
+                      "Write the bundle's program and every case's inputs and expected outputs (.npy) into DIR");
   command->callback([options, &context] { context.exit_code = run_bundle(*options); });
 }
 
