@@ -2,6 +2,7 @@
 // bundled test case or generated values, and report outputs and latency.
 
 #include <CLI/CLI.hpp>
+#include <cstdio>
 #include <fmt/format.h>
 #include <algorithm>
 #include <chrono>
@@ -19,6 +20,7 @@
 #include "etkit/inspector/event_blocks.h"
 #include "etkit/inspector/npy.h"
 #include "etkit/inspector/tracing_overhead.h"
+#include "intermediates_dir.h"
 #include "etkit/core/program_summary.h"
 #include "etkit/core/input_snapshot.h"
 #include "device_target.h"
@@ -48,6 +50,7 @@ struct RunOptions {
   bool reset_state = false;
   int warmup = 0;
   std::string output_dir;
+  std::string save_intermediates;  ///< folder for the first run's intermediate outputs (.npy)
   bool print_outputs = false;
   bool json = false;
   TracingOptions tracing;
@@ -384,6 +387,18 @@ int run_on_device(const RunOptions& options, Method& method, Diagnostics& diagno
 
 int run(const RunOptions& options) {
   Diagnostics diagnostics;
+  if (!options.save_intermediates.empty()) {
+    if (options.tracing.debug_level != "intermediates" || options.tracing.debug_buffer.empty()) {
+      return diagnostics.fail(Error::make(ErrorCode::kInvalidArgument,
+                                          "--save-intermediates writes the values the trace logs: it needs --etdump, "
+                                          "--debug-level intermediates and --debug-buffer"));
+    }
+    if (!options.device.target.empty()) {
+      return diagnostics.fail(Error::make(ErrorCode::kInvalidArgument,
+                                          "--save-intermediates is for host runs: with --device, run gap or table on "
+                                          "the trace and debug buffer the device brings back"));
+    }
+  }
   Status dir = make_output_dir(options.output_dir);
   if (!dir.ok()) return diagnostics.fail(dir.error());
   auto loaded = load_program(options.program, options.data);
@@ -429,6 +444,11 @@ int run(const RunOptions& options) {
     for (const std::string& warning : trace_warnings(options.tracing, tracing.gen->stats())) {
       diagnostics.warning(warning);
     }
+    if (!options.save_intermediates.empty()) {
+      auto saved = save_intermediates(options.tracing.etdump, options.tracing.debug_buffer, options.save_intermediates);
+      if (!saved.ok()) return diagnostics.fail(saved.error());
+      std::fprintf(stderr, "%s: %zu intermediate outputs of the first run\n", options.save_intermediates.c_str(), *saved);
+    }
   }
   std::vector<Value> outputs;
   for (size_t i = 0; i < (*method)->output_count(); ++i) outputs.push_back((*method)->output(i));
@@ -459,6 +479,8 @@ void register_run(CLI::App& app, CommandContext& context) {
   command->add_option("--warmup", options->warmup, "Untimed executions first (default 0)")
       ->check(whole_number(0, kMaxRuns));
   command->add_option("--output-dir", options->output_dir, "Write each output as output_<i>.npy");
+  command->add_option("--save-intermediates", options->save_intermediates,
+                      "Write the first run's intermediate outputs as <instruction>.npy into DIR (a gap --reference)");
   command->add_flag("--print-outputs", options->print_outputs, "Show the first values of each output");
   command->add_flag("--reset-state", options->reset_state,
                     "Before each run, put planned memory back as loaded (mutable buffers such as a KV cache "

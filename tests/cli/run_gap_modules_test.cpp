@@ -234,6 +234,35 @@ TEST(GapCommand, ComparesBFloat16IntermediatesWithAFloat32Trace) {
   EXPECT_NEAR(report["rows"].back()["max_abs"].get<double>(), max_abs, 1e-7);
 }
 
+// run --save-intermediates writes a folder gap reads as its reference: a
+// second run on the same input agrees with it everywhere, one on another
+// input does not (the folder holds values, not the trace's own numbers).
+TEST(RunCommand, SavedIntermediatesAreAGapReference) {
+  const std::string dir = temp("saved_intermediates");
+  auto traced = [&](const std::string& stem, const std::string& seed, bool save) {
+    std::vector<std::string> args = {"run", sample("tutorial_cnn/tutorial_cnn.pte"), "--fill", "random", "--seed", seed,
+                                     "--etdump", temp(stem + ".etdp"), "--debug-level", "intermediates",
+                                     "--debug-buffer", temp(stem + ".bin")};
+    if (save) args.insert(args.end(), {"--save-intermediates", dir});
+    return etinspect(args);
+  };
+  auto saved = traced("saved", "2", true);
+  ASSERT_EQ(saved.exit_code, 0) << saved.err;
+  EXPECT_NE(saved.err.find("16 intermediate outputs of the first run"), std::string::npos) << saved.err;
+  EXPECT_TRUE(std::filesystem::exists(dir + "/0.npy"));      // the first convolution
+  EXPECT_TRUE(std::filesystem::exists(dir + "/2.out1.npy"));  // the first max pool's indices
+  ASSERT_EQ(traced("same", "2", false).exit_code, 0);
+  auto same = etinspect({"gap", temp("same.etdp"), "--debug-buffer", temp("same.bin"), "--reference", dir, "--json"});
+  ASSERT_EQ(same.exit_code, 0) << same.err;
+  EXPECT_EQ(nlohmann::json::parse(same.out)["compared"], 14);
+  ASSERT_EQ(traced("other", "3", false).exit_code, 0);
+  EXPECT_EQ(etinspect({"gap", temp("other.etdp"), "--debug-buffer", temp("other.bin"), "--reference", dir}).exit_code, 1);
+  auto untraced = etinspect({"run", sample("tutorial_cnn/tutorial_cnn.pte"), "--save-intermediates", dir});
+  EXPECT_EQ(untraced.exit_code, 2);
+  EXPECT_NE(untraced.err.find("needs --etdump, --debug-level intermediates and --debug-buffer"), std::string::npos)
+      << untraced.err;
+}
+
 TEST(ModulesCommand, TotalsAreHandSumsOfTheTable) {
   const std::string trace = temp("modules.etdp"), record = sample("tutorial_cnn/tutorial_cnn.etrecord");
   ASSERT_EQ(etinspect({"run", sample("tutorial_cnn/tutorial_cnn.pte"), "--iterations", "2", "--etdump", trace})
