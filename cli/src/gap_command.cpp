@@ -37,6 +37,7 @@ struct GapCliOptions {
   std::optional<size_t> block;
   double atol = 1e-5;
   double rtol = 1e-4;
+  double quanta = 0;  ///< > 0: quantized values diverge past this many steps
   bool json = false;
 };
 
@@ -122,6 +123,7 @@ void print_report(const inspector::GapReport& report, const GapCliOptions& optio
   const std::vector<TableColumn> columns = {{"instruction_id", 0}, {"delegate_debug_id", 0}, {"op"}, {"node"},
                                             {"sizes"},  {"mse", -1},    {"l1", -1},         {"snr_db", 2},
                                             {"cosine", 6}, {"max_abs", -1}, {"rel_error", -1}, {"growth", -1},
+                                            {"quantum", -1}, {"error_quanta", 2},
                                             {"status"}, {"detail"},      {"source"}};
   std::vector<std::vector<Cell>> rows;
   for (const inspector::GapRow& row : report.rows) {
@@ -132,13 +134,17 @@ void print_report(const inspector::GapReport& report, const GapCliOptions& optio
                     row.delegate_debug_id >= 0 ? Cell::of(row.delegate_debug_id) : Cell::empty(), Cell::of(row.op),
                     Cell::of(row.node), Cell::of(row.sizes), metric(row.metrics.mse), metric(row.metrics.l1),
                     metric(row.metrics.snr_db), metric(row.metrics.cosine), metric(row.metrics.max_abs),
-                    finite(row.relative_error), finite(row.error_growth), Cell::of(inspector::to_string(row.status)),
+                    finite(row.relative_error), finite(row.error_growth),
+                    row.quantum > 0 ? Cell::of(row.quantum) : Cell::empty(), finite(row.error_quanta),
+                    Cell::of(inspector::to_string(row.status)),
                     Cell::of(row.detail), Cell::of(row.source)});
   }
   auto out = options.json ? make_json_printer(std::cout) : make_text_printer(std::cout);
   out->begin_object("");
   out->field("atol", options.atol);
   out->field("rtol", options.rtol);
+  if (options.quanta > 0) out->field("quanta", options.quanta);
+  else out->null_field("quanta", "none: every value is judged by atol and rtol");
   out->table("rows", columns, rows);
   out->field("compared", uint64_t(report.compared));
   out->field("missing_references", uint64_t(report.missing));
@@ -188,6 +194,7 @@ int run_gap(const GapCliOptions& options) {
   inspector::GapOptions gap_options;
   gap_options.atol = options.atol;
   gap_options.rtol = options.rtol;
+  gap_options.quanta = options.quanta;
   gap_options.method = options.method;
   auto ops = instruction_ops(options);
   if (!ops.ok()) return diagnostics.fail(ops.error());
@@ -206,12 +213,17 @@ int run_gap(const GapCliOptions& options) {
   const inspector::GapRow& first = report->rows[*report->first_divergence];
   size_t diverged = 0;
   for (const inspector::GapRow& row : report->rows) diverged += row.status == inspector::GapStatus::kDiverged;
+  const std::string bound =
+      options.quanta > 0 && first.quantum > 0
+          ? fmt::format("= {:.2f} quantization steps of {:g} > --quanta {:g}", first.error_quanta, first.quantum,
+                        options.quanta)
+          : fmt::format("> atol {:g} + rtol {:g} * max |reference| {:.4g}", options.atol, options.rtol,
+                        first.metrics.max_abs_reference);
   return diagnostics.check_failed(fmt::format(
-      "{} of {} compared outputs diverged; the first is {} (instruction {}{}): max abs error {:.4g} > atol {:g} + "
-      "rtol {:g} * max |reference| {:.4g}{}",
-      diverged, report->compared, first.op.empty() ? "an output" : first.op, first.instruction_id,
-      first.node.empty() ? "" : ", node " + first.node, first.metrics.max_abs, options.atol, options.rtol,
-      first.metrics.max_abs_reference, first.source.empty() ? "" : ", at " + first.source));
+      "{} of {} compared outputs diverged; the first is {} (instruction {}{}): max abs error {:.4g} {}{}", diverged,
+      report->compared, first.op.empty() ? "an output" : first.op, first.instruction_id,
+      first.node.empty() ? "" : ", node " + first.node, first.metrics.max_abs, bound,
+      first.source.empty() ? "" : ", at " + first.source));
 }
 
 }  // namespace
@@ -245,6 +257,9 @@ void register_gap(CLI::App& app, CommandContext& context) {
   command->add_option("--atol", options->atol, "Divergence: max abs error above atol + rtol * max |ref| (1e-5)")
       ->check(non_negative_number());
   command->add_option("--rtol", options->rtol, "See --atol (1e-4)")->check(non_negative_number());
+  command->add_option("--quanta", options->quanta,
+                      "A dequantized (int8) value diverges past K of its quantization steps, instead of --atol/--rtol")
+      ->check(non_negative_number());
   command->add_flag("--json", options->json, "JSON report");
   command->callback([options, &context] { context.exit_code = run_gap(*options); });
 }

@@ -54,6 +54,7 @@ void decode(RecordedOutput& output, const LoggedValue& logged) {
   std::snprintf(text, sizeof text, "dequantized %s: scale %g, zero point %d",
                 xnnpack::value_kind(*logged.value).c_str(), scale, logged.value->quant.zero_point);
   output.decoded = text;
+  output.quantum = scale;
 }
 
 }  // namespace

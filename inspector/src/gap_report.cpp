@@ -357,8 +357,14 @@ Status compare(GapRow& row, const RecordedOutput& output, const ReferenceSource&
   } else if (row.metrics.max_abs_reference > 0) {
     row.relative_error = std::pow(10.0, -row.metrics.snr_db / 20.0);
   }
-  const bool diverged =
-      !(row.metrics.max_abs <= options.atol + options.rtol * row.metrics.max_abs_reference);
+  if (output.quantum > 0) {
+    row.quantum = output.quantum;
+    row.error_quanta = row.metrics.max_abs / output.quantum;
+  }
+  const bool in_quanta = options.quanta > 0 && output.quantum > 0;
+  const double bound = in_quanta ? options.quanta * output.quantum
+                                 : options.atol + options.rtol * row.metrics.max_abs_reference;
+  const bool diverged = !(row.metrics.max_abs <= bound);
   row.status = diverged ? GapStatus::kDiverged : GapStatus::kOk;
   return Ok{};
 }

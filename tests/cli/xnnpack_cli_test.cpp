@@ -285,6 +285,25 @@ TEST(XnnpackCli, GapOfTheInt8SampleAgainstTheFloatSampleNamesWhereTheErrorGrows)
   // The last op's gap is the gap of the two programs' outputs, computed here
   // from their .npy files.
   EXPECT_NEAR(output_max_abs, max_abs_difference(dir + "/int8/output_0.npy", dir + "/float/output_0.npy"), 1e-6);
+  // In quantization steps (--quanta): each dequantized row says its step
+  // (the value's scale) and its error in steps; judged in steps, no int8 row
+  // diverges at a bound no int8 error reaches, and what still diverges is a
+  // float value (the classifier's dequantized output, judged by atol/rtol).
+  auto in_quanta = test::etinspect({"gap", dir + "/int8.etdp", "--debug-buffer", dir + "/int8.bin", "--etrecord",
+                                    test::sample(kInt8Sample + ".etrecord"), "--program",
+                                    test::sample(kInt8Sample + ".pte"), "--reference", dir + "/float.etdp",
+                                    "--reference-debug-buffer", dir + "/float.bin", "--reference-etrecord",
+                                    test::sample("mobilenet_v2/mobilenet_v2.etrecord"), "--quanta", "1000", "--json"});
+  const auto quanta_report = nlohmann::json::parse(in_quanta.out);
+  size_t quantized_rows = 0;
+  for (const auto& row : quanta_report["rows"]) {
+    if (!row["error_quanta"].is_number()) continue;
+    ++quantized_rows;
+    EXPECT_GT(row["quantum"].get<double>(), 0) << row.dump();
+    EXPECT_NEAR(row["error_quanta"].get<double>() * row["quantum"].get<double>(), row["max_abs"].get<double>(), 1e-9);
+    EXPECT_EQ(row["status"], "ok") << row.dump();
+  }
+  EXPECT_GE(quantized_rows, 52u);
   // The op that adds the most error is named, with its growth the largest.
   const auto& growth = report["largest_error_growth"];
   ASSERT_TRUE(growth.is_object()) << gap.out;

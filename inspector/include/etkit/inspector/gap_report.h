@@ -107,6 +107,10 @@ struct GapRow {
   /// inputs (through ops without a compared row; graph inputs count 0):
   /// the error this op adds. NaN without an ETRecord graph.
   double error_growth = std::numeric_limits<double>::quiet_NaN();
+  /// A dequantized value's quantization step (0 otherwise), and its max
+  /// abs error in steps (NaN when not compared or not quantized).
+  double quantum = 0;
+  double error_quanta = std::numeric_limits<double>::quiet_NaN();
   /// The compared values (NCHW), with GapOptions::keep_values: for callers
   /// that measure the gap their own way (the Python module's comparators).
   std::vector<double> actual_values;
@@ -118,6 +122,10 @@ struct GapRow {
 struct GapOptions {
   double atol = 1e-5;  ///< divergence: max abs error > atol + rtol * max |reference|
   double rtol = 1e-4;
+  /// When > 0, a quantized value diverges when its max abs error exceeds
+  /// this many quantization steps (its scale), instead of atol/rtol: a
+  /// quantized program against the float one is judged in its own units.
+  double quanta = 0;
   std::string method = "forward";
   /// Operator of each instruction of chain 0 (from the program), naming
   /// rows when there is no ETRecord: value events carry no names.

@@ -55,6 +55,9 @@ struct RecordedOutput {
   /// How the values were decoded ("dequantized qs8: scale 0.02, zero point
   /// -3"); empty when they are the logged numbers.
   std::string decoded;
+  /// The quantization step of a dequantized value (its scale); 0 for values
+  /// that were not quantized.
+  double quantum = 0;
   std::string name;
   ScalarType dtype = ScalarType::kFloat;
   std::vector<int64_t> sizes;
