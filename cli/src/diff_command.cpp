@@ -70,7 +70,7 @@ int run_diff(const DiffOptions& options) {
   if (!units.ok()) return diagnostics.fail(units.error());
   diff_options.units = *units;
   diff_options.include_operator_call = options.include_operator_call;
-  diff_options.stat = *inspector::parse_diff_stat(options.stat);
+  diff_options.stat = *inspector::parse_stat(options.stat);
   diff_options.block = options.block;
   diff_options.event_pattern = options.event;
   auto before = etdump::ETDump::load_file(options.before);

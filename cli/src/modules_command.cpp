@@ -48,12 +48,6 @@ double share(const inspector::ModuleTree& tree, double total) {
   return whole > 0 ? total / whole : 0.0;
 }
 
-inspector::ModuleStat parse_stat(const std::string& text) {
-  if (text == "avg") return inspector::ModuleStat::kAvg;
-  if (text == "min") return inspector::ModuleStat::kMin;
-  return inspector::ModuleStat::kP50;
-}
-
 // The tree as one table: text shows each module indented by depth, JSON
 // gives path, type and depth as fields. --sort total lists the modules
 // flat, largest first; --top keeps the first rows.
@@ -129,7 +123,7 @@ int run_modules(const ModulesOptions& options) {
                                   diagnostics);
   if (!fits.ok()) return diagnostics.fail(fits.error());
   inspector::link_etrecord(*blocks, *record, options.method);
-  const inspector::ModuleTree tree = inspector::module_totals(*blocks, options.block, parse_stat(options.stat));
+  const inspector::ModuleTree tree = inspector::module_totals(*blocks, options.block, *inspector::parse_stat(options.stat));
   if (tree.modules.empty()) {
     diagnostics.warning("no event of block '" + options.block + "' links to a module stack in " + options.etrecord);
   }

@@ -450,4 +450,29 @@ size_t annotate_backends(std::vector<EventBlock>& blocks, const MethodSummary& m
   return annotated;
 }
 
+Result<Stat> parse_stat(const std::string& text) {
+  if (text == "min") return Stat::kMin;
+  if (text == "p50") return Stat::kP50;
+  if (text == "avg") return Stat::kAvg;
+  return Error::make(ErrorCode::kInvalidArgument, "statistic '%s' is not one of min, p50, avg", text.c_str());
+}
+
+const char* to_string(Stat stat) {
+  switch (stat) {
+    case Stat::kMin: return "min";
+    case Stat::kP50: return "p50";
+    case Stat::kAvg: return "avg";
+  }
+  return "p50";
+}
+
+double stat_value(const PerfData& perf, Stat stat) {
+  switch (stat) {
+    case Stat::kMin: return perf.min;
+    case Stat::kP50: return perf.p50;
+    case Stat::kAvg: return perf.avg;
+  }
+  return perf.p50;
+}
+
 }  // namespace etkit::inspector

@@ -11,18 +11,9 @@ bool is_operator_event(const Event& event) {
          event.name != "DELEGATE_CALL";
 }
 
-double statistic(const PerfData& perf, ModuleStat stat) {
-  switch (stat) {
-    case ModuleStat::kAvg: return perf.avg;
-    case ModuleStat::kP50: return perf.p50;
-    case ModuleStat::kMin: return perf.min;
-  }
-  return perf.avg;
-}
-
 }  // namespace
 
-ModuleTree module_totals(const std::vector<EventBlock>& blocks, const std::string& block, ModuleStat stat) {
+ModuleTree module_totals(const std::vector<EventBlock>& blocks, const std::string& block, Stat stat) {
   ModuleTree tree;
   // A tree node per call site: keyed by the stack of paths down to it, so a
   // shared module sits under each module that called it.
@@ -32,9 +23,9 @@ ModuleTree module_totals(const std::vector<EventBlock>& blocks, const std::strin
   for (const EventBlock& b : blocks) {
     if (b.name != block) continue;
     for (const Event& event : b.events) {
-      if (event.name == "Method::execute" && event.perf_data) tree.run_total += statistic(*event.perf_data, stat);
+      if (event.name == "Method::execute" && event.perf_data) tree.run_total += stat_value(*event.perf_data, stat);
       if (!is_operator_event(event) || !event.perf_data) continue;
-      const double time = statistic(*event.perf_data, stat);
+      const double time = stat_value(*event.perf_data, stat);
       if (event.module_hierarchy.empty()) {
         tree.unattributed += time;
         continue;

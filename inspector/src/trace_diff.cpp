@@ -24,15 +24,6 @@ struct Side {
   std::string module, source;
 };
 
-double statistic(const PerfData& perf, DiffStat stat) {
-  switch (stat) {
-    case DiffStat::kMin: return perf.min;
-    case DiffStat::kP50: return perf.p50;
-    case DiffStat::kAvg: return perf.avg;
-  }
-  return perf.p50;
-}
-
 struct SideTable {
   std::map<Key, Side> by_key;
   std::vector<Key> order;  // trace order
@@ -51,7 +42,7 @@ Result<SideTable> sides(const etdump::ETDump& trace, const DiffOptions& options,
     for (const Event& event : block.events) {
       if (!event.perf_data) continue;
       if (!options.include_operator_call && event.name == "OPERATOR_CALL") continue;
-      const Side side{statistic(*event.perf_data, options.stat), event.perf_data->raw, module_text(event),
+      const Side side{stat_value(*event.perf_data, options.stat), event.perf_data->raw, module_text(event),
                       source_text(event, false)};
       if (event.name == kWholeRunEvent) {
         // The whole run is the total row, not an event row (a gate on
@@ -102,22 +93,6 @@ std::optional<double> sort_value(const DiffRow& row, DiffOrder order) {
 }
 
 }  // namespace
-
-Result<DiffStat> parse_diff_stat(const std::string& text) {
-  if (text == "min") return DiffStat::kMin;
-  if (text == "p50") return DiffStat::kP50;
-  if (text == "avg") return DiffStat::kAvg;
-  return Error::make(ErrorCode::kInvalidArgument, "statistic '%s' is not one of min, p50, avg", text.c_str());
-}
-
-const char* to_string(DiffStat stat) {
-  switch (stat) {
-    case DiffStat::kMin: return "min";
-    case DiffStat::kP50: return "p50";
-    case DiffStat::kAvg: return "avg";
-  }
-  return "p50";
-}
 
 std::optional<double> DiffRow::delta() const {
   if (!before || !after) return std::nullopt;

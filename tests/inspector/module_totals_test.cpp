@@ -118,9 +118,9 @@ TEST(ModuleTotals, TheStatisticIsChosen) {
   event.perf_data->p50 = 1.0;
   event.perf_data->min = 1.0;
   execute.events.push_back(event);
-  EXPECT_DOUBLE_EQ(find_total_for_module(module_totals({execute}, "Execute", ModuleStat::kAvg), "w3"), 5.0);
-  EXPECT_DOUBLE_EQ(find_total_for_module(module_totals({execute}, "Execute", ModuleStat::kP50), "w3"), 1.0);
-  EXPECT_DOUBLE_EQ(find_total_for_module(module_totals({execute}, "Execute", ModuleStat::kMin), "w3"), 1.0);
+  EXPECT_DOUBLE_EQ(find_total_for_module(module_totals({execute}, "Execute", Stat::kAvg), "w3"), 5.0);
+  EXPECT_DOUBLE_EQ(find_total_for_module(module_totals({execute}, "Execute", Stat::kP50), "w3"), 1.0);
+  EXPECT_DOUBLE_EQ(find_total_for_module(module_totals({execute}, "Execute", Stat::kMin), "w3"), 1.0);
 }
 
 }  // namespace

@@ -137,13 +137,13 @@ TEST(TraceDiff, StatisticIsChosen) {
   const auto trace_a = timed("stat_a.etdp", {"native_call_add.out"}, runs);
   DiffOptions options;
   options.units.target = TimeUnit::kMicroseconds;
-  for (auto [stat, expected] : {std::pair{DiffStat::kMin, 1.0}, {DiffStat::kP50, 3.0}, {DiffStat::kAvg, 4.0}}) {
+  for (auto [stat, expected] : {std::pair{Stat::kMin, 1.0}, {Stat::kP50, 3.0}, {Stat::kAvg, 4.0}}) {
     options.stat = stat;
     auto diff = test::checked(diff_traces(trace_a, trace_a, options), "diff");
     ASSERT_EQ(diff.rows.size(), 1u);
     EXPECT_DOUBLE_EQ(*diff.rows[0].before, expected) << to_string(stat);
   }
-  EXPECT_FALSE(parse_diff_stat("p99").ok());
+  EXPECT_FALSE(parse_stat("p99").ok());
 }
 
 }  // namespace

@@ -41,6 +41,15 @@ struct PerfData {
   double p10 = 0, p50 = 0, p90 = 0, avg = 0, min = 0, max = 0;
 };
 
+/// The statistic of an event's runs a report adds up or compares (`diff
+/// --stat`, `modules --stat`): the median resists an outlier run, the
+/// average is upstream's (find_total_for_module), the minimum the best case.
+enum class Stat { kMin, kP50, kAvg };
+Result<Stat> parse_stat(const std::string& text);  ///< "min", "p50", "avg"
+const char* to_string(Stat stat);
+/// That statistic of `perf`.
+double stat_value(const PerfData& perf, Stat stat);
+
 /// NumPy's default (linear) percentile of `values`.
 double percentile(std::vector<double> values, double q);
 

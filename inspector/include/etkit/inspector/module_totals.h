@@ -25,8 +25,6 @@ struct ModuleTotal {
   double all_sites_total = 0;    ///< total summed over those call sites
 };
 
-/// Which statistic of each event's runs is summed.
-enum class ModuleStat { kAvg, kP50, kMin };
 
 struct ModuleTree {
   std::vector<ModuleTotal> modules;  ///< depth-first, parents before children
@@ -39,7 +37,7 @@ struct ModuleTree {
 /// link_etrecord). Operator events are the kernel and delegated-op events;
 /// OPERATOR_CALL and DELEGATE_CALL wrappers are not counted twice.
 ModuleTree module_totals(const std::vector<EventBlock>& blocks, const std::string& block = "Execute",
-                         ModuleStat stat = ModuleStat::kAvg);
+                         Stat stat = Stat::kAvg);
 
 /// Upstream's find_total_for_module: the inclusive total of the module with
 /// qualified path `path`, over all its call sites (0 when absent).

@@ -24,11 +24,6 @@ class Etrecord;
 
 namespace etkit::inspector {
 
-/// Which statistic of an event's runs the diff compares.
-enum class DiffStat { kMin, kP50, kAvg };
-Result<DiffStat> parse_diff_stat(const std::string& text);  ///< "min", "p50", "avg"
-const char* to_string(DiffStat stat);
-
 struct DiffRow {
   std::string block;
   std::string event;
@@ -52,7 +47,7 @@ struct TraceDiff {
   std::vector<DiffRow> rows;  ///< in `before`'s order, then rows only in `after`
   size_t only_before = 0;
   size_t only_after = 0;
-  DiffStat stat = DiffStat::kP50;
+  Stat stat = Stat::kP50;
   /// The whole run: the first "Method::execute" event of an "Execute"
   /// block, else of the first block that has one, when both traces hold
   /// one (before any filter). Method::execute events are not event rows.
@@ -62,7 +57,7 @@ struct TraceDiff {
 struct DiffOptions {
   EventBlockOptions units;
   bool include_operator_call = false;
-  DiffStat stat = DiffStat::kP50;
+  Stat stat = Stat::kP50;
   /// Only blocks of this name (empty: every block).
   std::string block;
   /// Only events whose name matches this ECMAScript regular expression
