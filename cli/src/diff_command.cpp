@@ -24,12 +24,19 @@
 namespace etkit::cli {
 namespace {
 
+// Without --min-time, a regression must add at least this share of the
+// whole run (Method::execute before): two processes running one program
+// differ systematically by fractions of a microsecond on tiny kernels (a
+// real shift the rank test rightly sees, and no regression worth a failed
+// build).
+constexpr double kDefaultFloorShare = 0.001;
+
 struct DiffOptions {
   std::string before, after;
   TimeUnitOptions units;
   std::optional<double> fail_above;        ///< percent, per event
   std::optional<double> fail_total_above;  ///< percent, Method::execute
-  double min_time = 0;                     ///< target unit
+  std::optional<double> min_time;          ///< target unit; unset: kDefaultFloorShare of the run
   double confidence = 0.99;
   bool percent_only = false;
   std::string stat = "p50";
@@ -53,7 +60,7 @@ std::string verdict(const inspector::DiffRow& row, const inspector::RegressionGa
   if (!percent) return row.before ? "only before" : "only after";
   if (inspector::regressed(row, gate)) return "regressed";
   if (*percent <= gate.threshold_percent) return "within threshold";
-  if (*row.delta() <= gate.min_delta) return "below --min-time";
+  if (*row.delta() <= gate.min_delta) return "below the time floor";
   return "within noise";
 }
 
@@ -122,7 +129,9 @@ int run_diff(const DiffOptions& options) {
   }
   const bool gating = options.fail_above || options.fail_total_above;
   inspector::RegressionGate gate;
-  gate.min_delta = options.min_time;
+  gate.min_delta = options.min_time.value_or(diff->total && diff->total->before
+                                                 ? kDefaultFloorShare * *diff->total->before
+                                                 : 0.0);
   gate.confidence = options.percent_only ? 0.0 : options.confidence;
   gate.threshold_percent = options.fail_above.value_or(0);
   const size_t needed = inspector::runs_needed(options.confidence);
@@ -198,7 +207,8 @@ int run_diff(const DiffOptions& options) {
   else out->null_field("threshold_percent", "none: without --fail-above no event fails this diff");
   if (options.fail_total_above) out->field("total_threshold_percent", *options.fail_total_above);
   else out->null_field("total_threshold_percent", "none: without --fail-total-above the whole run fails nothing");
-  out->field("min_time", options.min_time);
+  out->field("min_time", gate.min_delta);
+  out->field("min_time_rule", std::string(options.min_time ? "--min-time" : "0.1% of the run (Method::execute before)"));
   if (options.percent_only) {
     out->null_field("noise_test", "none: --percent-only");
   } else {
@@ -241,7 +251,8 @@ void register_diff(CLI::App& app, CommandContext& context) {
                       "Exit 1 if the whole run (Method::execute) slows down by more than PCT percent")
       ->check(non_negative_number());
   command->add_option("--min-time", options->min_time,
-                      "A regression must also add more than this much time (in --time-unit; default 0)")
+                      "A regression must also add more than this much time (in --time-unit; default 0.1% of the "
+                      "whole run)")
       ->check(non_negative_number());
   command->add_option("--confidence", options->confidence,
                       "Confidence the noise test needs that the runs are slower (default 0.99)")

@@ -101,6 +101,8 @@ TEST_F(NoiseAwareGate, TwoRunsOfOneProgramPassAndASlowedOpFails) {
   const auto report = nlohmann::json::parse(same.out);
   EXPECT_EQ(report["gate"]["regressions"], 0);
   EXPECT_EQ(report["gate"]["confidence"], 0.99);
+  // The default time floor: 0.1% of the whole run before.
+  EXPECT_NEAR(report["gate"]["min_time"].get<double>(), 0.001 * report["total"][0]["before"].get<double>(), 1e-12);
   for (const auto& row : report["events"]) {
     EXPECT_TRUE(row["regressed"].is_boolean()) << row.dump();
     EXPECT_EQ(row["runs_before"], 20) << row.dump();
