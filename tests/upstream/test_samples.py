@@ -171,14 +171,18 @@ class LinkedTrace(unittest.TestCase):
         self.assertEqual(len([line for line in done.stdout.splitlines() if "native_call_" in line]), self.kernel_calls)
 
     def test_module_totals_add_up_to_the_run(self):
-        report = json.loads(oracle.etinspect("modules", self.trace, "--etrecord", self.record, "--json").stdout)
-        root = report["modules"][0]
-        self.assertEqual(root["path"], "")
         # The root holds every linked operator event: a hand sum of the same
-        # trace's rows, as etinspect table lists them (no timing involved).
+        # trace's rows, as etinspect table lists them (no timing involved),
+        # for the statistic summed (p50 by default; avg as upstream sums).
         linked = [row for row in self.table("--block", "Execute") if row["module_hierarchy"]]
-        self.assertEqual(root["op_events"], len(linked))
-        self.assertAlmostEqual(root["total"], sum(row["avg"] for row in linked), places=9)
+        for stat in ("p50", "avg"):
+            report = json.loads(oracle.etinspect("modules", self.trace, "--etrecord", self.record, "--json",
+                                                 "--stat", stat).stdout)
+            root = report["modules"][0]
+            self.assertEqual(root["path"], "")
+            self.assertEqual(report["stat"], stat)
+            self.assertEqual(root["op_events"], len(linked))
+            self.assertAlmostEqual(root["total"], sum(row[stat] for row in linked), places=9)
         for module in report["modules"]:  # children never add up to more than their module
             children = sum(report["modules"][c]["total"] for c in module["children"])
             self.assertLessEqual(children, module["total"] * (1 + 1e-9))
