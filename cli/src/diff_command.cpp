@@ -70,6 +70,160 @@ Status check_block(const inspector::TraceDiff& diff, const DiffOptions& options)
                      options.block.c_str(), options.before.c_str(), options.after.c_str());
 }
 
+// Whether the two traces can be compared at all (and the total gated):
+// every refusal is bad input, exit 2.
+Status check_comparable(const inspector::TraceDiff& diff, const DiffOptions& options, Diagnostics& diagnostics) {
+  ETKIT_TRY(check_block(diff, options));
+  if (diff.rows.empty()) {
+    return Error::make(ErrorCode::kInvalidArgument, "%s and %s hold no profiled events to compare%s",
+                                        options.before.c_str(), options.after.c_str(),
+                                        options.event.empty() ? "" : " whose name matches --event");
+  }
+  // Most events in only one trace mean other programs: a gate over the few
+  // they share (Method::execute, ...) would pass on what it never compared,
+  // so that takes --allow-unmatched. A few unmatched events are builds or
+  // debug levels of one program (a view kernel one of them logs): a warning.
+  const size_t unmatched = diff.only_before + diff.only_after;
+  if (2 * unmatched > diff.rows.size() && !options.allow_unmatched) {
+    return Error::make(
+        ErrorCode::kInvalidArgument,
+        "%s and %s are not traces of one program: %zu of %zu events appear in only one of them "
+        "(%zu only in the first, %zu only in the second); --allow-unmatched compares the %zu they share",
+        options.before.c_str(), options.after.c_str(), unmatched, diff.rows.size(), diff.only_before,
+        diff.only_after, diff.rows.size() - unmatched);
+  }
+  if (unmatched > 0) {
+    diagnostics.warning(std::to_string(unmatched) + " events appear in only one trace; they are not compared");
+  }
+  if (options.fail_total_above && !diff.total) {
+    return Error::make(ErrorCode::kInvalidArgument,
+                                        "--fail-total-above: %s and %s do not both hold a Method::execute event "
+                                        "(the whole run's time)",
+                                        options.before.c_str(), options.after.c_str());
+  }
+  return Ok{};
+}
+
+// Names the events the noise test cannot decide (too few runs), which the
+// gate then judges on the percentage and floor alone.
+void warn_untestable(const inspector::TraceDiff& diff, const inspector::RegressionGate& gate,
+                     const DiffOptions& options, Diagnostics& diagnostics) {
+  const size_t needed = inspector::runs_needed(options.confidence);
+  {
+    std::vector<std::string> few;  // "Default/Method::init"
+    bool only_loading = true;      // the Default block: load and init, once per process
+    for (const inspector::DiffRow& row : diff.rows) {
+      if (!row.before || !row.after || inspector::noise_test_applies(row, gate)) continue;
+      few.push_back(row.block + "/" + row.event);
+      only_loading = only_loading && row.block == "Default";
+    }
+    if (!few.empty()) {
+      std::string names = few[0];
+      for (size_t i = 1; i < few.size() && i < 3; ++i) names += ", " + few[i];
+      if (few.size() > 3) names += fmt::format(" and {} more", few.size() - 3);
+      const std::string why = only_loading ? "loading happens once per trace"
+                                           : fmt::format("it takes {} runs per trace: run --iterations {}", needed, needed);
+      diagnostics.warning(fmt::format(
+          "{} event(s) ({}) have too few runs for the noise test at {}% confidence ({}); they are gated on the "
+          "percentage and --min-time alone",
+          few.size(), names, plain(100 * options.confidence), why));
+    }
+  }
+}
+
+// The gates as set from the options, and what they found.
+struct Verdicts {
+  inspector::RegressionGate gate;        ///< per event (--fail-above)
+  inspector::RegressionGate total_gate;  ///< the whole run (--fail-total-above)
+  size_t regressions = 0;
+  bool total_regressed = false;
+};
+
+// The report: the event rows, the total row and the gate's settings and
+// counts, through one printer for text and JSON.
+void print_diff(const inspector::TraceDiff& diff, const Verdicts& verdicts, bool named, int decimals,
+                const DiffOptions& options) {
+  const inspector::RegressionGate& gate = verdicts.gate;
+  const inspector::RegressionGate& total_gate = verdicts.total_gate;
+  auto columns = [&](bool gated) {
+    std::vector<TableColumn> list = {{"block"}, {"event"}, {"occurrence", 0}};
+    if (named) list.insert(list.end(), {{"module"}, {"source"}});
+    list.insert(list.end(), {{"before", decimals}, {"after", decimals}, {"delta", decimals}, {"percent", 1},
+                             {"runs_before", 0}, {"runs_after", 0}});
+    if (gated) list.insert(list.end(), {{"p_slower", -1}, {"regressed"}, {"verdict"}});
+    return list;
+  };
+  auto cells = [&](const inspector::DiffRow& row, const inspector::RegressionGate& row_gate, bool gated) {
+    std::vector<Cell> list = {Cell::of(row.block), Cell::of(row.event), Cell::of(int64_t(row.occurrence))};
+    if (named) list.insert(list.end(), {Cell::of(row.module), Cell::of(row.source)});
+    list.insert(list.end(), {Cell::maybe(row.before), Cell::maybe(row.after), Cell::maybe(row.delta()),
+                             Cell::maybe(row.percent()), Cell::of(int64_t(row.before_runs.size())),
+                             Cell::of(int64_t(row.after_runs.size()))});
+    if (gated) {
+      const bool tested = row.before && row.after && inspector::noise_test_applies(row, row_gate);
+      list.insert(list.end(), {tested ? Cell::of(row.p_slower()) : Cell::empty(),
+                               Cell::yes_no(inspector::regressed(row, row_gate)), Cell::of(verdict(row, row_gate))});
+    }
+    return list;
+  };
+  std::vector<std::vector<Cell>> rows;
+  for (const inspector::DiffRow& row : diff.rows) {
+    if (options.top > 0 && rows.size() == options.top) break;
+    rows.push_back(cells(row, gate, options.fail_above.has_value()));
+  }
+  auto out = options.json ? make_json_printer(std::cout) : make_text_printer(std::cout);
+  out->begin_object("");
+  out->field("before_file", options.before);
+  out->field("after_file", options.after);
+  out->field("stat", std::string(inspector::to_string(diff.stat)));
+  out->field("time_unit", options.units.target);
+  out->field("sort", options.sort);
+  out->table("events", columns(options.fail_above.has_value()), rows);
+  if (diff.total) {
+    const bool gated = options.fail_total_above.has_value();
+    out->table("total", columns(gated), {cells(*diff.total, total_gate, gated)});
+  } else {
+    out->null_field("total", "none: no Method::execute event in both traces");
+  }
+  out->begin_object("gate");
+  if (options.fail_above) out->field("threshold_percent", *options.fail_above);
+  else out->null_field("threshold_percent", "none: without --fail-above no event fails this diff");
+  if (options.fail_total_above) out->field("total_threshold_percent", *options.fail_total_above);
+  else out->null_field("total_threshold_percent", "none: without --fail-total-above the whole run fails nothing");
+  out->field("min_time", gate.min_delta);
+  out->field("min_time_rule", std::string(options.min_time ? "--min-time" : "0.1% of the run (Method::execute before)"));
+  if (options.percent_only) {
+    out->null_field("noise_test", "none: --percent-only");
+  } else {
+    out->field("noise_test", std::string("one-sided Mann-Whitney U, after slower than before"));
+    out->field("confidence", options.confidence);
+  }
+  out->field("regressions", uint64_t(verdicts.regressions));
+  out->field("total_regressed", verdicts.total_regressed);
+  out->end_object();
+  out->end_object();
+  out->finish();
+}
+
+// The failed gate's one line on stderr, and exit 1; exit 0 when it held.
+int gate_result(const inspector::TraceDiff& diff, const Verdicts& verdicts, const DiffOptions& options,
+                Diagnostics& diagnostics) {
+  if (verdicts.regressions > 0 || verdicts.total_regressed) {
+    std::vector<std::string> what;
+    if (verdicts.regressions > 0) {
+      what.push_back(fmt::format("{} event(s) slowed down by more than {}%{}", verdicts.regressions, plain(*options.fail_above),
+                                 options.percent_only ? "" : " beyond their runs' noise"));
+    }
+    if (verdicts.total_regressed) {
+      what.push_back(fmt::format("the whole run (Method::execute) slowed down by {}%, more than {}%",
+                                 plain(*diff.total->percent()), plain(*options.fail_total_above)));
+    }
+    return diagnostics.check_failed(what.size() == 1 ? what[0] : what[0] + "; " + what[1]);
+  }
+  return kExitOk;
+}
+
+
 int run_diff(const DiffOptions& options) {
   Diagnostics diagnostics;
   inspector::DiffOptions diff_options;
@@ -99,141 +253,27 @@ int run_diff(const DiffOptions& options) {
   }
   auto diff = inspector::diff_traces(*before, *after, diff_options);
   if (!diff.ok()) return diagnostics.fail(diff.error());
-  if (Status block = check_block(*diff, options); !block.ok()) return diagnostics.fail(block.error());
-  if (diff->rows.empty()) {
-    return diagnostics.fail(Error::make(ErrorCode::kInvalidArgument, "%s and %s hold no profiled events to compare%s",
-                                        options.before.c_str(), options.after.c_str(),
-                                        options.event.empty() ? "" : " whose name matches --event"));
+  if (Status comparable = check_comparable(*diff, options, diagnostics); !comparable.ok()) {
+    return diagnostics.fail(comparable.error());
   }
-  // Most events in only one trace mean other programs: a gate over the few
-  // they share (Method::execute, ...) would pass on what it never compared,
-  // so that takes --allow-unmatched. A few unmatched events are builds or
-  // debug levels of one program (a view kernel one of them logs): a warning.
-  const size_t unmatched = diff->only_before + diff->only_after;
-  if (2 * unmatched > diff->rows.size() && !options.allow_unmatched) {
-    return diagnostics.fail(Error::make(
-        ErrorCode::kInvalidArgument,
-        "%s and %s are not traces of one program: %zu of %zu events appear in only one of them "
-        "(%zu only in the first, %zu only in the second); --allow-unmatched compares the %zu they share",
-        options.before.c_str(), options.after.c_str(), unmatched, diff->rows.size(), diff->only_before,
-        diff->only_after, diff->rows.size() - unmatched));
-  }
-  if (unmatched > 0) {
-    diagnostics.warning(std::to_string(unmatched) + " events appear in only one trace; they are not compared");
-  }
-  if (options.fail_total_above && !diff->total) {
-    return diagnostics.fail(Error::make(ErrorCode::kInvalidArgument,
-                                        "--fail-total-above: %s and %s do not both hold a Method::execute event "
-                                        "(the whole run's time)",
-                                        options.before.c_str(), options.after.c_str()));
-  }
-  const bool gating = options.fail_above || options.fail_total_above;
-  inspector::RegressionGate gate;
+  Verdicts verdicts;
+  inspector::RegressionGate& gate = verdicts.gate;
   gate.min_delta = options.min_time.value_or(diff->total && diff->total->before
                                                  ? kDefaultFloorShare * *diff->total->before
                                                  : 0.0);
   gate.confidence = options.percent_only ? 0.0 : options.confidence;
   gate.threshold_percent = options.fail_above.value_or(0);
-  const size_t needed = inspector::runs_needed(options.confidence);
-  if (gating && !options.percent_only) {
-    std::vector<std::string> few;  // "Default/Method::init"
-    bool only_loading = true;      // the Default block: load and init, once per process
-    for (const inspector::DiffRow& row : diff->rows) {
-      if (!row.before || !row.after || inspector::noise_test_applies(row, gate)) continue;
-      few.push_back(row.block + "/" + row.event);
-      only_loading = only_loading && row.block == "Default";
-    }
-    if (!few.empty()) {
-      std::string names = few[0];
-      for (size_t i = 1; i < few.size() && i < 3; ++i) names += ", " + few[i];
-      if (few.size() > 3) names += fmt::format(" and {} more", few.size() - 3);
-      const std::string why = only_loading ? "loading happens once per trace"
-                                           : fmt::format("it takes {} runs per trace: run --iterations {}", needed, needed);
-      diagnostics.warning(fmt::format(
-          "{} event(s) ({}) have too few runs for the noise test at {}% confidence ({}); they are gated on the "
-          "percentage and --min-time alone",
-          few.size(), names, plain(100 * options.confidence), why));
-    }
+  if ((options.fail_above || options.fail_total_above) && !options.percent_only) {
+    warn_untestable(*diff, gate, options, diagnostics);
   }
   inspector::sort_rows(*diff, *inspector::parse_diff_order(options.sort));
-  const size_t regressions = options.fail_above ? inspector::count_regressions(*diff, gate) : 0;
-  inspector::RegressionGate total_gate = gate;
-  total_gate.threshold_percent = options.fail_total_above.value_or(0);
-  const bool total_regressed = options.fail_total_above && inspector::regressed(*diff->total, total_gate);
-
-  const int decimals = decimals_for(units->source, units->target);
-  auto columns = [&](bool gated) {
-    std::vector<TableColumn> list = {{"block"}, {"event"}, {"occurrence", 0}};
-    if (record) list.insert(list.end(), {{"module"}, {"source"}});
-    list.insert(list.end(), {{"before", decimals}, {"after", decimals}, {"delta", decimals}, {"percent", 1},
-                             {"runs_before", 0}, {"runs_after", 0}});
-    if (gated) list.insert(list.end(), {{"p_slower", -1}, {"regressed"}, {"verdict"}});
-    return list;
-  };
-  auto cells = [&](const inspector::DiffRow& row, const inspector::RegressionGate& row_gate, bool gated) {
-    std::vector<Cell> list = {Cell::of(row.block), Cell::of(row.event), Cell::of(int64_t(row.occurrence))};
-    if (record) list.insert(list.end(), {Cell::of(row.module), Cell::of(row.source)});
-    list.insert(list.end(), {Cell::maybe(row.before), Cell::maybe(row.after), Cell::maybe(row.delta()),
-                             Cell::maybe(row.percent()), Cell::of(int64_t(row.before_runs.size())),
-                             Cell::of(int64_t(row.after_runs.size()))});
-    if (gated) {
-      const bool tested = row.before && row.after && inspector::noise_test_applies(row, row_gate);
-      list.insert(list.end(), {tested ? Cell::of(row.p_slower()) : Cell::empty(),
-                               Cell::yes_no(inspector::regressed(row, row_gate)), Cell::of(verdict(row, row_gate))});
-    }
-    return list;
-  };
-  std::vector<std::vector<Cell>> rows;
-  for (const inspector::DiffRow& row : diff->rows) {
-    if (options.top > 0 && rows.size() == options.top) break;
-    rows.push_back(cells(row, gate, options.fail_above.has_value()));
-  }
-  auto out = options.json ? make_json_printer(std::cout) : make_text_printer(std::cout);
-  out->begin_object("");
-  out->field("before_file", options.before);
-  out->field("after_file", options.after);
-  out->field("stat", std::string(inspector::to_string(diff->stat)));
-  out->field("time_unit", options.units.target);
-  out->field("sort", options.sort);
-  out->table("events", columns(options.fail_above.has_value()), rows);
-  if (diff->total) {
-    const bool gated = options.fail_total_above.has_value();
-    out->table("total", columns(gated), {cells(*diff->total, total_gate, gated)});
-  } else {
-    out->null_field("total", "none: no Method::execute event in both traces");
-  }
-  out->begin_object("gate");
-  if (options.fail_above) out->field("threshold_percent", *options.fail_above);
-  else out->null_field("threshold_percent", "none: without --fail-above no event fails this diff");
-  if (options.fail_total_above) out->field("total_threshold_percent", *options.fail_total_above);
-  else out->null_field("total_threshold_percent", "none: without --fail-total-above the whole run fails nothing");
-  out->field("min_time", gate.min_delta);
-  out->field("min_time_rule", std::string(options.min_time ? "--min-time" : "0.1% of the run (Method::execute before)"));
-  if (options.percent_only) {
-    out->null_field("noise_test", "none: --percent-only");
-  } else {
-    out->field("noise_test", std::string("one-sided Mann-Whitney U, after slower than before"));
-    out->field("confidence", options.confidence);
-  }
-  out->field("regressions", uint64_t(regressions));
-  out->field("total_regressed", total_regressed);
-  out->end_object();
-  out->end_object();
-  out->finish();
+  verdicts.regressions = options.fail_above ? inspector::count_regressions(*diff, gate) : 0;
+  verdicts.total_gate = gate;
+  verdicts.total_gate.threshold_percent = options.fail_total_above.value_or(0);
+  verdicts.total_regressed = options.fail_total_above && inspector::regressed(*diff->total, verdicts.total_gate);
+  print_diff(*diff, verdicts, record.has_value(), decimals_for(units->source, units->target), options);
   diagnostics.flush();
-  if (regressions > 0 || total_regressed) {
-    std::vector<std::string> what;
-    if (regressions > 0) {
-      what.push_back(fmt::format("{} event(s) slowed down by more than {}%{}", regressions, plain(*options.fail_above),
-                                 options.percent_only ? "" : " beyond their runs' noise"));
-    }
-    if (total_regressed) {
-      what.push_back(fmt::format("the whole run (Method::execute) slowed down by {}%, more than {}%",
-                                 plain(*diff->total->percent()), plain(*options.fail_total_above)));
-    }
-    return diagnostics.check_failed(what.size() == 1 ? what[0] : what[0] + "; " + what[1]);
-  }
-  return kExitOk;
+  return gate_result(*diff, verdicts, options, diagnostics);
 }
 
 }  // namespace
