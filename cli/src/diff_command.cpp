@@ -76,8 +76,8 @@ Status check_comparable(const inspector::TraceDiff& diff, const DiffOptions& opt
   ETKIT_TRY(check_block(diff, options));
   if (diff.rows.empty()) {
     return Error::make(ErrorCode::kInvalidArgument, "%s and %s hold no profiled events to compare%s",
-                                        options.before.c_str(), options.after.c_str(),
-                                        options.event.empty() ? "" : " whose name matches --event");
+                       options.before.c_str(), options.after.c_str(),
+                       options.event.empty() ? "" : " whose name matches --event");
   }
   // Most events in only one trace mean other programs: a gate over the few
   // they share (Method::execute, ...) would pass on what it never compared,
@@ -97,9 +97,9 @@ Status check_comparable(const inspector::TraceDiff& diff, const DiffOptions& opt
   }
   if (options.fail_total_above && !diff.total) {
     return Error::make(ErrorCode::kInvalidArgument,
-                                        "--fail-total-above: %s and %s do not both hold a Method::execute event "
-                                        "(the whole run's time)",
-                                        options.before.c_str(), options.after.c_str());
+                       "--fail-total-above: %s and %s do not both hold a Method::execute event "
+                       "(the whole run's time)",
+                       options.before.c_str(), options.after.c_str());
   }
   return Ok{};
 }

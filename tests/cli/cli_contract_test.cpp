@@ -28,7 +28,7 @@ using test::sample;
 using test::temp;
 
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using test::contains;
 
 class CliContract : public ::testing::Test {
  protected:

@@ -17,7 +17,7 @@ using test::etinspect;
 using test::sample;
 using test::temp;
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+using test::contains;
 
 TEST(Vocabulary, HelpNamesASubcommand) {
   auto help = etinspect({"help", "verify"});

@@ -26,6 +26,9 @@ inline std::string sample(const std::string& relative) {
   return std::string(ETKIT_SOURCE_DIR) + "/samples/" + relative;
 }
 
+/// Whether `text` holds `part` (messages and reports checked by key words).
+inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
 /// `name` in this process's own temporary folder.
 inline std::string temp(const std::string& name) {
   const auto dir = std::filesystem::path(::testing::TempDir()) / ("etinspect-" + std::to_string(::getpid()));
