@@ -1,5 +1,6 @@
 // Method load, part one: the values table, planned memory and constants.
 
+#include <algorithm>
 #include <cstring>
 #include <new>
 
@@ -161,6 +162,22 @@ Status load_initial_state(const Program& program, const fb::Tensor& tensor, cons
   return Ok{};
 }
 
+// Kernels read a tensor's elements as their type: a data pointer that is not
+// a multiple of the element's alignment is undefined behaviour on the host
+// and a fault on cores without unaligned loads (Cortex-M's VLDR). A valid
+// program never has one (planners and serializers align to 16); refuse it.
+Status check_aligned(const Tensor& tensor, const MethodState& state, size_t index, const char* what) {
+  const size_t alignment = std::min<size_t>(element_size(tensor.scalar_type()), 8);
+  const auto address = reinterpret_cast<uintptr_t>(tensor.data());
+  if (tensor.nbytes() > 0 && alignment > 1 && address % alignment != 0) {
+    return Error::make(ErrorCode::kMalformed,
+                       "method '%s': values[%zu]: %s %s data is not %zu-byte aligned (address %% %zu = %zu)",
+                       state.name.c_str(), index, what, to_string(tensor.scalar_type()), alignment, alignment,
+                       size_t(address % alignment));
+  }
+  return Ok{};
+}
+
 Status make_tensor(const Program& program, const fb::Tensor& tensor,
                    const MethodOptions& options, MethodState& state, size_t index,
                    Tensor& out) {
@@ -196,6 +213,7 @@ Status make_tensor(const Program& program, const fb::Tensor& tensor,
         uint64_t{alloc->memory_offset_high()} << 32 | alloc->memory_offset_low();
     // Bounds were verified against non_const_buffer_sizes at program load.
     out.set_data(state.arenas[alloc->memory_id()].data() + offset, nbytes);
+    ETKIT_TRY(check_aligned(out, state, index, "planned"));
     return load_initial_state(program, tensor, options, state, index, out);
   }
   const auto* extra = tensor.extra_tensor_info();
@@ -218,6 +236,7 @@ Status make_tensor(const Program& program, const fb::Tensor& tensor,
     }
     // Constants are read-only; kernels only ever read their inputs.
     out.set_data(const_cast<uint8_t*>(data->data), nbytes);
+    return check_aligned(out, state, index, "constant");
   }
   return Ok{};
 }
