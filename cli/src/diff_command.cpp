@@ -16,7 +16,7 @@
 #include "etkit/inspector/rank_test.h"
 #include "etkit/inspector/trace_diff.h"
 #include "option_checks.h"
-#include "printer.h"
+#include "etkit/report/printer.h"
 #include "record_loading.h"
 #include "table_rows.h"
 #include "time_options.h"
@@ -146,7 +146,7 @@ void print_diff(const inspector::TraceDiff& diff, const Verdicts& verdicts, bool
   const inspector::RegressionGate& gate = verdicts.gate;
   const inspector::RegressionGate& total_gate = verdicts.total_gate;
   auto columns = [&](bool gated) {
-    std::vector<TableColumn> list = {{"block"}, {"event"}, {"occurrence", 0}};
+    std::vector<report::TableColumn> list = {{"block"}, {"event"}, {"occurrence", 0}};
     if (named) list.insert(list.end(), {{"module"}, {"source"}});
     list.insert(list.end(), {{"before", decimals}, {"after", decimals}, {"delta", decimals}, {"percent", 1},
                              {"runs_before", 0}, {"runs_after", 0}});
@@ -154,24 +154,24 @@ void print_diff(const inspector::TraceDiff& diff, const Verdicts& verdicts, bool
     return list;
   };
   auto cells = [&](const inspector::DiffRow& row, const inspector::RegressionGate& row_gate, bool gated) {
-    std::vector<Cell> list = {Cell::of(row.block), Cell::of(row.event), Cell::of(int64_t(row.occurrence))};
-    if (named) list.insert(list.end(), {Cell::of(row.module), Cell::of(row.source)});
-    list.insert(list.end(), {Cell::maybe(row.before), Cell::maybe(row.after), Cell::maybe(row.delta()),
-                             Cell::maybe(row.percent()), Cell::of(int64_t(row.before_runs.size())),
-                             Cell::of(int64_t(row.after_runs.size()))});
+    std::vector<report::Cell> list = {report::Cell::of(row.block), report::Cell::of(row.event), report::Cell::of(int64_t(row.occurrence))};
+    if (named) list.insert(list.end(), {report::Cell::of(row.module), report::Cell::of(row.source)});
+    list.insert(list.end(), {report::Cell::maybe(row.before), report::Cell::maybe(row.after), report::Cell::maybe(row.delta()),
+                             report::Cell::maybe(row.percent()), report::Cell::of(int64_t(row.before_runs.size())),
+                             report::Cell::of(int64_t(row.after_runs.size()))});
     if (gated) {
       const bool tested = row.before && row.after && inspector::noise_test_applies(row, row_gate);
-      list.insert(list.end(), {tested ? Cell::of(row.p_slower()) : Cell::empty(),
-                               Cell::yes_no(inspector::regressed(row, row_gate)), Cell::of(verdict(row, row_gate))});
+      list.insert(list.end(), {tested ? report::Cell::of(row.p_slower()) : report::Cell::empty(),
+                               report::Cell::yes_no(inspector::regressed(row, row_gate)), report::Cell::of(verdict(row, row_gate))});
     }
     return list;
   };
-  std::vector<std::vector<Cell>> rows;
+  std::vector<std::vector<report::Cell>> rows;
   for (const inspector::DiffRow& row : diff.rows) {
     if (options.top > 0 && rows.size() == options.top) break;
     rows.push_back(cells(row, gate, options.fail_above.has_value()));
   }
-  auto out = options.json ? make_json_printer(std::cout) : make_text_printer(std::cout);
+  auto out = options.json ? report::make_json_printer(std::cout) : report::make_text_printer(std::cout);
   out->begin_object("");
   out->field("before_file", options.before);
   out->field("after_file", options.after);

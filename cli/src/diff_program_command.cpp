@@ -6,15 +6,14 @@
 #include <limits>
 #include <fmt/format.h>
 
-#include <cmath>
 #include <iostream>
-#include <nlohmann/json.hpp>
 
 #include "commands.h"
 #include "diagnostics.h"
-#include "json_text.h"
+#include "etkit/report/printer.h"
 #include "etkit/core/file_data.h"
 #include "etkit/inspector/program_diff.h"
+#include "etkit/inspector/program_diff_report.h"
 #include "option_checks.h"
 #include "program_loading.h"
 
@@ -46,93 +45,17 @@ Result<Side> load_side(const std::string& path) {
   return side;
 }
 
-nlohmann::json count_json(const std::vector<inspector::CountChange>& changes) {
-  nlohmann::json out = nlohmann::json::array();
-  for (const auto& c : changes) out.push_back({{"name", c.name}, {"old", c.old_count}, {"new", c.new_count}});
-  return out;
-}
-
-nlohmann::json to_json(const inspector::ProgramDiff& d, const DiffProgramOptions& options) {
-  nlohmann::json methods = nlohmann::json::array();
-  for (const auto& m : d.methods) {
-    methods.push_back({{"name", m.name}, {"old_instructions", m.old_instructions}, {"new_instructions", m.new_instructions},
-                       {"operators", count_json(m.operators)}, {"delegate_calls", count_json(m.delegates)}});
-  }
-  nlohmann::json constants = nlohmann::json::array();
-  for (const auto& c : d.constants) {
-    constants.push_back({{"key", c.key}, {"status", c.status}, {"old_shape", c.old_shape}, {"new_shape", c.new_shape},
-                         {"old_bytes", c.old_bytes}, {"new_bytes", c.new_bytes},
-                         {"max_abs_change", std::isnan(c.max_abs_change) ? nlohmann::json() : nlohmann::json(c.max_abs_change)}});
-  }
-  nlohmann::json sizes = nlohmann::json::array();
-  for (const auto& s : d.sizes) sizes.push_back({{"category", s.category}, {"old_bytes", s.old_bytes}, {"new_bytes", s.new_bytes}});
-  return {{"old", options.old_path}, {"new", options.new_path},
-          {"old_file_bytes", d.old_file_bytes}, {"new_file_bytes", d.new_file_bytes},
-          {"methods_added", d.methods_added}, {"methods_removed", d.methods_removed}, {"methods", methods},
-          {"constants", constants}, {"constants_unchanged", d.constants_unchanged}, {"sizes", sizes}};
-}
-
-std::string signed_bytes(int64_t delta) { return fmt::format("{:+d}", delta); }
-
-void print_text(const inspector::ProgramDiff& d, const DiffProgramOptions& options) {
-  const int64_t delta = d.new_file_bytes - d.old_file_bytes;
-  fmt::print("file: {} bytes -> {} bytes ({}, {:+.1f}%)\n", d.old_file_bytes, d.new_file_bytes, signed_bytes(delta),
-             d.old_file_bytes > 0 ? 100.0 * double(delta) / double(d.old_file_bytes) : 0.0);
-  for (const auto& name : d.methods_added) fmt::print("method added: {}\n", name);
-  for (const auto& name : d.methods_removed) fmt::print("method removed: {}\n", name);
-  for (const auto& m : d.methods) {
-    fmt::print("method {}: {} -> {} instructions\n", m.name, m.old_instructions, m.new_instructions);
-    for (const auto& c : m.delegates) fmt::print("  delegate calls to {}: {} -> {}\n", c.name, c.old_count, c.new_count);
-    size_t shown = 0;
-    for (const auto& c : m.operators) {
-      if (shown++ == options.top) {
-        fmt::print("  ... {} more operators (--top, --json)\n", m.operators.size() - options.top);
-        break;
-      }
-      const char* what = c.new_count == 0 ? "removed" : c.old_count == 0 ? "added" : "calls";
-      fmt::print("  {:<8} {} ({} -> {})\n", what, c.name, c.old_count, c.new_count);
-    }
-  }
-  size_t changed = 0, added = 0, removed = 0, reshaped = 0;
-  for (const auto& c : d.constants) {
-    changed += c.status == "changed";
-    added += c.status == "added";
-    removed += c.status == "removed";
-    reshaped += c.status == "reshaped";
-  }
-  fmt::print("constants: {} changed, {} reshaped, {} added, {} removed, {} unchanged\n", changed, reshaped, added,
-             removed, d.constants_unchanged);
-  size_t shown = 0;
-  for (const auto& c : d.constants) {
-    if (shown++ == options.top) {
-      fmt::print("  ... {} more (--top, --json)\n", d.constants.size() - options.top);
-      break;
-    }
-    const std::string shapes = c.status == "added" ? c.new_shape : c.status == "removed" ? c.old_shape
-                               : c.status == "reshaped" ? c.old_shape + " -> " + c.new_shape : c.new_shape;
-    fmt::print("  {:<8} {} {}{}\n", c.status, c.key, shapes,
-               std::isnan(c.max_abs_change) ? std::string() : fmt::format(" max |change| {:.6g}", c.max_abs_change));
-  }
-  fmt::print("size by category (bytes):\n");
-  for (const auto& s : d.sizes) {
-    fmt::print("  {:<40} {:>12} -> {:>12}  {:>+12d}\n", s.category, s.old_bytes, s.new_bytes, s.new_bytes - s.old_bytes);
-  }
-}
-
 int run_diff_program(const DiffProgramOptions& options) {
   Diagnostics diagnostics;
   auto old_side = load_side(options.old_path);
   if (!old_side.ok()) return diagnostics.fail(old_side.error());
   auto new_side = load_side(options.new_path);
   if (!new_side.ok()) return diagnostics.fail(new_side.error());
-  const inspector::ProgramDiff d = inspector::diff_programs({&old_side->summary, &old_side->size, &old_side->constants},
+  inspector::ProgramDiff d = inspector::diff_programs({&old_side->summary, &old_side->size, &old_side->constants},
                                                             {&new_side->summary, &new_side->size, &new_side->constants});
-  if (options.json) {
-    std::cout << json_text(to_json(d, options), 1) << "\n";
-  } else {
-    print_text(d, options);
-  }
   const int64_t growth = d.new_file_bytes - d.old_file_bytes;
+  print(*(options.json ? report::make_json_printer(std::cout) : report::make_text_printer(std::cout)),
+        inspector::ProgramDiffReport{options.old_path, options.new_path, std::move(d), options.top});
   if (options.fail_above >= 0 && growth > options.fail_above) {
     return diagnostics.check_failed(fmt::format("{} grew by {} bytes, more than --fail-above-bytes {}",
                                                 options.new_path, growth, options.fail_above));

@@ -22,7 +22,7 @@
 #include "etkit/inspector/event_blocks.h"
 #include "etkit/inspector/npy.h"
 #include "option_checks.h"
-#include "printer.h"
+#include "etkit/report/printer.h"
 #include "program_loading.h"
 #include "tracing_setup.h"
 
@@ -135,7 +135,7 @@ void print_generation(const GenerateOptions& options, const std::vector<int64_t>
     if (step.phase == GenerationPhase::kDecode) decode_latencies.push_back(double(step.end_ns - step.start_ns) / 1e6);
     prefill_calls += step.phase == GenerationPhase::kPrefill;
   }
-  std::unique_ptr<Printer> out = options.json ? make_json_printer(std::cout) : make_text_printer(std::cout);
+  std::unique_ptr<report::Printer> out = options.json ? report::make_json_printer(std::cout) : report::make_text_printer(std::cout);
   out->begin_object("");
   if (prefill_ms > 0) out->field("prefill_token_per_sec", prefill_rate);
   if (decode_ms > 0) out->field("decode_token_per_sec", decode_rate);

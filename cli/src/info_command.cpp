@@ -16,7 +16,7 @@
 #include "diagnostics.h"
 #include "reversed_events.h"
 #include "etkit/inspector/file_description.h"
-#include "printer.h"
+#include "etkit/report/printer.h"
 
 namespace etkit::cli {
 namespace {
@@ -25,7 +25,7 @@ std::vector<int64_t> widen(const std::vector<uint8_t>& values) {
   return std::vector<int64_t>(values.begin(), values.end());
 }
 
-void print_tensor_shape(Printer& out, const TensorShape& shape) {
+void print_tensor_shape(report::Printer& out, const TensorShape& shape) {
   out.field("dtype", to_string(shape.scalar_type));
   out.int_list("sizes", shape.sizes);
   out.int_list("dim_order", widen(shape.dim_order));
@@ -34,7 +34,7 @@ void print_tensor_shape(Printer& out, const TensorShape& shape) {
   }
 }
 
-void print_values(Printer& out, const char* key, const std::vector<ValueSummary>& values) {
+void print_values(report::Printer& out, const char* key, const std::vector<ValueSummary>& values) {
   out.begin_list(key);
   for (const auto& value : values) {
     out.begin_object("");
@@ -50,7 +50,7 @@ void print_values(Printer& out, const char* key, const std::vector<ValueSummary>
   out.end_list();
 }
 
-void print_method(Printer& out, const MethodSummary& method) {
+void print_method(report::Printer& out, const MethodSummary& method) {
   out.begin_object("");
   out.field("name", method.name);
   out.field("value_count", method.value_count);
@@ -88,7 +88,7 @@ void print_method(Printer& out, const MethodSummary& method) {
   out.end_object();
 }
 
-void print_program(Printer& out, const ProgramSummary& program) {
+void print_program(report::Printer& out, const ProgramSummary& program) {
   out.field("version", program.version);
   out.field("extended_header", program.has_extended_header);
   out.field("flatbuffer_size", program.flatbuffer_size);
@@ -133,7 +133,7 @@ void print_program(Printer& out, const ProgramSummary& program) {
   out.end_list();
 }
 
-void print_bundled(Printer& out, const inspector::BundledSummary& bundled) {
+void print_bundled(report::Printer& out, const inspector::BundledSummary& bundled) {
   out.field("version", bundled.version);
   out.begin_list("test_suites");
   for (const auto& suite : bundled.suites) {
@@ -152,7 +152,7 @@ void print_bundled(Printer& out, const inspector::BundledSummary& bundled) {
   out.end_object();
 }
 
-void print_etdump(Printer& out, const inspector::ETDumpSummary& etdump) {
+void print_etdump(report::Printer& out, const inspector::ETDumpSummary& etdump) {
   out.field("version", etdump.version);
   out.begin_list("run_blocks");
   for (const auto& block : etdump.blocks) {
@@ -182,7 +182,7 @@ void print_etdump(Printer& out, const inspector::ETDumpSummary& etdump) {
   }
 }
 
-void print_etrecord(Printer& out, const inspector::EtrecordSummary& etrecord) {
+void print_etrecord(report::Printer& out, const inspector::EtrecordSummary& etrecord) {
   out.field("layout", etrecord.layout);
   out.string_list("methods", etrecord.methods);
   out.begin_list("entries");
@@ -209,7 +209,7 @@ void print_etrecord(Printer& out, const inspector::EtrecordSummary& etrecord) {
   out.string_list("warnings", etrecord.warnings);
 }
 
-void print_flat_tensor(Printer& out, const inspector::FlatTensorSummary& data) {
+void print_flat_tensor(report::Printer& out, const inspector::FlatTensorSummary& data) {
   out.field("version", data.version);
   out.field("segment_count", data.segment_count);
   out.begin_list("entries");
@@ -226,7 +226,7 @@ void print_flat_tensor(Printer& out, const inspector::FlatTensorSummary& data) {
   out.end_list();
 }
 
-void print_delegate_payloads(Printer& out, const std::vector<inspector::DelegatePayloadSummary>& payloads) {
+void print_delegate_payloads(report::Printer& out, const std::vector<inspector::DelegatePayloadSummary>& payloads) {
   if (payloads.empty()) return;
   out.begin_list("delegate_payloads");
   for (const auto& payload : payloads) {
@@ -276,7 +276,7 @@ void print_delegate_payloads(Printer& out, const std::vector<inspector::Delegate
   out.end_list();
 }
 
-void print_description(Printer& out, const inspector::FileDescription& file) {
+void print_description(report::Printer& out, const inspector::FileDescription& file) {
   out.field("kind", to_string(file.kind));
   out.field("size", file.size);
   if (file.program) {
@@ -295,7 +295,7 @@ void print_description(Printer& out, const inspector::FileDescription& file) {
 
 // What can still be said of a file that could not be read: its size and,
 // when its first bytes carry a known magic, its kind.
-void print_failed_file_facts(Printer& out, const std::string& path) {
+void print_failed_file_facts(report::Printer& out, const std::string& path) {
   std::error_code error;
   const uint64_t size = std::filesystem::file_size(path, error);
   if (error) return;  // missing or not a regular file: the error says so
@@ -320,8 +320,8 @@ void warn_reversed_summary(Diagnostics& diagnostics, const std::string& path,
 
 int run_info(const std::vector<std::string>& paths, bool json) {
   Diagnostics diagnostics;
-  std::unique_ptr<Printer> out =
-      json ? make_json_printer(std::cout) : make_text_printer(std::cout);
+  std::unique_ptr<report::Printer> out =
+      json ? report::make_json_printer(std::cout) : report::make_text_printer(std::cout);
   out->begin_list("files");
   for (const auto& path : paths) {
     auto description = inspector::describe_file(path);

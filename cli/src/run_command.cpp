@@ -24,7 +24,7 @@
 #include "etkit/core/program_summary.h"
 #include "etkit/core/input_snapshot.h"
 #include "device_target.h"
-#include "printer.h"
+#include "etkit/report/printer.h"
 #include "program_loading.h"
 #include "etkit/core/tensor_access.h"
 #include "tensor_format.h"
@@ -276,7 +276,7 @@ Status write_outputs(const Method& method, const std::string& dir) {
 void print_report(const RunOptions& options, const std::vector<Value>& outputs,
                   const std::vector<double>& latencies, const etdump::ETDumpGenStats* trace,
                   const std::vector<double>& untraced = {}) {
-  std::unique_ptr<Printer> out = options.json ? make_json_printer(std::cout) : make_text_printer(std::cout);
+  std::unique_ptr<report::Printer> out = options.json ? report::make_json_printer(std::cout) : report::make_text_printer(std::cout);
   out->begin_object("");
   out->field("program", options.program);
   out->field("method", options.method);

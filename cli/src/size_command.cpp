@@ -2,18 +2,16 @@
 // part (inspector/file_size.h): a tree whose parts add up to the file.
 
 #include <CLI/CLI.hpp>
-#include <fmt/format.h>
 
 #include <iostream>
-#include <map>
-#include <nlohmann/json.hpp>
 
 #include "commands.h"
 #include "diagnostics.h"
-#include "json_text.h"
+#include "etkit/report/printer.h"
 #include "etkit/etrecord/etrecord.h"
 #include "etkit/core/file_data.h"
 #include "etkit/inspector/file_size.h"
+#include "etkit/inspector/size_report.h"
 #include "option_checks.h"
 #include "program_loading.h"
 
@@ -27,31 +25,6 @@ struct SizeOptions {
   bool json = false;
   std::string etrecord;  ///< names the op, module and source line that read each constant
 };
-
-nlohmann::json to_json(const inspector::SizePart& part) {
-  nlohmann::json parts = nlohmann::json::array();
-  for (const auto& sub : part.parts) parts.push_back(to_json(sub));
-  nlohmann::json out = {{"name", part.name}, {"bytes", part.bytes}, {"parts", parts}};
-  if (!part.detail.empty()) out["detail"] = part.detail;
-  return out;
-}
-
-// Each leaf's detail by its path, as largest_leaves names paths.
-void details_by_path(const inspector::SizePart& part, const std::string& path, std::map<std::string, std::string>& out) {
-  for (const auto& sub : part.parts) {
-    const std::string sub_path = path.empty() ? sub.name : path + "/" + sub.name;
-    if (!sub.detail.empty()) out[sub_path] = sub.detail;
-    details_by_path(sub, sub_path, out);
-  }
-}
-
-void print_tree(const inspector::SizePart& part, uint64_t total, int depth, int max_depth) {
-  const double share = total > 0 ? 100.0 * double(part.bytes) / double(total) : 0.0;
-  fmt::print("{:>12}  {:5.1f}%  {}{}{}\n", part.bytes, share, std::string(size_t(depth) * 2, ' '), part.name,
-             part.detail.empty() ? "" : " <- " + part.detail);
-  if (depth + 1 > max_depth) return;
-  for (const auto& sub : part.parts) print_tree(sub, total, depth + 1, max_depth);
-}
 
 int run_size(const SizeOptions& options) {
   Diagnostics diagnostics;
@@ -69,34 +42,8 @@ int run_size(const SizeOptions& options) {
       diagnostics.warning(options.etrecord + ": no constant of " + options.file + " was linked to a graph node");
     }
   }
-  const auto top = options.top > 0 ? inspector::largest_leaves(*root, options.top)
-                                   : std::vector<std::pair<std::string, uint64_t>>{};
-  if (options.json) {
-    nlohmann::json out = {{"file", options.file}, {"file_bytes", root->bytes}, {"parts", to_json(*root)["parts"]}};
-    if (options.top > 0) {
-      out["largest"] = nlohmann::json::array();
-      std::map<std::string, std::string> details;
-      details_by_path(*root, "", details);
-      for (const auto& [path, bytes] : top) {
-        nlohmann::json item = {{"path", path}, {"bytes", bytes}};
-        if (details.count(path)) item["detail"] = details[path];
-        out["largest"].push_back(item);
-      }
-    }
-    std::cout << json_text(out, 1) << "\n";
-    return kExitOk;
-  }
-  fmt::print("{:>12}  {:>6}  part\n", "bytes", "share");
-  print_tree(*root, root->bytes, 0, options.depth);
-  if (!top.empty()) {
-    fmt::print("\nlargest parts:\n");
-    std::map<std::string, std::string> details;
-    details_by_path(*root, "", details);
-    for (const auto& [path, bytes] : top) {
-      fmt::print("{:>12}  {:5.1f}%  {}{}\n", bytes, 100.0 * double(bytes) / double(root->bytes), path,
-                 details.count(path) ? " <- " + details[path] : "");
-    }
-  }
+  const auto size = inspector::size_report(options.file, std::move(*root), size_t(options.depth), options.top);
+  print(*(options.json ? report::make_json_printer(std::cout) : report::make_text_printer(std::cout)), size);
   return kExitOk;
 }
 
@@ -113,7 +60,7 @@ void register_size(CLI::App& app, CommandContext& context) {
   command->add_option("--etrecord", options->etrecord,
                       "Name the op, module and source line that read each constant (program files)");
   command->add_flag("--json", options->json,
-                    "{file, file_bytes, parts: [{name, bytes, parts: [...]}]}, each node's parts adding up to it");
+                    "{file, file_bytes, parts: [{bytes, share, name, parts: [...]}]}, each node's parts adding up to it");
   command->callback([options, &context] { context.exit_code = run_size(*options); });
 }
 

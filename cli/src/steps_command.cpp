@@ -11,7 +11,7 @@
 #include "etkit/etdump/etdump_reader.h"
 #include "etkit/inspector/event_blocks.h"
 #include "etkit/inspector/generation_steps.h"
-#include "printer.h"
+#include "etkit/report/printer.h"
 
 namespace etkit::cli {
 namespace {
@@ -21,7 +21,7 @@ struct StepsOptions {
   bool json = false;
 };
 
-void phase_summary(Printer& out, const char* key, const std::vector<double>& latencies_ms) {
+void phase_summary(report::Printer& out, const char* key, const std::vector<double>& latencies_ms) {
   out.begin_object(key);
   out.field("steps", uint64_t(latencies_ms.size()));
   if (!latencies_ms.empty()) {
@@ -47,15 +47,15 @@ int run_steps(const StepsOptions& options) {
                                         "--etdump`)",
                                         options.etdump.c_str()));
   }
-  std::vector<std::vector<Cell>> rows;
+  std::vector<std::vector<report::Cell>> rows;
   std::vector<double> prefill, decode;
   for (const auto& step : steps) {
     const double latency = step.latency() / 1e6;
     (step.decode ? decode : prefill).push_back(latency);
-    rows.push_back({Cell::of(int64_t(step.step)), Cell::of(step.decode ? "decode" : "prefill"),
-                    Cell::of(step.context), Cell::of(step.start / 1e6), Cell::of(latency)});
+    rows.push_back({report::Cell::of(int64_t(step.step)), report::Cell::of(step.decode ? "decode" : "prefill"),
+                    report::Cell::of(step.context), report::Cell::of(step.start / 1e6), report::Cell::of(latency)});
   }
-  std::unique_ptr<Printer> out = options.json ? make_json_printer(std::cout) : make_text_printer(std::cout);
+  std::unique_ptr<report::Printer> out = options.json ? report::make_json_printer(std::cout) : report::make_text_printer(std::cout);
   out->begin_object("");
   out->field("time_unit", "ms");
   phase_summary(*out, "prefill", prefill);

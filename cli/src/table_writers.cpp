@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "json_text.h"
+#include "etkit/report/json_text.h"
 
 namespace etkit::cli {
 namespace {
@@ -54,7 +54,7 @@ void write_streamed(TableSource& source, const TableLayout& layout, Output& out)
     source.for_each_row([&](const Row& row) {
       out.add(first ? "\n" : ",\n");
       first = false;
-      out.add(json_text(json_item(row, *layout.debug)));
+      out.add(report::json_text(json_item(row, *layout.debug)));
     });
     out.add(first ? "]\n" : "\n]\n");
   } else if (aligned(layout)) {
@@ -76,7 +76,7 @@ void write_rows(const std::vector<Row>& rows, const TableLayout& layout, Output&
   if (layout.format == "json") {
     nlohmann::ordered_json items = nlohmann::ordered_json::array();
     for (const Row& row : rows) items.push_back(json_item(row, *layout.debug));
-    out.add(json_text(items) + "\n");
+    out.add(report::json_text(items) + "\n");
   } else if (aligned(layout)) {
     std::vector<size_t> width = header_widths(layout);
     for (const Row& row : rows) {

@@ -13,7 +13,7 @@ std::string shape_text(const Tensor& tensor) {
   return std::string(to_string(tensor.scalar_type())) + format_sizes(tensor.sizes());
 }
 
-void print_value(Printer& out, const Value& value, size_t preview) {
+void print_value(report::Printer& out, const Value& value, size_t preview) {
   out.field("kind", to_string(value.tag()));
   if (value.is_tensor()) {
     const Tensor& t = value.unchecked_tensor();

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "etkit/core/value.h"
-#include "printer.h"
+#include "etkit/report/printer.h"
 
 namespace etkit::cli {
 
@@ -12,6 +12,6 @@ namespace etkit::cli {
 std::string shape_text(const Tensor& tensor);
 /// Prints a value: kind, dtype, sizes, numel and its first `preview`
 /// elements in logical order as numbers.
-void print_value(Printer& out, const Value& value, size_t preview);
+void print_value(report::Printer& out, const Value& value, size_t preview);
 
 }  // namespace etkit::cli

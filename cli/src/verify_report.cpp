@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "etkit/core/tensor_access.h"
-#include "json_text.h"
+#include "etkit/report/json_text.h"
 
 namespace etkit::cli {
 namespace {
@@ -257,7 +257,7 @@ VerifyTotals totals(const std::vector<BundleVerification>& bundles) {
 
 void write_verify_json(std::ostream& out, const std::vector<BundleVerification>& bundles) {
   if (bundles.size() == 1) {
-    out << json_text(bundle_json(bundles[0])) << "\n";
+    out << report::json_text(bundle_json(bundles[0])) << "\n";
     return;
   }
   const VerifyTotals t = totals(bundles);
@@ -266,7 +266,7 @@ void write_verify_json(std::ostream& out, const std::vector<BundleVerification>&
                      {"errors", t.errors}};
   root["bundles"] = nlohmann::ordered_json::array();
   for (const BundleVerification& b : bundles) root["bundles"].push_back(bundle_json(b));
-  out << json_text(root) << "\n";
+  out << report::json_text(root) << "\n";
 }
 
 void write_verify_junit(std::ostream& out, const std::vector<BundleVerification>& bundles) {

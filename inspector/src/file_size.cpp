@@ -294,9 +294,9 @@ Status flat_tensor_breakdown(Tree& tree, ByteSpan file, const std::string& name)
   return Ok{};
 }
 
-void leaves(const SizePart& part, const std::string& path, std::vector<std::pair<std::string, uint64_t>>& out) {
+void leaves(const SizePart& part, const std::string& path, std::vector<SizeLeaf>& out) {
   if (part.parts.empty()) {
-    out.emplace_back(path, part.bytes);
+    out.push_back({path, part.bytes, part.detail});
     return;
   }
   for (const SizePart& sub : part.parts) leaves(sub, path.empty() ? sub.name : path + "/" + sub.name, out);
@@ -322,10 +322,10 @@ Result<SizePart> file_size_breakdown(ByteSpan file, const std::string& name) {
   return root;
 }
 
-std::vector<std::pair<std::string, uint64_t>> largest_leaves(const SizePart& root, size_t count) {
-  std::vector<std::pair<std::string, uint64_t>> out;
+std::vector<SizeLeaf> largest_leaves(const SizePart& root, size_t count) {
+  std::vector<SizeLeaf> out;
   leaves(root, "", out);
-  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::stable_sort(out.begin(), out.end(), [](const SizeLeaf& a, const SizeLeaf& b) { return a.bytes > b.bytes; });
   if (out.size() > count) out.resize(count);
   return out;
 }

@@ -1,13 +1,13 @@
-#include "printer.h"
+#include "etkit/report/printer.h"
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "json_text.h"
+#include "etkit/report/json_text.h"
 
-namespace etkit::cli {
+namespace etkit::report {
 namespace {
 
 class TextPrinter final : public Printer {
@@ -88,7 +88,9 @@ class TextPrinter final : public Printer {
     --depth_;
   }
   void table(std::string_view key, const std::vector<TableColumn>& all_columns,
-             const std::vector<std::vector<Cell>>& all_rows) override {
+             const std::vector<std::vector<Cell>>& every_row, size_t text_rows) override {
+    const size_t shown_rows = text_rows == 0 ? every_row.size() : std::min(text_rows, every_row.size());
+    const std::vector<std::vector<Cell>> all_rows(every_row.begin(), every_row.begin() + ptrdiff_t(shown_rows));
     flush_list_header();
     if (!key.empty()) line(std::string(key) + ":");
     if (all_rows.empty()) {
@@ -129,10 +131,31 @@ class TextPrinter final : public Printer {
     for (size_t c : shown) header.push_back(all_columns[c].key);
     line(render(header));
     for (const auto& row : texts) line(render(row));
+    if (shown_rows < every_row.size()) line(fmt::format("... {} more (--json has all)", every_row.size() - shown_rows));
+  }
+  void tree(std::string_view key, const std::vector<TableColumn>& columns, const std::vector<TreeRow>& roots,
+            std::string_view, size_t text_levels) override {
+    std::vector<std::vector<Cell>> rows;
+    for (const TreeRow& root : roots) flatten(root, columns, 0, text_levels, rows);
+    table(key, columns, rows, 0);
   }
   void finish() override { out_.flush(); }
 
  private:
+  // Pre-order rows, the first text cell indented by its level.
+  static void flatten(const TreeRow& row, const std::vector<TableColumn>& columns, size_t level, size_t levels,
+                      std::vector<std::vector<Cell>>& rows) {
+    if (levels != 0 && level >= levels) return;
+    std::vector<Cell> cells = row.cells;
+    for (size_t c = 0; c < cells.size() && c < columns.size(); ++c) {
+      if (columns[c].json_only || cells[c].kind != Cell::Kind::kText) continue;
+      const std::string shown = cells[c].display.empty() ? cells[c].text : cells[c].display;
+      cells[c].display = std::string(level * 2, ' ') + shown;
+      break;
+    }
+    rows.push_back(std::move(cells));
+    for (const TreeRow& child : row.children) flatten(child, columns, level + 1, levels, rows);
+  }
   static std::string cell_text(const Cell& cell, int decimals) {
     if (!cell.display.empty()) return cell.display;
     if (cell.kind == Cell::Kind::kText) return cell.text;
@@ -213,21 +236,21 @@ class JsonPrinter final : public Printer {
     add(key, values);
   }
   void table(std::string_view key, const std::vector<TableColumn>& columns,
-             const std::vector<std::vector<Cell>>& rows) override {
+             const std::vector<std::vector<Cell>>& rows, size_t) override {
     nlohmann::ordered_json items = nlohmann::ordered_json::array();
     for (const auto& row : rows) {
       nlohmann::ordered_json item = nlohmann::ordered_json::object();
       for (size_t c = 0; c < columns.size() && c < row.size(); ++c) {
-        const Cell& cell = row[c];
-        if (cell.kind == Cell::Kind::kText) item[columns[c].key] = cell.text;
-        else if (cell.kind == Cell::Kind::kNumber) item[columns[c].key] = cell.number;
-        else if (cell.kind == Cell::Kind::kInteger) item[columns[c].key] = cell.integer;
-        else if (cell.kind == Cell::Kind::kIntegers) item[columns[c].key] = cell.integers;
-        else if (cell.kind == Cell::Kind::kBool) item[columns[c].key] = cell.integer != 0;
-        else item[columns[c].key] = nullptr;
+        item[columns[c].key] = json_value(row[c]);
       }
       items.push_back(std::move(item));
     }
+    add(key, std::move(items));
+  }
+  void tree(std::string_view key, const std::vector<TableColumn>& columns, const std::vector<TreeRow>& roots,
+            std::string_view children_key, size_t) override {
+    nlohmann::ordered_json items = nlohmann::ordered_json::array();
+    for (const TreeRow& root : roots) items.push_back(tree_item(root, columns, children_key));
     add(key, std::move(items));
   }
   void finish() override {
@@ -236,6 +259,28 @@ class JsonPrinter final : public Printer {
   }
 
  private:
+  static nlohmann::ordered_json json_value(const Cell& cell) {
+    switch (cell.kind) {
+      case Cell::Kind::kText: return cell.text;
+      case Cell::Kind::kNumber: return cell.number;
+      case Cell::Kind::kInteger: return cell.integer;
+      case Cell::Kind::kIntegers: return cell.integers;
+      case Cell::Kind::kBool: return cell.integer != 0;
+      case Cell::Kind::kEmpty: break;
+    }
+    return nullptr;
+  }
+  static nlohmann::ordered_json tree_item(const TreeRow& row, const std::vector<TableColumn>& columns,
+                                          std::string_view children_key) {
+    nlohmann::ordered_json item = nlohmann::ordered_json::object();
+    for (size_t c = 0; c < columns.size() && c < row.cells.size(); ++c) {
+      if (row.cells[c].kind != Cell::Kind::kEmpty) item[columns[c].key] = json_value(row.cells[c]);
+    }
+    nlohmann::ordered_json children = nlohmann::ordered_json::array();
+    for (const TreeRow& child : row.children) children.push_back(tree_item(child, columns, children_key));
+    item[std::string(children_key)] = std::move(children);
+    return item;
+  }
   nlohmann::ordered_json& add(std::string_view key, nlohmann::ordered_json value) {
     if (stack_.empty()) {
       root_ = std::move(value);
@@ -266,4 +311,4 @@ std::unique_ptr<Printer> make_json_printer(std::ostream& out) {
   return std::make_unique<JsonPrinter>(out);
 }
 
-}  // namespace etkit::cli
+}  // namespace etkit::report

@@ -131,6 +131,38 @@ TEST_F(TextJsonAgree, Table) {
   }
 }
 
+TEST_F(TextJsonAgree, Size) {
+  const Both out = both({"size", sample("tutorial_cnn/tutorial_cnn.bpte"), "--top", "3", "--depth", "1"});
+  EXPECT_TRUE(has(out.text, "file_bytes: " + std::to_string(out.json["file_bytes"].get<uint64_t>())));
+  ASSERT_FALSE(out.json["parts"].empty());
+  for (const auto& part : out.json["parts"]) {
+    const std::string line = line_with(out.text, "%  " + part["name"].get<std::string>());
+    EXPECT_TRUE(has(line, std::to_string(part["bytes"].get<uint64_t>()))) << line;
+    EXPECT_TRUE(has(line, fmt::format("{:.1f}%", part["share"].get<double>()))) << line;
+    // --depth 1: the text stops at the top level, JSON has every level.
+    for (const auto& sub : part["parts"]) EXPECT_FALSE(has(out.text, "%    " + sub["name"].get<std::string>())) << sub;
+  }
+  ASSERT_EQ(out.json["largest"].size(), 3u);
+  for (const auto& leaf : out.json["largest"]) {
+    const std::string line = line_with(out.text, leaf["path"].get<std::string>());
+    EXPECT_TRUE(has(line, std::to_string(leaf["bytes"].get<uint64_t>()))) << line;
+  }
+}
+
+TEST_F(TextJsonAgree, DiffProgram) {
+  const Both out = both({"diff-program", sample("mobilenet_v2/mobilenet_v2.pte"),
+                         sample("mobilenet_v2_xnnpack/mobilenet_v2_xnnpack.pte"), "--top", "2"});
+  EXPECT_TRUE(has(out.text, "file_change: " + std::to_string(out.json["file_change"].get<int64_t>())));
+  for (const auto& size : out.json["sizes"]) {
+    const std::string line = line_with(out.text, size["category"].get<std::string>() + " ");
+    EXPECT_TRUE(has(line, std::to_string(size["change"].get<int64_t>()))) << line;
+  }
+  const auto& operators = out.json["methods"][0]["operators"];
+  ASSERT_GT(operators.size(), 2u);  // the text shows two, says how many more
+  EXPECT_TRUE(has(out.text, fmt::format("... {} more (--json has all)", operators.size() - 2))) << out.text;
+  EXPECT_FALSE(line_with(out.text, operators[0]["name"].get<std::string>()).empty());
+}
+
 TEST_F(TextJsonAgree, Verify) {
   const std::string report = temp("verify.json");
   auto text = etinspect({"verify", sample("tutorial_cnn/tutorial_cnn.bpte"), "--json-file", report});

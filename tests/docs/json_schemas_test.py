@@ -70,7 +70,7 @@ def main():
             "generate": [("generate", llama, "--prompt-tokens", "1,2,3", "--max-new", "4", "--etdump", t("g.etdp"),
                           "--json")],
             "steps": [("steps", t("g.etdp"), "--json")],
-            "size": [("size", cnn, "--json"), ("size", cnn_bpte, "--etrecord", cnn_record, "--json")],
+            "size": [("size", cnn, "--json"), ("size", cnn_bpte, "--etrecord", cnn_record, "--top", "3", "--json")],
             "diff-program": [("diff-program", sample("mobilenet_v2/mobilenet_v2.pte"),
                               sample("mobilenet_v2_xnnpack/mobilenet_v2_xnnpack.pte"), "--json")],
             "info": [("info", cnn, cnn_bpte, cnn_record, sample("tiny_llama/tiny_llama.pte"), "--json")],

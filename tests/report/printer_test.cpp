@@ -1,11 +1,11 @@
-#include "printer.h"
+#include "etkit/report/printer.h"
 
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-namespace etkit::cli {
+namespace etkit::report {
 namespace {
 
 void describe(Printer& out) {
@@ -53,4 +53,4 @@ TEST(Printer, JsonSurvivesInvalidUtf8FromFiles) {
 }
 
 }  // namespace
-}  // namespace etkit::cli
+}  // namespace etkit::report

@@ -40,9 +40,16 @@ Result<SizePart> file_size_breakdown(ByteSpan file, const std::string& name);
 /// line, written to the part's `detail`. Returns how many were linked.
 size_t link_constants(SizePart& root, const ProgramSummary& program, const etrecord::Etrecord& record);
 
-/// The leaves, largest first (ties by path), each as its path from the
-/// root ("segments/constants/constant 3 float32[64, 3, 3, 3]").
-std::vector<std::pair<std::string, uint64_t>> largest_leaves(const SizePart& root, size_t count);
+/// A leaf named by its path from the root
+/// ("segments/constants/constant 3 float32[64, 3, 3, 3]").
+struct SizeLeaf {
+  std::string path;
+  uint64_t bytes = 0;
+  std::string detail;  ///< as SizePart::detail
+};
+
+/// The `count` largest leaves, largest first (ties in tree order).
+std::vector<SizeLeaf> largest_leaves(const SizePart& root, size_t count);
 
 /// A constant tensor of a program, with where its bytes are: the constant
 /// segment's (or legacy inline buffer's) tensors keyed by fully qualified

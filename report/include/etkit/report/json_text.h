@@ -8,11 +8,11 @@
 
 #include <string>
 
-namespace etkit::cli {
+namespace etkit::report {
 
 template <class Json>
 std::string json_text(const Json& value, int indent = 2) {
   return value.dump(indent, ' ', false, Json::error_handler_t::replace);
 }
 
-}  // namespace etkit::cli
+}  // namespace etkit::report

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-namespace etkit::cli {
+namespace etkit::report {
 
 /// A table cell: empty (JSON null), text, a number, a list of integers or a
 /// yes/no (a JSON boolean).
@@ -48,6 +48,12 @@ struct TableColumn {
   bool json_only = false;  ///< a column scripts want and a reader does not (ids, lists)
 };
 
+/// A row of a tree (`Printer::tree`): its cells by column and its children.
+struct TreeRow {
+  std::vector<Cell> cells;
+  std::vector<TreeRow> children;
+};
+
 class Printer {
  public:
   virtual ~Printer() = default;
@@ -70,9 +76,20 @@ class Printer {
   virtual void string_list(std::string_view key,
                            const std::vector<std::string>& values) = 0;
   /// Rows of cells: an aligned table in text (numbers right-aligned), a
-  /// list of objects keyed by column in JSON.
+  /// list of objects keyed by column in JSON. Text shows the first
+  /// `text_rows` rows and says how many more JSON has (all when 0).
   virtual void table(std::string_view key, const std::vector<TableColumn>& columns,
-                     const std::vector<std::vector<Cell>>& rows) = 0;
+                     const std::vector<std::vector<Cell>>& rows, size_t text_rows) = 0;
+  void table(std::string_view key, const std::vector<TableColumn>& columns,
+             const std::vector<std::vector<Cell>>& rows) {
+    table(key, columns, rows, 0);
+  }
+  /// A tree of rows. Text: one aligned table in pre-order, the first text
+  /// column indented two spaces a level, down to `text_levels` levels (the
+  /// whole tree when 0). JSON: a list of objects keyed by column, empty
+  /// cells left out, each object's children listed under `children_key`.
+  virtual void tree(std::string_view key, const std::vector<TableColumn>& columns, const std::vector<TreeRow>& roots,
+                    std::string_view children_key, size_t text_levels) = 0;
   /// Writes what is buffered (the JSON document) to the stream.
   virtual void finish() = 0;
 
@@ -89,4 +106,4 @@ std::unique_ptr<Printer> make_text_printer(std::ostream& out);
 /// container is a list when the first call is begin_list.
 std::unique_ptr<Printer> make_json_printer(std::ostream& out);
 
-}  // namespace etkit::cli
+}  // namespace etkit::report
