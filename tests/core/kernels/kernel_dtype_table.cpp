@@ -1,13 +1,13 @@
-// Prints the README's op × dtype table from the kernel registry's dtype
+// Prints docs/kernels.md's op × dtype table from the kernel registry's dtype
 // cases: each op run in each dtype and checked against libtorch
 // (dtype_cases.cpp). Its last column says in which dtypes the op's kernel
 // equals upstream's runtime in the upstream op suite, read from
-// docs/upstream-op-suite.tsv beside the README (written by
+// docs/upstream-op-suite.tsv beside that page (written by
 // tests/upstream/test_op_suite.py with ETKIT_OP_TABLE=docs).
 //
 //   kernel_dtype_table                 print the table
-//   kernel_dtype_table --write README  replace the table in the README
-//   kernel_dtype_table --check README  exit 1 when the README's table is stale
+//   kernel_dtype_table --write PAGE  replace the table in the page (docs/kernels.md)
+//   kernel_dtype_table --check PAGE  exit 1 when the page's table is stale
 
 #include <algorithm>
 #include <cstdio>
@@ -146,16 +146,16 @@ std::string read_all(const std::string& path) {
 
 int main(int argc, char** argv) {
   using namespace etkit::test;
-  const std::string readme_path = argc == 3 ? argv[2] : "README.md";
+  const std::string readme_path = argc == 3 ? argv[2] : "docs/kernels.md";
   const size_t slash = readme_path.find_last_of('/');
   const std::string folder = slash == std::string::npos ? "." : readme_path.substr(0, slash);
-  const std::string generated = table(read_upstream_results(folder + "/docs/upstream-op-suite.tsv"));
+  const std::string generated = table(read_upstream_results(folder + "/upstream-op-suite.tsv"));
   if (argc == 1) {
     std::printf("%s\n", generated.c_str());
     return 0;
   }
   if (argc != 3 || (std::strcmp(argv[1], "--write") != 0 && std::strcmp(argv[1], "--check") != 0)) {
-    std::fprintf(stderr, "usage: kernel_dtype_table [--write|--check README.md]\n");
+    std::fprintf(stderr, "usage: kernel_dtype_table [--write|--check docs/kernels.md]\n");
     return 2;
   }
   const std::string path = argv[2];
@@ -178,7 +178,7 @@ int main(int argc, char** argv) {
     if (current == generated) return 0;
     std::fprintf(stderr,
                  "%s: the op x dtype table is stale (kernels or their dtype cases changed); "
-                 "regenerate it with: build/tests/kernel_dtype_table --write README.md\n",
+                 "regenerate it with: build/tests/kernel_dtype_table --write docs/kernels.md\n",
                  path.c_str());
     return 1;
   }

@@ -58,7 +58,7 @@ TEST(LowPrecision, Float32KernelsAreNotStaged) {
 }
 
 TEST(KernelDtypes, NoDtypeGivesAResultOtherThanLibtorchs) {
-  // Every case in every dtype: refusing is allowed (the README's table
+  // Every case in every dtype: refusing is allowed (docs/kernels.md's table
   // shows where), a different answer is not.
   std::mt19937_64 rng(test::kernel_test_seed());
   for (const DtypeCase& c : test::dtype_cases(rng)) {
