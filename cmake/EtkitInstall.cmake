@@ -2,11 +2,11 @@
 # find_package(etkit) and link etkit::core, etkit::etdump, ….
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
-set(ETKIT_INSTALL_TARGETS etkit_core etkit_kernels_portable etkit_kernels_prim etkit_kernels_quantized etkit_kernels_cortex_m etkit_kernels_llm etkit_kernels etkit_etdump etkit_bundled etkit_etrecord etkit_xnnpack_graph etkit_report etkit_inspector)
+set(ETKIT_INSTALL_TARGETS etkit_core etkit_kernels_util etkit_kernels_portable etkit_kernels_prim etkit_kernels_quantized etkit_kernels_cortex_m etkit_kernels_llm etkit_kernels etkit_generation etkit_etdump etkit_bundled etkit_etrecord etkit_xnnpack_graph etkit_report etkit_inspector)
 install(TARGETS ${ETKIT_INSTALL_TARGETS} EXPORT etkitTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
-foreach(lib core core/kernels/util core/kernels/all etdump bundled etrecord delegates/xnnpack report inspector)
+foreach(lib core kernels/util kernels/all generation etdump bundled etrecord delegates/xnnpack report inspector)
   install(DIRECTORY ${CMAKE_SOURCE_DIR}/${lib}/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 endforeach()
 if(ETKIT_BUILD_CLI)

@@ -1,7 +1,8 @@
 # Prints the runner's footprint after each build: `size` of the image, and
 # for the bare-metal runner which part of flash and RAM each piece takes,
-# from the linker map (runtime = core's loader and executor with ETDumpGen
-# and the shared kernel support, one part per op set (kernels_portable, …),
+# from the linker map (runtime = core's loader and executor with ETDumpGen,
+# kernels_util = the shared kernel support, one part per op set (kernels_portable, …),
+# generation = token generation,
 # verifier = bundled programs and comparison, runner = the device
 # program and start-up code, libraries = newlib and libstdc++).
 execute_process(COMMAND ${SIZE} ${ELF} OUTPUT_VARIABLE sizes)
@@ -13,14 +14,15 @@ endif()
 file(STRINGS ${MAP} lines REGEX "^ ?[.A-Za-z_*]|^ +0x")
 set(section "")
 set(pending "")
+# One part per device library (libdevice_<part>.a), the runtime first.
 set(parts runtime)
 foreach(line IN LISTS lines)
-  if(line MATCHES "libdevice_(kernels_[a-z_]+)\\.a")
+  if(line MATCHES "libdevice_([a-z_]+)\\.a")
     list(APPEND parts ${CMAKE_MATCH_1})
   endif()
 endforeach()
 list(REMOVE_DUPLICATES parts)
-list(APPEND parts verifier runner libraries)
+list(APPEND parts runner libraries)
 foreach(part ${parts})
   set(flash_${part} 0)
   set(ram_${part} 0)
@@ -38,12 +40,8 @@ foreach(line IN LISTS lines)
   endif()
   math(EXPR bytes "0x${CMAKE_MATCH_1}")
   set(file "${CMAKE_MATCH_2}")
-  if(file MATCHES "libdevice_(kernels_[a-z_]+)\\.a")
+  if(file MATCHES "libdevice_([a-z_]+)\\.a")
     set(part ${CMAKE_MATCH_1})
-  elseif(file MATCHES "libdevice_runtime")
-    set(part runtime)
-  elseif(file MATCHES "libdevice_verifier")
-    set(part verifier)
   elseif(file MATCHES "runner.dir")
     set(part runner)
   else()

@@ -18,7 +18,7 @@
 #include "commands.h"
 #include "device_target.h"
 #include "diagnostics.h"
-#include "etkit/core/token_generation.h"
+#include "etkit/generation/token_generation.h"
 #include "etkit/inspector/event_blocks.h"
 #include "etkit/inspector/npy.h"
 #include "option_checks.h"

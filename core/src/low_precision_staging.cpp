@@ -1,6 +1,6 @@
 #include "low_precision_staging.h"
 
-#include "etkit/kernels/copy_util.h"
+#include "etkit/core/tensor_copy.h"
 
 namespace etkit::detail {
 namespace {
@@ -14,6 +14,12 @@ bool is_low_precision(const Tensor& t) {
 size_t staged_bytes(const Tensor& t) {
   const size_t elements = (t.capacity() > t.nbytes() ? t.capacity() : t.nbytes()) / 2;
   return (elements * 4 + 63) / 64 * 64;
+}
+
+Status staged_copy(const KernelContext& context, const Tensor& in, Tensor& out) {
+  Status converted = convert_float_staging(in, out);
+  if (!converted.ok()) return converted.error().with_context("%s", context.op_name);
+  return Ok{};
 }
 
 }  // namespace
@@ -95,11 +101,11 @@ Status run_staged(KernelFunction kernel, KernelContext& context, LowPrecisionSta
       return Error::make(ErrorCode::kOutOfRange, "%s: a %s tensor of %lld elements outgrew its float32 staging",
                          context.op_name, to_string(p.original->scalar_type()), (long long)p.original->numel());
     }
-    ETKIT_TRY(kernels::copy_convert(context, *p.original, *p.staged));
+    ETKIT_TRY(staged_copy(context, *p.original, *p.staged));
   }
   ETKIT_TRY(kernel(context, Span<Value*>(s.args.data(), s.args.size())));
   for (LowPrecisionStaging::Pair& p : s.pairs) {
-    if (p.out) ETKIT_TRY(kernels::copy_convert(context, *p.staged, *p.original));
+    if (p.out) ETKIT_TRY(staged_copy(context, *p.staged, *p.original));
   }
   return Ok{};
 }

@@ -6,7 +6,7 @@
 
 #include "etkit/core/event_tracer.h"
 #include "etkit/core/tensor_access.h"
-#include "etkit/kernels/copy_util.h"
+#include "etkit/core/tensor_copy.h"
 #include "bool_bytes.h"
 #include "method_state.h"
 #include "program_generated.h"
@@ -78,6 +78,35 @@ void log_out_arguments(EventTracer& tracer, const PreparedInstruction& instructi
   }
 }
 
+Result<const fb::ExecutionPlan*> find_plan(const Program& program, const std::string& name) {
+  const fb::Program& root = *program.flatbuffer();
+  std::string available;
+  for (size_t m = 0; m < length(root.execution_plan()); ++m) {
+    const auto* candidate = root.execution_plan()->Get(m);
+    if (candidate->name()->str() == name) return candidate;
+    available += (available.empty() ? "" : ", ") + candidate->name()->str();
+  }
+  return Error::make(ErrorCode::kNotFound, "%s: no method '%s' (methods: %s)",
+                     program.name().c_str(), name.c_str(), available.c_str());
+}
+
+// What set_input needs to know of each input: whether the caller's memory
+// is borrowed (no planned memory of its own), whether its shape is static,
+// and its byte bound.
+void describe_inputs(MethodState& state) {
+  for (int32_t input : state.inputs) {
+    const Value& value = state.values[static_cast<size_t>(input)];
+    state.input_borrowed.push_back(value.is_tensor() && value.unchecked_tensor().data() == nullptr);
+    // Values were verified at program load: input indices are in range.
+    const auto* tensor = state.plan->values()->Get(static_cast<flatbuffers::uoffset_t>(input))->val_as_Tensor();
+    state.input_static.push_back(tensor != nullptr &&
+                                 tensor->shape_dynamism() == executorch_flatbuffer::TensorShapeDynamism::STATIC);
+    const bool unbound =
+        tensor != nullptr && tensor->shape_dynamism() == executorch_flatbuffer::TensorShapeDynamism::DYNAMIC_UNBOUND;
+    state.input_bound_bytes.push_back(unbound || !value.is_tensor() ? SIZE_MAX : value.unchecked_tensor().nbytes());
+  }
+}
+
 }  // namespace
 
 Method::Method() : state_(std::make_unique<MethodState>()) {}
@@ -86,20 +115,7 @@ Method::~Method() = default;
 Result<std::unique_ptr<Method>> Method::load(const Program& program, const std::string& name,
                                              const MethodOptions& options) {
   ScopedEvent load_event(options.tracer, "Program::load_method", -1, 0);
-  const fb::Program& root = *program.flatbuffer();
-  const fb::ExecutionPlan* plan = nullptr;
-  std::string available;
-  for (size_t m = 0; m < length(root.execution_plan()); ++m) {
-    const auto* candidate = root.execution_plan()->Get(m);
-    if (candidate->name()->str() == name) {
-      plan = candidate;
-    }
-    available += (available.empty() ? "" : ", ") + candidate->name()->str();
-  }
-  if (plan == nullptr) {
-    return Error::make(ErrorCode::kNotFound, "%s: no method '%s' (methods: %s)",
-                       program.name().c_str(), name.c_str(), available.c_str());
-  }
+  ETKIT_ASSIGN_OR_RETURN(const fb::ExecutionPlan* plan, find_plan(program, name));
   std::unique_ptr<Method> method(new Method());
   MethodState& state = *method->state_;
   state.name = name;
@@ -134,17 +150,7 @@ Result<std::unique_ptr<Method>> Method::load(const Program& program, const std::
       }
     }
   }
-  for (int32_t input : state.inputs) {
-    const Value& value = state.values[static_cast<size_t>(input)];
-    state.input_borrowed.push_back(value.is_tensor() && value.unchecked_tensor().data() == nullptr);
-    // Values were verified at program load: input indices are in range.
-    const auto* tensor = state.plan->values()->Get(static_cast<flatbuffers::uoffset_t>(input))->val_as_Tensor();
-    state.input_static.push_back(tensor != nullptr &&
-                                 tensor->shape_dynamism() == executorch_flatbuffer::TensorShapeDynamism::STATIC);
-    const bool unbound =
-        tensor != nullptr && tensor->shape_dynamism() == executorch_flatbuffer::TensorShapeDynamism::DYNAMIC_UNBOUND;
-    state.input_bound_bytes.push_back(unbound || !value.is_tensor() ? SIZE_MAX : value.unchecked_tensor().nbytes());
-  }
+  describe_inputs(state);
   return method;
 }
 
@@ -260,7 +266,7 @@ Status Method::set_input(size_t index, const Tensor& source) {
                   target.dim_order().size()) != 0) {
     // Same values, another memory layout (a C-order .npy for a
     // channels-last input): copied element by element into the program's.
-    kernels::copy_logical_order(source, target);
+    copy_logical_order(source, target);
     return Ok{};
   }
   if (source.nbytes() > 0) {

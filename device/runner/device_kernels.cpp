@@ -1,6 +1,7 @@
 #include "device_kernels.h"
 
 #include "etkit/kernels/op_sets.h"
+#include "op_set_list.h"  // generated: the sets this runner links
 
 namespace etkit::device {
 
@@ -8,21 +9,9 @@ const KernelRegistry& device_kernels() {
   static KernelRegistry registry;
   static bool registered = false;  // the runner is single-threaded
   if (!registered) {
-#ifdef ETKIT_DEVICE_OP_SET_PORTABLE
-    register_portable_kernels(registry);
-#endif
-#ifdef ETKIT_DEVICE_OP_SET_PRIM
-    register_prim_kernels(registry);
-#endif
-#ifdef ETKIT_DEVICE_OP_SET_QUANTIZED
-    register_quantized_kernels(registry);
-#endif
-#ifdef ETKIT_DEVICE_OP_SET_CORTEX_M
-    register_cortex_m_kernels(registry);
-#endif
-#ifdef ETKIT_DEVICE_OP_SET_LLM
-    register_llm_kernels(registry);
-#endif
+#define ETKIT_REGISTER_OP_SET(name) register_##name##_kernels(registry);
+    ETKIT_OP_SET_LIST(ETKIT_REGISTER_OP_SET)
+#undef ETKIT_REGISTER_OP_SET
     registered = true;
   }
   return registry;

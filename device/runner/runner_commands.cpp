@@ -12,7 +12,7 @@
 #include "etkit/core/file_kind.h"
 #include "etkit/core/flat_tensor.h"
 #include "etkit/core/input_snapshot.h"
-#include "etkit/core/token_generation.h"
+#include "etkit/generation/token_generation.h"
 #include "etkit/etdump/etdump_gen.h"
 #include "device_backends.h"
 #include "device_kernels.h"

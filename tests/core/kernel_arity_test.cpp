@@ -249,7 +249,7 @@ std::map<std::string, Schema> other_schemas() {
       "-> Tensor(a!)",
       "cortex_m::pad.out(Tensor input, int[] pre_pad, int[] post_pad, int pad_value, *, Tensor(a!) out) "
       "-> Tensor(a!)",
-      // The rest of its op set, from its operators.yaml at the commit in core/kernels/op_lists.
+      // The rest of its op set, from its operators.yaml at the commit in kernels/op_lists.
       "cortex_m::quantized_add.out(Tensor self, int self_zero_point, int self_multiplier, int self_shift, "
       "Tensor other, int other_zero_point, int other_multiplier, int other_shift, int output_zero_point, "
       "int output_multiplier, int output_shift, int activation_min, int activation_max, *, Tensor(a!) out) "
@@ -275,7 +275,7 @@ std::map<std::string, Schema> other_schemas() {
       "rhs_zero_point, int output_zero_point, int output_multiplier, int output_shift, Tensor scratch, *, "
       "Tensor(a!) out) -> Tensor(a!)",
       // Upstream's LLM custom ops (extension/llm/custom_ops/op_sdpa_aot.cpp and
-      // op_fast_hadamard_transform_aten.cpp at the commit in core/kernels/op_lists).
+      // op_fast_hadamard_transform_aten.cpp at the commit in kernels/op_lists).
       "llama::sdpa_with_kv_cache.out(Tensor query, Tensor key, Tensor value, Tensor(a!) key_cache, "
       "Tensor(b!) value_cache, SymInt start_pos, SymInt seq_len, Tensor? attn_mask=None, float drpout_p=0.0, "
       "bool is_causal=False, float? scale=None, *, Tensor(c!) out) -> Tensor(c!)",

@@ -19,7 +19,7 @@ detection head lowered to XNNPACK is exported here and run by both.
 
 With ETKIT_OP_TABLE=DIR the results are written as DIR/upstream-op-suite.md
 (per kernel and dtype) and DIR/upstream-op-suite.tsv (read by docs/kernels.md's
-kernel table generator, tests/core/kernels/kernel_dtype_table.cpp).
+kernel table generator, tests/kernels/kernel_dtype_table.cpp).
 """
 
 import hashlib

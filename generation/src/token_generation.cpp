@@ -1,4 +1,4 @@
-#include "etkit/core/token_generation.h"
+#include "etkit/generation/token_generation.h"
 
 #include <algorithm>
 #include <cmath>
@@ -133,10 +133,12 @@ int64_t sample_token(const float* logits, int64_t count, const SamplingOptions& 
   return scratch[kept - 1].second;
 }
 
-Result<GenerationResult> generate_tokens(Method& forward, const DecoderMetadata& metadata,
-                                         Span<const int64_t> prompt, int64_t max_new_tokens,
-                                         const SamplingOptions& sampling, uint64_t (*now_ns)(),
-                                         GenerationObserver* observer) {
+namespace {
+
+// The prompt fits the vocabulary and the program; the program's token input
+// is one a generation can drive.
+Status check_request(const Method& forward, const DecoderMetadata& metadata, Span<const int64_t> prompt,
+                     int64_t window, bool dynamic_window) {
   if (prompt.size() == 0) return Error::make(ErrorCode::kInvalidArgument, "the prompt holds no tokens");
   for (size_t i = 0; i < prompt.size(); ++i) {
     if (prompt[i] < 0 || prompt[i] >= metadata.vocab_size) {
@@ -144,10 +146,6 @@ Result<GenerationResult> generate_tokens(Method& forward, const DecoderMetadata&
                          (long long)prompt[i], (long long)metadata.vocab_size);
     }
   }
-  // Tokens one call takes: a static window, or the upper bound of a
-  // dynamic one (upstream's LLM export with a dynamic sequence length).
-  const int64_t window = forward.input(0).unchecked_tensor().size(1);
-  const bool dynamic_window = !forward.input_is_static(0);
   if (metadata.use_kv_cache && window != 1 && !dynamic_window) {
     return Error::make(ErrorCode::kUnsupported,
                        "method '%s' takes exactly %lld tokens per call (a static shape); a KV-cache program must take "
@@ -158,86 +156,145 @@ Result<GenerationResult> generate_tokens(Method& forward, const DecoderMetadata&
     return Error::make(ErrorCode::kInvalidArgument, "the prompt's %zu tokens leave no room in max_seq_len %lld",
                        prompt.size(), (long long)metadata.max_seq_len);
   }
-  GenerationResult result;
-  std::vector<int64_t> sequence(prompt.data(), prompt.data() + prompt.size());
-  sequence.reserve(prompt.size() + size_t(std::max<int64_t>(max_new_tokens, 0)));
-  std::vector<int64_t> tokens_buffer(size_t(window), 0);
-  int64_t position_buffer = 0;
-  const int64_t token_sizes[2] = {1, window}, position_sizes[1] = {1};
-  ETKIT_ASSIGN_OR_RETURN(Tensor tokens, Tensor::make(ScalarType::kLong, Span<const int64_t>(token_sizes, 2), {},
-                                                     tokens_buffer.data(), tokens_buffer.size() * sizeof(int64_t)));
-  ETKIT_ASSIGN_OR_RETURN(Tensor position, Tensor::make(ScalarType::kLong, Span<const int64_t>(position_sizes, 1), {},
-                                                       &position_buffer, sizeof position_buffer));
-  std::mt19937_64 rng(sampling.seed);
-  std::vector<std::pair<float, int64_t>> scratch;
+  return Ok{};
+}
 
-  // One execute: feeds the step's tokens, samples from the logits of its
-  // last real token when asked.
-  auto step = [&](GenerationStep s, bool sample) -> Status {
-    if (metadata.use_kv_cache) {  // the step's tokens at their positions in the cache
-      std::copy(sequence.begin() + s.start_pos, sequence.begin() + s.start_pos + s.seq_len, tokens_buffer.begin());
-      position_buffer = s.start_pos;
-      const int64_t step_sizes[2] = {1, s.seq_len};
-      ETKIT_ASSIGN_OR_RETURN(Tensor step_tokens,
-                             Tensor::make(ScalarType::kLong, Span<const int64_t>(step_sizes, 2), {}, tokens_buffer.data(),
-                                          size_t(s.seq_len) * sizeof(int64_t)));
-      ETKIT_TRY(forward.set_input(0, step_tokens));
-      ETKIT_TRY(forward.set_input(1, position));
-    } else {  // the whole (cropped) sequence, zeros after it: causal positions ignore them
-      std::fill(tokens_buffer.begin(), tokens_buffer.end(), 0);
-      std::copy(sequence.end() - s.seq_len, sequence.end(), tokens_buffer.begin());
-      ETKIT_TRY(forward.set_input(0, tokens));
-    }
-    if (observer != nullptr) observer->before_step(s);
-    s.start_ns = now_ns();
-    ETKIT_TRY(forward.execute());
-    s.end_ns = now_ns();
-    if (sample) {
-      const Tensor& logits = forward.output(0).unchecked_tensor();
-      const int64_t rows = logits.numel() / metadata.vocab_size;
-      const int64_t row = metadata.use_kv_cache ? rows - 1 : s.seq_len - 1;
-      if (row < 0 || row >= rows) {
-        return Error::make(ErrorCode::kMalformed, "method '%s': logits hold %lld rows, step needs row %lld",
-                           forward.name().c_str(), (long long)rows, (long long)row);
-      }
-      s.token = sample_token(logits.data_as<const float>() + row * metadata.vocab_size, metadata.vocab_size,
-                             sampling, rng, scratch);
-    }
-    result.steps.push_back(s);
-    if (observer != nullptr) observer->after_step(s);
-    return Ok{};
-  };
+// One generation's state: the sequence so far, the input buffers the
+// method reads (allocated before the first step) and the sampler.
+class Generation {
+ public:
+  Generation(Method& forward, const DecoderMetadata& metadata, Span<const int64_t> prompt, int64_t max_new_tokens,
+             const SamplingOptions& sampling, uint64_t (*now_ns)(), GenerationObserver* observer)
+      : forward_(forward), metadata_(metadata), sampling_(sampling), now_ns_(now_ns), observer_(observer),
+        window_(forward.input(0).unchecked_tensor().size(1)), dynamic_window_(!forward.input_is_static(0)),
+        sequence_(prompt.data(), prompt.data() + prompt.size()), tokens_buffer_(size_t(window_), 0),
+        rng_(sampling.seed) {
+    sequence_.reserve(prompt.size() + size_t(std::max<int64_t>(max_new_tokens, 0)));
+  }
 
-  const int64_t prompt_len = int64_t(prompt.size());
-  if (max_new_tokens <= 0) return result;
-  if (metadata.use_kv_cache) {  // the prompt in calls of as many tokens as one call takes
-    const int64_t chunk = dynamic_window ? window : 1;
+  // Tokens one call takes: a static window, or the upper bound of a
+  // dynamic one (upstream's LLM export with a dynamic sequence length).
+  int64_t window() const { return window_; }
+  bool dynamic_window() const { return dynamic_window_; }
+
+  // The prompt in calls of as many tokens as one call takes (a program
+  // without a cache: its last `window` tokens in one call).
+  Status prefill() {
+    const int64_t prompt_len = int64_t(sequence_.size());
+    if (!metadata_.use_kv_cache) {
+      const int64_t fed = std::min(prompt_len, window_);
+      return step({GenerationPhase::kPrefill, prompt_len - fed, fed, 0, 0, -1}, true);
+    }
+    const int64_t chunk = dynamic_window_ ? window_ : 1;
     for (int64_t start = 0; start < prompt_len; start += chunk) {
       const int64_t fed = std::min(chunk, prompt_len - start);
       ETKIT_TRY(step({GenerationPhase::kPrefill, start, fed, 0, 0, -1}, start + fed == prompt_len));
     }
-  } else {
-    const int64_t fed = std::min(prompt_len, window);
-    ETKIT_TRY(step({GenerationPhase::kPrefill, prompt_len - fed, fed, 0, 0, -1}, true));
+    return Ok{};
   }
-  for (;;) {
-    const int64_t token = result.steps.back().token;
-    result.generated.push_back(token);
-    sequence.push_back(token);
-    if (int64_t(result.generated.size()) >= max_new_tokens) break;
-    const int64_t length = int64_t(sequence.size());
-    if (metadata.use_kv_cache) {
-      if (length > metadata.max_seq_len) {
-        result.stopped_at_max_seq_len = true;
-        break;
+
+  // One token a step after the prefill's, until `max_new_tokens` or the
+  // cache is full.
+  Status decode(int64_t max_new_tokens) {
+    for (;;) {
+      const int64_t token = result_.steps.back().token;
+      result_.generated.push_back(token);
+      sequence_.push_back(token);
+      if (int64_t(result_.generated.size()) >= max_new_tokens) return Ok{};
+      const int64_t length = int64_t(sequence_.size());
+      if (metadata_.use_kv_cache) {
+        if (length > metadata_.max_seq_len) {
+          result_.stopped_at_max_seq_len = true;
+          return Ok{};
+        }
+        ETKIT_TRY(step({GenerationPhase::kDecode, length - 1, 1, 0, 0, -1}, true));
+      } else {  // as nanoGPT's generate: the last `window` tokens
+        const int64_t fed = std::min(length, window_);
+        ETKIT_TRY(step({GenerationPhase::kDecode, length - fed, fed, 0, 0, -1}, true));
       }
-      ETKIT_TRY(step({GenerationPhase::kDecode, length - 1, 1, 0, 0, -1}, true));
-    } else {  // as nanoGPT's generate: the last `window` tokens
-      const int64_t fed = std::min(length, window);
-      ETKIT_TRY(step({GenerationPhase::kDecode, length - fed, fed, 0, 0, -1}, true));
     }
   }
-  return result;
+
+  GenerationResult take_result() { return std::move(result_); }
+
+ private:
+  // Sets the method's inputs to the step's tokens.
+  Status feed(const GenerationStep& s) {
+    if (!metadata_.use_kv_cache) {  // the whole (cropped) sequence, zeros after it: causal positions ignore them
+      std::fill(tokens_buffer_.begin(), tokens_buffer_.end(), 0);
+      std::copy(sequence_.end() - s.seq_len, sequence_.end(), tokens_buffer_.begin());
+      const int64_t sizes[2] = {1, window_};
+      ETKIT_ASSIGN_OR_RETURN(Tensor tokens, Tensor::make(ScalarType::kLong, Span<const int64_t>(sizes, 2), {},
+                                                         tokens_buffer_.data(), tokens_buffer_.size() * sizeof(int64_t)));
+      return forward_.set_input(0, tokens);
+    }
+    // The step's tokens at their positions in the cache.
+    std::copy(sequence_.begin() + s.start_pos, sequence_.begin() + s.start_pos + s.seq_len, tokens_buffer_.begin());
+    position_buffer_ = s.start_pos;
+    const int64_t step_sizes[2] = {1, s.seq_len}, position_sizes[1] = {1};
+    ETKIT_ASSIGN_OR_RETURN(Tensor tokens, Tensor::make(ScalarType::kLong, Span<const int64_t>(step_sizes, 2), {},
+                                                       tokens_buffer_.data(), size_t(s.seq_len) * sizeof(int64_t)));
+    ETKIT_ASSIGN_OR_RETURN(Tensor position, Tensor::make(ScalarType::kLong, Span<const int64_t>(position_sizes, 1), {},
+                                                         &position_buffer_, sizeof position_buffer_));
+    ETKIT_TRY(forward_.set_input(0, tokens));
+    return forward_.set_input(1, position);
+  }
+
+  // The next token, from the logits of the step's last real token.
+  Result<int64_t> sample(const GenerationStep& s) {
+    const Tensor& logits = forward_.output(0).unchecked_tensor();
+    const int64_t rows = logits.numel() / metadata_.vocab_size;
+    const int64_t row = metadata_.use_kv_cache ? rows - 1 : s.seq_len - 1;
+    if (row < 0 || row >= rows) {
+      return Error::make(ErrorCode::kMalformed, "method '%s': logits hold %lld rows, step needs row %lld",
+                         forward_.name().c_str(), (long long)rows, (long long)row);
+    }
+    return sample_token(logits.data_as<const float>() + row * metadata_.vocab_size, metadata_.vocab_size, sampling_,
+                        rng_, scratch_);
+  }
+
+  // One execute; samples the next token when asked.
+  Status step(GenerationStep s, bool sample_next) {
+    ETKIT_TRY(feed(s));
+    if (observer_ != nullptr) observer_->before_step(s);
+    s.start_ns = now_ns_();
+    ETKIT_TRY(forward_.execute());
+    s.end_ns = now_ns_();
+    if (sample_next) {
+      ETKIT_ASSIGN_OR_RETURN(s.token, sample(s));
+    }
+    result_.steps.push_back(s);
+    if (observer_ != nullptr) observer_->after_step(s);
+    return Ok{};
+  }
+
+  Method& forward_;
+  const DecoderMetadata& metadata_;
+  const SamplingOptions& sampling_;
+  uint64_t (*now_ns_)();
+  GenerationObserver* observer_;
+  const int64_t window_;
+  const bool dynamic_window_;
+  std::vector<int64_t> sequence_;
+  std::vector<int64_t> tokens_buffer_;
+  int64_t position_buffer_ = 0;
+  std::mt19937_64 rng_;
+  std::vector<std::pair<float, int64_t>> scratch_;
+  GenerationResult result_;
+};
+
+}  // namespace
+
+Result<GenerationResult> generate_tokens(Method& forward, const DecoderMetadata& metadata,
+                                         Span<const int64_t> prompt, int64_t max_new_tokens,
+                                         const SamplingOptions& sampling, uint64_t (*now_ns)(),
+                                         GenerationObserver* observer) {
+  Generation generation(forward, metadata, prompt, max_new_tokens, sampling, now_ns, observer);
+  ETKIT_TRY(check_request(forward, metadata, prompt, generation.window(), generation.dynamic_window()));
+  if (max_new_tokens <= 0) return generation.take_result();
+  ETKIT_TRY(generation.prefill());
+  ETKIT_TRY(generation.decode(max_new_tokens));
+  return generation.take_result();
 }
 
 }  // namespace etkit

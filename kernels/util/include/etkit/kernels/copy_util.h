@@ -3,6 +3,7 @@
 // shape: the engine behind permute, transpose, expand, slice, select, cat,
 // split and view copies.
 
+#include "etkit/core/tensor_copy.h"
 #include "etkit/kernels/kernel_util.h"
 
 namespace etkit::kernels {
@@ -25,9 +26,9 @@ StridedView whole(const Tensor& t);
 void copy_view(const StridedView& view, void* out_data, int64_t out_offset,
                const int64_t* out_strides);
 
-/// Copies `in` into `out` element by element in logical (row-major) order
-/// even when their shapes differ (view_copy, reshape); numel must match.
-void copy_logical_order(const Tensor& in, Tensor& out);
+/// The runtime's logical-order copy (etkit/core/tensor_copy.h): view_copy,
+/// reshape.
+using etkit::copy_logical_order;
 
 /// Copies with dtype conversion (same shape, any layouts).
 Status copy_convert(KernelContext& context, const Tensor& in, Tensor& out);

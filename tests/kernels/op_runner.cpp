@@ -2,9 +2,9 @@
 
 #include "op_runner.h"
 
-#include "../../../core/src/low_precision_staging.h"
+#include "../../core/src/low_precision_staging.h"
 
-#include "../../support/corpus.h"  // test::checked (header-only; the bench builds this file too)
+#include "../support/corpus.h"  // test::checked (header-only; the bench builds this file too)
 #include "etkit/kernels/all_kernels.h"
 
 #include <cstdlib>

@@ -9,7 +9,7 @@
 #include <cmath>
 #include <random>
 
-#include "../../../core/kernels/cortex_m/cmsis_arithmetic.h"
+#include "../../kernels/cortex_m/cmsis_arithmetic.h"
 #include "op_runner.h"
 
 namespace etkit {

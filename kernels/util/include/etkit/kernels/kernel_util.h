@@ -10,7 +10,7 @@
 #include "etkit/core/kernel_registry.h"
 #include "etkit/core/tensor.h"
 #include "etkit/core/value.h"
-#include "etkit/kernels/half_types.h"
+#include "etkit/core/half_types.h"
 
 namespace etkit::kernels {
 

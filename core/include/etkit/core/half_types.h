@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <cstring>
 
-namespace etkit::kernels {
+namespace etkit {
 
 struct Half {
   uint16_t bits = 0;
@@ -83,4 +83,4 @@ struct BFloat16 {
   }
 };
 
-}  // namespace etkit::kernels
+}  // namespace etkit

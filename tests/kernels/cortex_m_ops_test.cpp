@@ -10,7 +10,7 @@
 #include <limits>
 #include <random>
 
-#include "../../../core/kernels/cortex_m/cmsis_arithmetic.h"
+#include "../../kernels/cortex_m/cmsis_arithmetic.h"
 #include "op_runner.h"
 
 namespace etkit {

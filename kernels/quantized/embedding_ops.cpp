@@ -30,16 +30,15 @@ bool is_embedding_float(ScalarType t) {
   return t == ScalarType::kFloat || t == ScalarType::kHalf || t == ScalarType::kBFloat16;
 }
 
-// bits = 8 (int8 or uint8 weights), 4 or 2 (packed uint8). The .out
-// overloads (no dtype argument) read the scales as the out's dtype.
+// The arguments embedding<bits> reads, as upstream's kernels check them.
 template <int bits>
-Status embedding(KernelContext& context, Span<Value*> args, bool has_dtype_arg) {
+Status check_embedding(KernelContext& context, Span<Value*> args, bool has_dtype_arg) {
   const Tensor& weight = tensor_arg(args, 0);
   const Tensor& scales = tensor_arg(args, 1);
   const Tensor* zero_points = optional_tensor_arg(args, 2);
   const int64_t qmin = int_arg(args, 3), qmax = int_arg(args, 4);
   const Tensor& indices = tensor_arg(args, 5);
-  Tensor& out = tensor_arg(args, has_dtype_arg ? 7 : 6);
+  const Tensor& out = tensor_arg(args, has_dtype_arg ? 7 : 6);
   const ScalarType out_type = out.scalar_type();
   if (has_dtype_arg && !args[6]->is_none()) {
     ETKIT_KERNEL_CHECK(context, dtype_arg_matches(ScalarType(args[6]->unchecked_int()), out_type), "out is %s but dtype says %s",
@@ -81,6 +80,22 @@ Status embedding(KernelContext& context, Span<Value*> args, bool has_dtype_arg) 
                                   indices.is_default_dim_order() && out.is_default_dim_order() &&
                                   (zero_points == nullptr || zero_points->is_default_dim_order()),
                      "expects contiguous tensors");
+  return Ok{};
+}
+
+// bits = 8 (int8 or uint8 weights), 4 or 2 (packed uint8). The .out
+// overloads (no dtype argument) read the scales as the out's dtype.
+template <int bits>
+Status embedding(KernelContext& context, Span<Value*> args, bool has_dtype_arg) {
+  const Tensor& weight = tensor_arg(args, 0);
+  const Tensor& scales = tensor_arg(args, 1);
+  const Tensor* zero_points = optional_tensor_arg(args, 2);
+  const Tensor& indices = tensor_arg(args, 5);
+  Tensor& out = tensor_arg(args, has_dtype_arg ? 7 : 6);
+  const ScalarType out_type = out.scalar_type();
+  ETKIT_TRY(check_embedding<bits>(context, args, has_dtype_arg));
+  const int64_t dim = weight.size(1) * (8 / bits);
+  const int64_t groups = scales.dim() == 2 ? scales.size(1) : 1;
   int64_t sizes[kMaxRank];
   for (int d = 0; d < indices.dim(); ++d) sizes[d] = indices.size(d);
   sizes[indices.dim()] = dim;

@@ -1,4 +1,4 @@
-// Upstream's portable and prim op lists (core/kernels/op_lists/, names read
+// Upstream's portable and prim op lists (kernels/op_lists/, names read
 // from one upstream commit) against etkit's kernels: every op has a kernel
 // and a test, so a program upstream's portable runtime runs, etkit runs.
 

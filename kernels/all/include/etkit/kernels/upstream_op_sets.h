@@ -1,6 +1,6 @@
 #pragma once
 /// @file
-/// Upstream ExecuTorch's op libraries by name (core/kernels/op_lists/*.txt,
+/// Upstream ExecuTorch's op libraries by name (kernels/op_lists/*.txt,
 /// names read from one upstream commit): which library provides an op, so
 /// a program's missing kernels can be explained.
 

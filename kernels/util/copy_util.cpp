@@ -220,35 +220,6 @@ void copy_view(const StridedView& view, void* out_data, int64_t out_offset,
   }
 }
 
-void copy_logical_order(const Tensor& in, Tensor& out) {
-  if (in.is_default_dim_order() && out.is_default_dim_order()) {
-    if (in.nbytes() > 0) std::memcpy(out.data(), in.data(), in.nbytes());
-    return;
-  }
-  // Walk both tensors' logical indices in lockstep with two odometers.
-  const size_t size = in.element_size();
-  const auto* src = static_cast<const uint8_t*>(in.data());
-  auto* dst = static_cast<uint8_t*>(out.data());
-  int64_t in_index[kMaxRank] = {}, out_index[kMaxRank] = {};
-  int64_t in_offset = 0, out_offset = 0;
-  for (int64_t n = 0; n < in.numel(); ++n) {
-    std::memcpy(dst + out_offset * static_cast<int64_t>(size),
-                src + in_offset * static_cast<int64_t>(size), size);
-    for (int d = in.dim() - 1; d >= 0; --d) {
-      in_offset += in.stride(d);
-      if (++in_index[d] < in.size(d)) break;
-      in_offset -= in.stride(d) * in.size(d);
-      in_index[d] = 0;
-    }
-    for (int d = out.dim() - 1; d >= 0; --d) {
-      out_offset += out.stride(d);
-      if (++out_index[d] < out.size(d)) break;
-      out_offset -= out.stride(d) * out.size(d);
-      out_index[d] = 0;
-    }
-  }
-}
-
 Status copy_convert(KernelContext& context, const Tensor& in, Tensor& out) {
   ETKIT_TRY(resize_output(context, out, in.sizes()));
   if (in.scalar_type() == out.scalar_type()) {
