@@ -22,6 +22,10 @@
 #include "time_options.h"
 
 namespace etkit::cli {
+
+using report::Cell;
+using report::TableColumn;
+
 namespace {
 
 // Without --min-time, a regression must add at least this share of the
@@ -139,37 +143,61 @@ struct Verdicts {
   bool total_regressed = false;
 };
 
+// A diff table's columns: names when an ETRecord gave them, the gate's
+// when that row set is gated.
+std::vector<TableColumn> diff_columns(bool named, int decimals, bool gated) {
+  std::vector<TableColumn> list = {{"block"}, {"event"}, {"occurrence", 0}};
+  if (named) list.insert(list.end(), {{"module"}, {"source"}});
+  list.insert(list.end(), {{"before", decimals}, {"after", decimals}, {"delta", decimals}, {"percent", 1},
+                           {"runs_before", 0}, {"runs_after", 0}});
+  if (gated) list.insert(list.end(), {{"p_slower", -1}, {"regressed"}, {"verdict"}});
+  return list;
+}
+
+std::vector<Cell> diff_cells(const inspector::DiffRow& row, const inspector::RegressionGate& gate, bool named,
+                             bool gated) {
+  std::vector<Cell> list = {Cell::of(row.block), Cell::of(row.event), Cell::of(int64_t(row.occurrence))};
+  if (named) list.insert(list.end(), {Cell::of(row.module), Cell::of(row.source)});
+  list.insert(list.end(), {Cell::maybe(row.before), Cell::maybe(row.after), Cell::maybe(row.delta()),
+                           Cell::maybe(row.percent()), Cell::of(int64_t(row.before_runs.size())),
+                           Cell::of(int64_t(row.after_runs.size()))});
+  if (gated) {
+    const bool tested = row.before && row.after && inspector::noise_test_applies(row, gate);
+    list.insert(list.end(), {tested ? Cell::of(row.p_slower()) : Cell::empty(),
+                             Cell::yes_no(inspector::regressed(row, gate)), Cell::of(verdict(row, gate))});
+  }
+  return list;
+}
+
+// The gate's settings and what it found.
+void print_gate(report::Printer& out, const Verdicts& verdicts, const DiffOptions& options) {
+  out.begin_object("gate");
+  if (options.fail_above) out.field("threshold_percent", *options.fail_above);
+  else out.null_field("threshold_percent", "none: without --fail-above no event fails this diff");
+  if (options.fail_total_above) out.field("total_threshold_percent", *options.fail_total_above);
+  else out.null_field("total_threshold_percent", "none: without --fail-total-above the whole run fails nothing");
+  out.field("min_time", verdicts.gate.min_delta);
+  out.field("min_time_rule", std::string(options.min_time ? "--min-time" : "0.1% of the run (Method::execute before)"));
+  if (options.percent_only) {
+    out.null_field("noise_test", "none: --percent-only");
+  } else {
+    out.field("noise_test", std::string("one-sided Mann-Whitney U, after slower than before"));
+    out.field("confidence", options.confidence);
+  }
+  out.field("regressions", uint64_t(verdicts.regressions));
+  out.field("total_regressed", verdicts.total_regressed);
+  out.end_object();
+}
+
 // The report: the event rows, the total row and the gate's settings and
 // counts, through one printer for text and JSON.
 void print_diff(const inspector::TraceDiff& diff, const Verdicts& verdicts, bool named, int decimals,
                 const DiffOptions& options) {
-  const inspector::RegressionGate& gate = verdicts.gate;
-  const inspector::RegressionGate& total_gate = verdicts.total_gate;
-  auto columns = [&](bool gated) {
-    std::vector<report::TableColumn> list = {{"block"}, {"event"}, {"occurrence", 0}};
-    if (named) list.insert(list.end(), {{"module"}, {"source"}});
-    list.insert(list.end(), {{"before", decimals}, {"after", decimals}, {"delta", decimals}, {"percent", 1},
-                             {"runs_before", 0}, {"runs_after", 0}});
-    if (gated) list.insert(list.end(), {{"p_slower", -1}, {"regressed"}, {"verdict"}});
-    return list;
-  };
-  auto cells = [&](const inspector::DiffRow& row, const inspector::RegressionGate& row_gate, bool gated) {
-    std::vector<report::Cell> list = {report::Cell::of(row.block), report::Cell::of(row.event), report::Cell::of(int64_t(row.occurrence))};
-    if (named) list.insert(list.end(), {report::Cell::of(row.module), report::Cell::of(row.source)});
-    list.insert(list.end(), {report::Cell::maybe(row.before), report::Cell::maybe(row.after), report::Cell::maybe(row.delta()),
-                             report::Cell::maybe(row.percent()), report::Cell::of(int64_t(row.before_runs.size())),
-                             report::Cell::of(int64_t(row.after_runs.size()))});
-    if (gated) {
-      const bool tested = row.before && row.after && inspector::noise_test_applies(row, row_gate);
-      list.insert(list.end(), {tested ? report::Cell::of(row.p_slower()) : report::Cell::empty(),
-                               report::Cell::yes_no(inspector::regressed(row, row_gate)), report::Cell::of(verdict(row, row_gate))});
-    }
-    return list;
-  };
-  std::vector<std::vector<report::Cell>> rows;
+  const bool gated = options.fail_above.has_value(), total_gated = options.fail_total_above.has_value();
+  std::vector<std::vector<Cell>> rows;
   for (const inspector::DiffRow& row : diff.rows) {
     if (options.top > 0 && rows.size() == options.top) break;
-    rows.push_back(cells(row, gate, options.fail_above.has_value()));
+    rows.push_back(diff_cells(row, verdicts.gate, named, gated));
   }
   auto out = options.json ? report::make_json_printer(std::cout) : report::make_text_printer(std::cout);
   out->begin_object("");
@@ -178,29 +206,14 @@ void print_diff(const inspector::TraceDiff& diff, const Verdicts& verdicts, bool
   out->field("stat", std::string(inspector::to_string(diff.stat)));
   out->field("time_unit", options.units.target);
   out->field("sort", options.sort);
-  out->table("events", columns(options.fail_above.has_value()), rows);
+  out->table("events", diff_columns(named, decimals, gated), rows);
   if (diff.total) {
-    const bool gated = options.fail_total_above.has_value();
-    out->table("total", columns(gated), {cells(*diff.total, total_gate, gated)});
+    out->table("total", diff_columns(named, decimals, total_gated),
+               {diff_cells(*diff.total, verdicts.total_gate, named, total_gated)});
   } else {
     out->null_field("total", "none: no Method::execute event in both traces");
   }
-  out->begin_object("gate");
-  if (options.fail_above) out->field("threshold_percent", *options.fail_above);
-  else out->null_field("threshold_percent", "none: without --fail-above no event fails this diff");
-  if (options.fail_total_above) out->field("total_threshold_percent", *options.fail_total_above);
-  else out->null_field("total_threshold_percent", "none: without --fail-total-above the whole run fails nothing");
-  out->field("min_time", gate.min_delta);
-  out->field("min_time_rule", std::string(options.min_time ? "--min-time" : "0.1% of the run (Method::execute before)"));
-  if (options.percent_only) {
-    out->null_field("noise_test", "none: --percent-only");
-  } else {
-    out->field("noise_test", std::string("one-sided Mann-Whitney U, after slower than before"));
-    out->field("confidence", options.confidence);
-  }
-  out->field("regressions", uint64_t(verdicts.regressions));
-  out->field("total_regressed", verdicts.total_regressed);
-  out->end_object();
+  print_gate(*out, verdicts, options);
   out->end_object();
   out->finish();
 }

@@ -385,20 +385,40 @@ int run_on_device(const RunOptions& options, Method& method, Diagnostics& diagno
   return kExitOk;
 }
 
+// --save-intermediates needs what the trace logs, on the host.
+Status check_save_intermediates(const RunOptions& options) {
+  if (options.save_intermediates.empty()) return Ok{};
+  if (options.tracing.debug_level != "intermediates" || options.tracing.debug_buffer.empty()) {
+    return Error::make(ErrorCode::kInvalidArgument,
+                       "--save-intermediates writes the values the trace logs: it needs --etdump, "
+                       "--debug-level intermediates and --debug-buffer");
+  }
+  if (!options.device.target.empty()) {
+    return Error::make(ErrorCode::kInvalidArgument,
+                       "--save-intermediates is for host runs: with --device, run gap or table on "
+                       "the trace and debug buffer the device brings back");
+  }
+  return Ok{};
+}
+
+// Writes the trace, warns what it lost, saves the first run's intermediate
+// outputs when asked.
+Status finish_trace(const RunOptions& options, Tracing& tracing, Diagnostics& diagnostics) {
+  ETKIT_TRY(tracing.finish(options.tracing.etdump));
+  for (const std::string& warning : trace_warnings(options.tracing, tracing.gen->stats())) {
+    diagnostics.warning(warning);
+  }
+  if (options.save_intermediates.empty()) return Ok{};
+  ETKIT_ASSIGN_OR_RETURN(const size_t saved, save_intermediates(options.tracing.etdump, options.tracing.debug_buffer,
+                                                                options.save_intermediates));
+  std::fprintf(stderr, "%s: %zu intermediate outputs of the first run\n", options.save_intermediates.c_str(), saved);
+  return Ok{};
+}
+
 int run(const RunOptions& options) {
   Diagnostics diagnostics;
-  if (!options.save_intermediates.empty()) {
-    if (options.tracing.debug_level != "intermediates" || options.tracing.debug_buffer.empty()) {
-      return diagnostics.fail(Error::make(ErrorCode::kInvalidArgument,
-                                          "--save-intermediates writes the values the trace logs: it needs --etdump, "
-                                          "--debug-level intermediates and --debug-buffer"));
-    }
-    if (!options.device.target.empty()) {
-      return diagnostics.fail(Error::make(ErrorCode::kInvalidArgument,
-                                          "--save-intermediates is for host runs: with --device, run gap or table on "
-                                          "the trace and debug buffer the device brings back"));
-    }
-  }
+  Status usable = check_save_intermediates(options);
+  if (!usable.ok()) return diagnostics.fail(usable.error());
   Status dir = make_output_dir(options.output_dir);
   if (!dir.ok()) return diagnostics.fail(dir.error());
   auto loaded = load_program(options.program, options.data);
@@ -439,16 +459,8 @@ int run(const RunOptions& options) {
   Status written = write_outputs(**method, options.output_dir);
   if (!written.ok()) return diagnostics.fail(written.error());
   if (tracing.gen) {
-    Status finished = tracing.finish(options.tracing.etdump);
+    Status finished = finish_trace(options, tracing, diagnostics);
     if (!finished.ok()) return diagnostics.fail(finished.error());
-    for (const std::string& warning : trace_warnings(options.tracing, tracing.gen->stats())) {
-      diagnostics.warning(warning);
-    }
-    if (!options.save_intermediates.empty()) {
-      auto saved = save_intermediates(options.tracing.etdump, options.tracing.debug_buffer, options.save_intermediates);
-      if (!saved.ok()) return diagnostics.fail(saved.error());
-      std::fprintf(stderr, "%s: %zu intermediate outputs of the first run\n", options.save_intermediates.c_str(), *saved);
-    }
   }
   std::vector<Value> outputs;
   for (size_t i = 0; i < (*method)->output_count(); ++i) outputs.push_back((*method)->output(i));

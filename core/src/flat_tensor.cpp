@@ -58,6 +58,55 @@ Result<FlatTensorHeader> parse_header(ByteSpan bytes) {
   return header;
 }
 
+// named_data[index]: its key, its segment's bytes within the segment
+// data, its layout when it has one.
+Result<NamedTensorData> read_named_data(const fb::FlatTensor& root, size_t index, ByteSpan data, const char* label) {
+  const auto* entry = root.named_data()->Get(static_cast<uint32_t>(index));
+  const size_t segment_count = root.segments() ? root.segments()->size() : 0;
+  if (entry->key() == nullptr) {
+    return Error::make(ErrorCode::kMalformed,
+                       "%s: named_data[%zu] has no key", label, index);
+  }
+  if (entry->segment_index() >= segment_count) {
+    return Error::make(ErrorCode::kMalformed,
+                       "%s: named_data[%zu] '%s' refers to segment %u, "
+                       "but the file has %zu",
+                       label, index, entry->key()->c_str(),
+                       entry->segment_index(), segment_count);
+  }
+  const auto* segment = root.segments()->Get(entry->segment_index());
+  if (!data.contains(segment->offset(), segment->size())) {
+    return Error::make(ErrorCode::kTruncated,
+                       "%s: segment %u of '%s' (offset %llu + %llu bytes) "
+                       "runs past the segment data (%zu bytes)",
+                       label, entry->segment_index(), entry->key()->c_str(),
+                       static_cast<u64>(segment->offset()),
+                       static_cast<u64>(segment->size()), data.size);
+  }
+  NamedTensorData named;
+  named.key = entry->key()->str();
+  named.segment_index = entry->segment_index();
+  named.data = data.sub(segment->offset(), segment->size());
+  if (const auto* layout = entry->tensor_layout()) {
+    named.has_layout = true;
+    named.scalar_type = static_cast<ScalarType>(layout->scalar_type());
+    if (!is_valid(named.scalar_type)) {
+      return Error::make(ErrorCode::kMalformed,
+                         "%s: '%s' has unknown scalar type %d", label,
+                         named.key.c_str(),
+                         static_cast<int>(layout->scalar_type()));
+    }
+    if (layout->sizes()) {
+      named.sizes.assign(layout->sizes()->begin(), layout->sizes()->end());
+    }
+    if (layout->dim_order()) {
+      named.dim_order.assign(layout->dim_order()->begin(),
+                             layout->dim_order()->end());
+    }
+  }
+  return named;
+}
+
 }  // namespace
 
 Result<FlatTensor> FlatTensor::load_file(const std::string& path) {
@@ -101,48 +150,7 @@ Result<FlatTensor> FlatTensor::load(std::shared_ptr<const FileData> owner,
   result.segment_count_ = root->segments() ? root->segments()->size() : 0;
   if (root->named_data() != nullptr) {
     for (size_t i = 0; i < root->named_data()->size(); ++i) {
-      const auto* entry = root->named_data()->Get(i);
-      if (entry->key() == nullptr) {
-        return Error::make(ErrorCode::kMalformed,
-                           "%s: named_data[%zu] has no key", label, i);
-      }
-      if (entry->segment_index() >= result.segment_count_) {
-        return Error::make(ErrorCode::kMalformed,
-                           "%s: named_data[%zu] '%s' refers to segment %u, "
-                           "but the file has %zu",
-                           label, i, entry->key()->c_str(),
-                           entry->segment_index(), result.segment_count_);
-      }
-      const auto* segment = root->segments()->Get(entry->segment_index());
-      if (!data.contains(segment->offset(), segment->size())) {
-        return Error::make(ErrorCode::kTruncated,
-                           "%s: segment %u of '%s' (offset %llu + %llu bytes) "
-                           "runs past the segment data (%zu bytes)",
-                           label, entry->segment_index(), entry->key()->c_str(),
-                           static_cast<u64>(segment->offset()),
-                           static_cast<u64>(segment->size()), data.size);
-      }
-      NamedTensorData named;
-      named.key = entry->key()->str();
-      named.segment_index = entry->segment_index();
-      named.data = data.sub(segment->offset(), segment->size());
-      if (const auto* layout = entry->tensor_layout()) {
-        named.has_layout = true;
-        named.scalar_type = static_cast<ScalarType>(layout->scalar_type());
-        if (!is_valid(named.scalar_type)) {
-          return Error::make(ErrorCode::kMalformed,
-                             "%s: '%s' has unknown scalar type %d", label,
-                             named.key.c_str(),
-                             static_cast<int>(layout->scalar_type()));
-        }
-        if (layout->sizes()) {
-          named.sizes.assign(layout->sizes()->begin(), layout->sizes()->end());
-        }
-        if (layout->dim_order()) {
-          named.dim_order.assign(layout->dim_order()->begin(),
-                                 layout->dim_order()->end());
-        }
-      }
+      ETKIT_ASSIGN_OR_RETURN(NamedTensorData named, read_named_data(*root, i, data, label));
       result.entries_.push_back(std::move(named));
     }
   }

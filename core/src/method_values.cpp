@@ -178,6 +178,27 @@ Status check_aligned(const Tensor& tensor, const MethodState& state, size_t inde
   return Ok{};
 }
 
+// A constant's bytes (in the program or a data file) as the tensor's data.
+Status bind_constant(const Program& program, const fb::Tensor& tensor, const MethodOptions& options,
+                     MethodState& state, size_t index, Tensor& out) {
+  const size_t nbytes = out.nbytes();
+  ETKIT_ASSIGN_OR_RETURN(const ByteSpan data,
+                         constant_data(program, tensor, options, state.name.c_str(), index, nbytes));
+  if (out.scalar_type() == ScalarType::kBool) {
+    const int64_t bad = first_non_bool_byte(data.data, nbytes);
+    if (bad >= 0) {
+      return Error::make(ErrorCode::kMalformed,
+                         "method '%s': values[%zu]: constant bool element %lld holds %u; "
+                         "bools are 0 or 1",
+                         state.name.c_str(), index, static_cast<long long>(bad),
+                         unsigned{data.data[bad]});
+    }
+  }
+  // Constants are read-only; kernels only ever read their inputs.
+  out.set_data(const_cast<uint8_t*>(data.data), nbytes);
+  return check_aligned(out, state, index, "constant");
+}
+
 Status make_tensor(const Program& program, const fb::Tensor& tensor,
                    const MethodOptions& options, MethodState& state, size_t index,
                    Tensor& out) {
@@ -220,23 +241,7 @@ Status make_tensor(const Program& program, const fb::Tensor& tensor,
   const bool external =
       extra != nullptr && extra->location() == fb::TensorDataLocation::EXTERNAL;
   if (tensor.data_buffer_idx() > 0 || external) {
-    auto data = constant_data(program, tensor, options, state.name.c_str(), index, nbytes);
-    if (!data.ok()) {
-      return data.error();
-    }
-    if (out.scalar_type() == ScalarType::kBool) {
-      const int64_t bad = first_non_bool_byte(data->data, nbytes);
-      if (bad >= 0) {
-        return Error::make(ErrorCode::kMalformed,
-                           "method '%s': values[%zu]: constant bool element %lld holds %u; "
-                           "bools are 0 or 1",
-                           state.name.c_str(), index, static_cast<long long>(bad),
-                           unsigned{data->data[bad]});
-      }
-    }
-    // Constants are read-only; kernels only ever read their inputs.
-    out.set_data(const_cast<uint8_t*>(data->data), nbytes);
-    return check_aligned(out, state, index, "constant");
+    return bind_constant(program, tensor, options, state, index, out);
   }
   return Ok{};
 }

@@ -144,6 +144,53 @@ ValueSummary summarize_value(const fb::ExecutionPlan& plan, int32_t index) {
   return summary;
 }
 
+// One instruction: its kind, what it calls and the values it references;
+// counts kernel and delegate calls in `method`.
+InstructionSummary summarize_instruction(const fb::ExecutionPlan& plan, const fb::Instruction& instruction,
+                                         int32_t chain, int32_t index, MethodSummary& method) {
+  InstructionSummary summary{chain, index, "", ""};
+  summary.references = references_of(plan, instruction);
+  switch (instruction.instr_args_type()) {
+    case fb::InstructionArguments::KernelCall:
+      ++method.kernel_call_count;
+      summary.kind = "kernel";
+      summary.target = method.operators[size_t(instruction.instr_args_as_KernelCall()->op_index())];
+      break;
+    case fb::InstructionArguments::DelegateCall:
+      ++method.delegate_call_count;
+      summary.kind = "delegate";
+      summary.delegate_index = instruction.instr_args_as_DelegateCall()->delegate_index();
+      summary.target = plan.delegates()->Get(uint32_t(summary.delegate_index))->id()->str();
+      break;
+    case fb::InstructionArguments::MoveCall: summary.kind = "move"; break;
+    case fb::InstructionArguments::JumpFalseCall: summary.kind = "jump_false"; break;
+    default: summary.kind = "free"; break;
+  }
+  return summary;
+}
+
+// One delegate call's backend, where its payload is and how big.
+DelegateSummary summarize_delegate(const fb::Program& program, const fb::BackendDelegate& delegate) {
+  DelegateSummary summary;
+  summary.backend_id = delegate.id()->str();
+  const auto* data = delegate.processed();
+  summary.index = data->index();
+  if (data->location() == fb::DataLocation::INLINE) {
+    summary.location = "inline";
+    const auto* blob = program.backend_delegate_data()->Get(data->index())->data();
+    summary.size = length(blob);
+  } else {
+    summary.location = "segment";
+    summary.size = program.segments()->Get(data->index())->size();
+  }
+  if (delegate.compile_specs()) {
+    for (const auto* spec : *delegate.compile_specs()) {
+      summary.compile_spec_keys.push_back(spec->key() ? spec->key()->str() : "");
+    }
+  }
+  return summary;
+}
+
 MethodSummary summarize_method(const fb::Program& program,
                                const fb::ExecutionPlan& plan) {
   MethodSummary method;
@@ -170,48 +217,12 @@ MethodSummary summarize_method(const fb::Program& program,
     const auto* instructions = plan.chains()->Get(c)->instructions();
     method.instruction_count += length(instructions);
     for (size_t i = 0; i < length(instructions); ++i) {
-      const fb::Instruction* instruction = instructions->Get(i);
-      InstructionSummary summary{int32_t(c), int32_t(i), "", ""};
-      summary.references = references_of(plan, *instruction);
-      switch (instruction->instr_args_type()) {
-        case fb::InstructionArguments::KernelCall:
-          ++method.kernel_call_count;
-          summary.kind = "kernel";
-          summary.target = method.operators[size_t(instruction->instr_args_as_KernelCall()->op_index())];
-          break;
-        case fb::InstructionArguments::DelegateCall:
-          ++method.delegate_call_count;
-          summary.kind = "delegate";
-          summary.delegate_index = instruction->instr_args_as_DelegateCall()->delegate_index();
-          summary.target = plan.delegates()->Get(uint32_t(summary.delegate_index))->id()->str();
-          break;
-        case fb::InstructionArguments::MoveCall: summary.kind = "move"; break;
-        case fb::InstructionArguments::JumpFalseCall: summary.kind = "jump_false"; break;
-        default: summary.kind = "free"; break;
-      }
-      method.instructions.push_back(std::move(summary));
+      method.instructions.push_back(
+          summarize_instruction(plan, *instructions->Get(i), int32_t(c), int32_t(i), method));
     }
   }
   for (size_t i = 0; i < length(plan.delegates()); ++i) {
-    const auto* delegate = plan.delegates()->Get(i);
-    DelegateSummary summary;
-    summary.backend_id = delegate->id()->str();
-    const auto* data = delegate->processed();
-    summary.index = data->index();
-    if (data->location() == fb::DataLocation::INLINE) {
-      summary.location = "inline";
-      const auto* blob = program.backend_delegate_data()->Get(data->index())->data();
-      summary.size = length(blob);
-    } else {
-      summary.location = "segment";
-      summary.size = program.segments()->Get(data->index())->size();
-    }
-    if (delegate->compile_specs()) {
-      for (const auto* spec : *delegate->compile_specs()) {
-        summary.compile_spec_keys.push_back(spec->key() ? spec->key()->str() : "");
-      }
-    }
-    method.delegates.push_back(std::move(summary));
+    method.delegates.push_back(summarize_delegate(program, *plan.delegates()->Get(i)));
   }
   if (plan.non_const_buffer_sizes()) {
     const auto* sizes = plan.non_const_buffer_sizes();

@@ -73,8 +73,18 @@ Status MethodChecker::check() {
 
 namespace {
 
-Status check_segments(const fb::Program& program, ByteSpan file,
-                      const ExtendedHeader& header) {
+Status check_segment_index(uint32_t index, size_t count, const char* what) {
+  if (index >= count) {
+    return Error::make(ErrorCode::kMalformed,
+                       "%s refers to segment %u, but the program has %zu",
+                       what, index, count);
+  }
+  return Ok{};
+}
+
+// Every segment within the file (after the extended header's base offset).
+Status check_segment_bounds(const fb::Program& program, ByteSpan file,
+                            const ExtendedHeader& header) {
   const size_t count = length(program.segments());
   // Exporters emit an empty placeholder segment even in programs without an
   // extended header; only segments with bytes need a base offset.
@@ -100,40 +110,44 @@ Status check_segments(const fb::Program& program, ByteSpan file,
                          static_cast<u64>(segment->size()), file.size);
     }
   }
-  auto check_index = [&](uint32_t index, const char* what) -> Status {
-    if (index >= count) {
+  return Ok{};
+}
+
+// The constant segment's offsets: aligned, and within their segment.
+Status check_constant_segment(const fb::Program& program) {
+  const auto* constants = program.constant_segment();
+  if (constants == nullptr) return Ok{};
+  if (!elements_aligned(constants->offsets())) {
+    return Error::make(ErrorCode::kMalformed,
+                       "constant_segment offsets are not 8-byte aligned");
+  }
+  if (length(constants->offsets()) <= 1) return Ok{};
+  ETKIT_TRY(check_segment_index(constants->segment_index(), length(program.segments()), "constant_segment"));
+  const uint64_t size = program.segments()->Get(constants->segment_index())->size();
+  for (size_t i = 0; i < constants->offsets()->size(); ++i) {
+    if (constants->offsets()->Get(i) > size) {
       return Error::make(ErrorCode::kMalformed,
-                         "%s refers to segment %u, but the program has %zu",
-                         what, index, count);
-    }
-    return Ok{};
-  };
-  if (const auto* constants = program.constant_segment()) {
-    if (!elements_aligned(constants->offsets())) {
-      return Error::make(ErrorCode::kMalformed,
-                         "constant_segment offsets are not 8-byte aligned");
-    }
-    if (length(constants->offsets()) > 1) {
-      ETKIT_TRY(check_index(constants->segment_index(), "constant_segment"));
-      const uint64_t size = program.segments()->Get(constants->segment_index())->size();
-      for (size_t i = 0; i < constants->offsets()->size(); ++i) {
-        if (constants->offsets()->Get(i) > size) {
-          return Error::make(ErrorCode::kMalformed,
-                             "constant_segment offset %zu (%llu) is past the "
-                             "end of its segment (%llu bytes)",
-                             i, static_cast<u64>(constants->offsets()->Get(i)),
-                             static_cast<u64>(size));
-        }
-      }
+                         "constant_segment offset %zu (%llu) is past the "
+                         "end of its segment (%llu bytes)",
+                         i, static_cast<u64>(constants->offsets()->Get(i)),
+                         static_cast<u64>(size));
     }
   }
+  return Ok{};
+}
+
+Status check_segments(const fb::Program& program, ByteSpan file,
+                      const ExtendedHeader& header) {
+  const size_t count = length(program.segments());
+  ETKIT_TRY(check_segment_bounds(program, file, header));
+  ETKIT_TRY(check_constant_segment(program));
   if (const auto* mutables = program.mutable_data_segments()) {
     for (const auto* sub : *mutables) {
       if (!elements_aligned(sub->offsets())) {
         return Error::make(ErrorCode::kMalformed,
                            "mutable_data_segments offsets are not 8-byte aligned");
       }
-      ETKIT_TRY(check_index(sub->segment_index(), "mutable_data_segments"));
+      ETKIT_TRY(check_segment_index(sub->segment_index(), count, "mutable_data_segments"));
     }
   }
   if (const auto* named = program.named_data()) {
@@ -141,7 +155,7 @@ Status check_segments(const fb::Program& program, ByteSpan file,
       if (entry->key() == nullptr) {
         return Error::make(ErrorCode::kMalformed, "named_data entry has no key");
       }
-      ETKIT_TRY(check_index(entry->segment_index(), "named_data"));
+      ETKIT_TRY(check_segment_index(entry->segment_index(), count, "named_data"));
     }
   }
   return Ok{};

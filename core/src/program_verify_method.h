@@ -48,7 +48,12 @@ struct MethodChecker {
   Status check_tensor(size_t index, const fb::Tensor& tensor) const;
   Status check_tensor_data(size_t index, const fb::Tensor& tensor,
                            uint64_t nbytes) const;
+  Status check_initial_data(size_t index, const fb::Tensor& tensor) const;
+  Status check_inline_constant(size_t index, uint32_t buffer, uint64_t nbytes) const;
+  Status check_segment_constant(size_t index, uint32_t buffer, uint64_t nbytes) const;
   Status check_value(size_t index, const fb::EValue& value) const;
+  Status check_int_list(size_t index, const fb::IntList& list) const;
+  Status check_tensor_list(size_t index, const fb::EValue& value) const;
   Status check_instruction(size_t chain, size_t at, size_t count,
                            const fb::Instruction& instruction) const;
   Status check_args(const flatbuffers::Vector<int32_t>* args,

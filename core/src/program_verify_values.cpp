@@ -12,61 +12,52 @@ namespace etkit::detail {
 
 using detail::length;
 
-Status MethodChecker::check_tensor_data(size_t index, const fb::Tensor& tensor,
-                                        uint64_t nbytes) const {
+// A mutable tensor's initial value: an index into a mutable data segment's
+// offsets.
+Status MethodChecker::check_initial_data(size_t index, const fb::Tensor& tensor) const {
   const auto* extra = tensor.extra_tensor_info();
-  if (extra != nullptr &&
-      extra->location() == fb::TensorDataLocation::EXTERNAL) {
-    if (extra->fully_qualified_name() == nullptr ||
-        extra->fully_qualified_name()->size() == 0) {
-      return Error::make(ErrorCode::kMalformed,
-                         "method '%s': values[%zu]: external tensor has no "
-                         "fully qualified name to look it up by",
-                         name, index);
-    }
-    return Ok{};
-  }
   const uint32_t buffer = tensor.data_buffer_idx();
-  if (buffer == 0) {
-    return Ok{};
+  const uint64_t table = extra != nullptr ? extra->mutable_data_segments_idx() : 0;
+  if (table >= length(program.mutable_data_segments())) {
+    return Error::make(ErrorCode::kMalformed,
+                       "method '%s': values[%zu]: initial data in mutable "
+                       "segment table %llu, but the program has %zu",
+                       name, index, static_cast<u64>(table),
+                       length(program.mutable_data_segments()));
   }
-  if (tensor.allocation_info() != nullptr) {
-    // Mutable tensor with an initial value in a mutable data segment.
-    const uint64_t table = extra != nullptr ? extra->mutable_data_segments_idx() : 0;
-    if (table >= length(program.mutable_data_segments())) {
-      return Error::make(ErrorCode::kMalformed,
-                         "method '%s': values[%zu]: initial data in mutable "
-                         "segment table %llu, but the program has %zu",
-                         name, index, static_cast<u64>(table),
-                         length(program.mutable_data_segments()));
-    }
-    const auto* sub = program.mutable_data_segments()->Get(table);
-    if (buffer >= length(sub->offsets())) {
-      return Error::make(ErrorCode::kMalformed,
-                         "method '%s': values[%zu]: mutable data index %u "
-                         "past the %zu offsets",
-                         name, index, buffer, length(sub->offsets()));
-    }
-    return Ok{};
+  const auto* sub = program.mutable_data_segments()->Get(table);
+  if (buffer >= length(sub->offsets())) {
+    return Error::make(ErrorCode::kMalformed,
+                       "method '%s': values[%zu]: mutable data index %u "
+                       "past the %zu offsets",
+                       name, index, buffer, length(sub->offsets()));
   }
+  return Ok{};
+}
+
+// A constant in the program's inline constant_buffer (the legacy layout).
+Status MethodChecker::check_inline_constant(size_t index, uint32_t buffer, uint64_t nbytes) const {
   const size_t inline_count = length(program.constant_buffer());
-  if (inline_count > 0) {
-    if (buffer >= inline_count) {
-      return Error::make(ErrorCode::kMalformed,
-                         "method '%s': values[%zu]: constant buffer %u, but "
-                         "the program has %zu inline buffers",
-                         name, index, buffer, inline_count);
-    }
-    const auto* storage = program.constant_buffer()->Get(buffer)->storage();
-    if (length(storage) < nbytes) {
-      return Error::make(ErrorCode::kMalformed,
-                         "method '%s': values[%zu]: tensor needs %llu bytes, "
-                         "inline constant buffer %u has %zu",
-                         name, index, static_cast<u64>(nbytes), buffer,
-                         length(storage));
-    }
-    return Ok{};
+  if (buffer >= inline_count) {
+    return Error::make(ErrorCode::kMalformed,
+                       "method '%s': values[%zu]: constant buffer %u, but "
+                       "the program has %zu inline buffers",
+                       name, index, buffer, inline_count);
   }
+  const auto* storage = program.constant_buffer()->Get(buffer)->storage();
+  if (length(storage) < nbytes) {
+    return Error::make(ErrorCode::kMalformed,
+                       "method '%s': values[%zu]: tensor needs %llu bytes, "
+                       "inline constant buffer %u has %zu",
+                       name, index, static_cast<u64>(nbytes), buffer,
+                       length(storage));
+  }
+  return Ok{};
+}
+
+// A constant in the constant segment: its offset entry, and its bytes
+// within the segment.
+Status MethodChecker::check_segment_constant(size_t index, uint32_t buffer, uint64_t nbytes) const {
   const auto* constants = program.constant_segment();
   const size_t offset_count = constants ? length(constants->offsets()) : 0;
   if (buffer >= offset_count) {
@@ -87,6 +78,33 @@ Status MethodChecker::check_tensor_data(size_t index, const fb::Tensor& tensor,
                        static_cast<u64>(segment->size()));
   }
   return Ok{};
+}
+
+Status MethodChecker::check_tensor_data(size_t index, const fb::Tensor& tensor,
+                                        uint64_t nbytes) const {
+  const auto* extra = tensor.extra_tensor_info();
+  if (extra != nullptr &&
+      extra->location() == fb::TensorDataLocation::EXTERNAL) {
+    if (extra->fully_qualified_name() == nullptr ||
+        extra->fully_qualified_name()->size() == 0) {
+      return Error::make(ErrorCode::kMalformed,
+                         "method '%s': values[%zu]: external tensor has no "
+                         "fully qualified name to look it up by",
+                         name, index);
+    }
+    return Ok{};
+  }
+  const uint32_t buffer = tensor.data_buffer_idx();
+  if (buffer == 0) {
+    return Ok{};
+  }
+  if (tensor.allocation_info() != nullptr) {
+    return check_initial_data(index, tensor);
+  }
+  if (length(program.constant_buffer()) > 0) {
+    return check_inline_constant(index, buffer, nbytes);
+  }
+  return check_segment_constant(index, buffer, nbytes);
 }
 
 Status MethodChecker::check_tensor(size_t index, const fb::Tensor& tensor) const {
@@ -149,6 +167,53 @@ Status MethodChecker::check_tensor(size_t index, const fb::Tensor& tensor) const
   return check_tensor_data(index, tensor, nbytes);
 }
 
+// Items are indices of Int values (boxed so symbolic sizes can change at
+// run time), not the ints themselves.
+Status MethodChecker::check_int_list(size_t index, const fb::IntList& list) const {
+  const auto* items = list.items();
+  for (size_t k = 0; k < length(items); ++k) {
+    char where[64];
+    std::snprintf(where, sizeof(where), "int list values[%zu]", index);
+    ETKIT_TRY(check_value_index(items->Get(k), where));
+    const auto type = type_of(static_cast<int32_t>(items->Get(k)));
+    if (type != fb::KernelTypes::Int) {
+      return Error::make(ErrorCode::kMalformed,
+                         "method '%s': values[%zu]: int list item %zu refers to a %s, "
+                         "not an int",
+                         name, index, k, fb::EnumNameKernelTypes(type));
+    }
+  }
+  return Ok{};
+}
+
+// Items are indices of Tensor values (or, in a Tensor?[], of None values).
+Status MethodChecker::check_tensor_list(size_t index, const fb::EValue& value) const {
+  const bool optional = value.val_type() == fb::KernelTypes::OptionalTensorList;
+  const auto* items = optional ? value.val_as_OptionalTensorList()->items()
+                               : value.val_as_TensorList()->items();
+  if (items == nullptr) {
+    return Ok{};
+  }
+  for (int32_t item : *items) {
+    // Upstream's emitter writes a None item of a Tensor?[] as index -1
+    // (and its runtime reads -1 or an index to a None value as None).
+    if (optional && item == -1) continue;
+    char where[64];
+    std::snprintf(where, sizeof(where), "tensor list values[%zu]", index);
+    ETKIT_TRY(check_value_index(item, where));
+    const auto type = type_of(item);
+    const bool is_none =
+        type == fb::KernelTypes::Null || type == fb::KernelTypes::NONE;
+    if (type != fb::KernelTypes::Tensor && !(optional && is_none)) {
+      return Error::make(ErrorCode::kMalformed,
+                         "method '%s': values[%zu]: list item %d is a "
+                         "%s, not a tensor",
+                         name, index, item, fb::EnumNameKernelTypes(type));
+    }
+  }
+  return Ok{};
+}
+
 Status MethodChecker::check_value(size_t index, const fb::EValue& value) const {
   // The Verifier accepts a union whose type is set but whose table is
   // absent; every reader after us would then dereference null.
@@ -168,24 +233,8 @@ Status MethodChecker::check_value(size_t index, const fb::EValue& value) const {
                        name, index, fb::EnumNameKernelTypes(value.val_type()));
   }
   switch (value.val_type()) {
-    case fb::KernelTypes::IntList: {
-      // Items are indices of Int values (boxed so symbolic sizes can change
-      // at run time), not the ints themselves.
-      const auto* items = value.val_as_IntList()->items();
-      for (size_t k = 0; k < length(items); ++k) {
-        char where[64];
-        std::snprintf(where, sizeof(where), "int list values[%zu]", index);
-        ETKIT_TRY(check_value_index(items->Get(k), where));
-        const auto type = type_of(static_cast<int32_t>(items->Get(k)));
-        if (type != fb::KernelTypes::Int) {
-          return Error::make(ErrorCode::kMalformed,
-                             "method '%s': values[%zu]: int list item %zu refers to a %s, "
-                             "not an int",
-                             name, index, k, fb::EnumNameKernelTypes(type));
-        }
-      }
-      return Ok{};
-    }
+    case fb::KernelTypes::IntList:
+      return check_int_list(index, *value.val_as_IntList());
     case fb::KernelTypes::NONE:
     case fb::KernelTypes::Null:
     case fb::KernelTypes::Int:
@@ -198,33 +247,8 @@ Status MethodChecker::check_value(size_t index, const fb::EValue& value) const {
     case fb::KernelTypes::Tensor:
       return check_tensor(index, *value.val_as_Tensor());
     case fb::KernelTypes::TensorList:
-    case fb::KernelTypes::OptionalTensorList: {
-      const bool optional =
-          value.val_type() == fb::KernelTypes::OptionalTensorList;
-      const auto* items = optional ? value.val_as_OptionalTensorList()->items()
-                                   : value.val_as_TensorList()->items();
-      if (items == nullptr) {
-        return Ok{};
-      }
-      for (int32_t item : *items) {
-        // Upstream's emitter writes a None item of a Tensor?[] as index -1
-        // (and its runtime reads -1 or an index to a None value as None).
-        if (optional && item == -1) continue;
-        char where[64];
-        std::snprintf(where, sizeof(where), "tensor list values[%zu]", index);
-        ETKIT_TRY(check_value_index(item, where));
-        const auto type = type_of(item);
-        const bool is_none =
-            type == fb::KernelTypes::Null || type == fb::KernelTypes::NONE;
-        if (type != fb::KernelTypes::Tensor && !(optional && is_none)) {
-          return Error::make(ErrorCode::kMalformed,
-                             "method '%s': values[%zu]: list item %d is a "
-                             "%s, not a tensor",
-                             name, index, item, fb::EnumNameKernelTypes(type));
-        }
-      }
-      return Ok{};
-    }
+    case fb::KernelTypes::OptionalTensorList:
+      return check_tensor_list(index, value);
   }
   return Error::make(ErrorCode::kMalformed,
                      "method '%s': values[%zu]: unknown value type %d", name,

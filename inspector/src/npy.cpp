@@ -81,38 +81,33 @@ Status parse_shape(const std::string& shape_text, const char* label, std::vector
   return Ok{};
 }
 
-}  // namespace
-
-Result<NpyArray> parse_npy(const uint8_t* bytes, size_t size, const std::string& name) {
-  const char* label = name.c_str();
+// Where the header is: its start and length, by format version.
+Status header_span(const uint8_t* bytes, size_t size, const char* label, size_t& start, size_t& length) {
   if (size < 10 || std::memcmp(bytes, "\x93NUMPY", 6) != 0) {
     return Error::make(ErrorCode::kMalformed, "%s: not a .npy file (no \\x93NUMPY magic)", label);
   }
   const uint8_t major = bytes[6];
-  size_t header_length = 0, header_start = 0;
   if (major == 1) {
-    header_length = bytes[8] | size_t(bytes[9]) << 8;
-    header_start = 10;
+    length = bytes[8] | size_t(bytes[9]) << 8;
+    start = 10;
   } else if (major == 2 || major == 3) {
     if (size < 12) {
       return Error::make(ErrorCode::kTruncated, "%s: .npy header is cut off", label);
     }
-    header_length = load_u32_le(bytes + 8);
-    header_start = 12;
+    length = load_u32_le(bytes + 8);
+    start = 12;
   } else {
     return Error::make(ErrorCode::kUnsupported, "%s: .npy format version %d", label, major);
   }
-  if (header_length > size - header_start) {
-    return Error::make(ErrorCode::kTruncated, "%s: .npy header of %zu bytes runs past the end",
-                       label, header_length);
+  if (length > size - start) {
+    return Error::make(ErrorCode::kTruncated, "%s: .npy header of %zu bytes runs past the end", label, length);
   }
-  const std::string header(reinterpret_cast<const char*>(bytes + header_start), header_length);
-  std::string descr, fortran, shape_text;
-  if (!header_value(header, "descr", descr) || !header_value(header, "fortran_order", fortran) ||
-      !header_value(header, "shape", shape_text)) {
-    return Error::make(ErrorCode::kMalformed, "%s: .npy header lacks descr, fortran_order or shape",
-                       label);
-  }
+  return Ok{};
+}
+
+// The dtype a header's descr ('<f4') names: C order, little-endian or
+// single-byte elements only.
+Result<ScalarType> descr_dtype(const std::string& descr, const std::string& fortran, const char* label) {
   if (fortran != "False") {
     return Error::make(ErrorCode::kUnsupported,
                        "%s: Fortran-order arrays are not supported (save with "
@@ -125,21 +120,31 @@ Result<NpyArray> parse_npy(const uint8_t* bytes, size_t size, const std::string&
   }
   const char order = descr[1];
   const std::string code = descr.substr(2, descr.size() - 3);
-  NpyArray array;
-  bool found = false;
   for (const DtypeName& d : kDtypes) {
-    if (code == d.descr) {
-      array.dtype = d.type;
-      found = true;
+    if (code != d.descr) continue;
+    if (order == '>' && element_size(d.type) > 1) {
+      return Error::make(ErrorCode::kUnsupported, "%s: big-endian arrays are not supported", label);
     }
+    return d.type;
   }
-  if (!found) {
-    return Error::make(ErrorCode::kUnsupported, "%s: dtype %s has no etkit equivalent", label,
-                       descr.c_str());
+  return Error::make(ErrorCode::kUnsupported, "%s: dtype %s has no etkit equivalent", label, descr.c_str());
+}
+
+}  // namespace
+
+Result<NpyArray> parse_npy(const uint8_t* bytes, size_t size, const std::string& name) {
+  const char* label = name.c_str();
+  size_t header_start = 0, header_length = 0;
+  ETKIT_TRY(header_span(bytes, size, label, header_start, header_length));
+  const std::string header(reinterpret_cast<const char*>(bytes + header_start), header_length);
+  std::string descr, fortran, shape_text;
+  if (!header_value(header, "descr", descr) || !header_value(header, "fortran_order", fortran) ||
+      !header_value(header, "shape", shape_text)) {
+    return Error::make(ErrorCode::kMalformed, "%s: .npy header lacks descr, fortran_order or shape",
+                       label);
   }
-  if (order == '>' && element_size(array.dtype) > 1) {
-    return Error::make(ErrorCode::kUnsupported, "%s: big-endian arrays are not supported", label);
-  }
+  NpyArray array;
+  ETKIT_ASSIGN_OR_RETURN(array.dtype, descr_dtype(descr, fortran, label));
   CheckedShape shape;
   ETKIT_TRY(parse_shape(shape_text, label, array.shape, shape));
   auto checked = shape.nbytes(element_size(array.dtype));

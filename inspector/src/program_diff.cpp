@@ -60,15 +60,10 @@ std::string shape_text(const ProgramConstant& c) {
   return text + "]";
 }
 
-}  // namespace
-
-ProgramDiff diff_programs(const ProgramFacts& a, const ProgramFacts& b) {
-  ProgramDiff diff;
-  diff.old_file_bytes = int64_t(a.size->bytes);
-  diff.new_file_bytes = int64_t(b.size->bytes);
+void diff_methods(const ProgramSummary& a, const ProgramSummary& b, ProgramDiff& diff) {
   std::map<std::string, const MethodSummary*> old_methods, new_methods;
-  for (const auto& m : a.summary->methods) old_methods[m.name] = &m;
-  for (const auto& m : b.summary->methods) new_methods[m.name] = &m;
+  for (const auto& m : a.methods) old_methods[m.name] = &m;
+  for (const auto& m : b.methods) new_methods[m.name] = &m;
   for (const auto& [name, m] : old_methods) {
     if (!new_methods.count(name)) diff.methods_removed.push_back(name);
   }
@@ -85,9 +80,27 @@ ProgramDiff diff_programs(const ProgramFacts& a, const ProgramFacts& b) {
       diff.methods.push_back(std::move(change));
     }
   }
+}
+
+// The largest |new - old| of two float32 constants of one size.
+double max_abs_change(const ProgramConstant& o, const ProgramConstant& c) {
+  double worst = 0;
+  for (size_t i = 0; i + 4 <= o.data.size; i += 4) {
+    float x, y;
+    std::memcpy(&x, o.data.data + i, 4);
+    std::memcpy(&y, c.data.data + i, 4);
+    worst = std::max(worst, std::fabs(double(y) - double(x)));
+  }
+  return worst;
+}
+
+// Constants matched by key; unchanged ones only counted. What moved most
+// first: changed constants by their largest change, then reshaped, added
+// and removed ones by size.
+void diff_constants(const std::vector<ProgramConstant>& a, const std::vector<ProgramConstant>& b, ProgramDiff& diff) {
   std::map<std::string, const ProgramConstant*> old_constants, new_constants;
-  for (const auto& c : *a.constants) old_constants[c.key] = &c;
-  for (const auto& c : *b.constants) new_constants[c.key] = &c;
+  for (const auto& c : a) old_constants[c.key] = &c;
+  for (const auto& c : b) new_constants[c.key] = &c;
   for (const auto& [key, c] : old_constants) {
     if (!new_constants.count(key)) diff.constants.push_back({key, "removed", shape_text(*c), "", c->data.size, 0});
   }
@@ -105,19 +118,10 @@ ProgramDiff diff_programs(const ProgramFacts& a, const ProgramFacts& b) {
       ++diff.constants_unchanged;
       continue;
     } else if (o.is_float32 && c->is_float32) {
-      double worst = 0;
-      for (size_t i = 0; i + 4 <= o.data.size; i += 4) {
-        float x, y;
-        std::memcpy(&x, o.data.data + i, 4);
-        std::memcpy(&y, c->data.data + i, 4);
-        worst = std::max(worst, std::fabs(double(y) - double(x)));
-      }
-      change.max_abs_change = worst;
+      change.max_abs_change = max_abs_change(o, *c);
     }
     diff.constants.push_back(std::move(change));
   }
-  // What moved most first: changed constants by their largest change, then
-  // reshaped, added and removed ones by size.
   const auto rank = [](const ConstantChange& c) {
     return c.status == "changed" ? 0 : c.status == "reshaped" ? 1 : c.status == "added" ? 2 : 3;
   };
@@ -128,9 +132,13 @@ ProgramDiff diff_programs(const ProgramFacts& a, const ProgramFacts& b) {
     if (cx != cy) return cx > cy;
     return std::max(x.old_bytes, x.new_bytes) > std::max(y.old_bytes, y.new_bytes);
   });
+}
+
+// Bytes per size category of either file, largest change first.
+void diff_sizes(const SizePart& a, const SizePart& b, ProgramDiff& diff) {
   std::map<std::string, int64_t> old_sizes, new_sizes;
-  categorize(*a.size, old_sizes, true);
-  categorize(*b.size, new_sizes, true);
+  categorize(a, old_sizes, true);
+  categorize(b, new_sizes, true);
   std::map<std::string, SizeChange> sizes;
   for (const auto& [name, bytes] : old_sizes) sizes[name] = {name, bytes, 0};
   for (const auto& [name, bytes] : new_sizes) {
@@ -138,10 +146,20 @@ ProgramDiff diff_programs(const ProgramFacts& a, const ProgramFacts& b) {
     sizes[name].new_bytes = bytes;
   }
   for (const auto& [name, change] : sizes) diff.sizes.push_back(change);
-  // Largest change first.
   std::stable_sort(diff.sizes.begin(), diff.sizes.end(), [](const SizeChange& x, const SizeChange& y) {
     return std::llabs(x.new_bytes - x.old_bytes) > std::llabs(y.new_bytes - y.old_bytes);
   });
+}
+
+}  // namespace
+
+ProgramDiff diff_programs(const ProgramFacts& a, const ProgramFacts& b) {
+  ProgramDiff diff;
+  diff.old_file_bytes = int64_t(a.size->bytes);
+  diff.new_file_bytes = int64_t(b.size->bytes);
+  diff_methods(*a.summary, *b.summary, diff);
+  diff_constants(*a.constants, *b.constants, diff);
+  diff_sizes(*a.size, *b.size, diff);
   return diff;
 }
 

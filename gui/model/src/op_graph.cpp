@@ -30,66 +30,64 @@ void add_edge(std::set<std::pair<size_t, size_t>>& seen, OpGraph& graph, size_t 
   graph.edges.push_back({from, to, {}});
 }
 
-OpGraph from_record(const etrecord::MethodRecord& record) {
-  OpGraph graph;
-  graph.source = "ETRecord";
-  // A handle's instructions in execution order: nodes sharing a handle (a
-  // linear's weight transpose and its matmul, in upstream's records) are
-  // emitted in graph order, so the k-th node of a handle ran as its k-th
-  // instruction.
-  std::map<int64_t, std::vector<int32_t>> instructions_of_handle;
-  for (const auto& [instruction, handles] : record.handles_by_instruction) {
-    for (int64_t h : handles) {
-      std::vector<int32_t>& list = instructions_of_handle[h];
-      if (list.empty() || list.back() != int32_t(instruction)) list.push_back(int32_t(instruction));
-    }
-  }
-  std::map<int64_t, size_t> nodes_seen_of_handle;
-  std::map<int64_t, std::pair<int32_t, std::string>> delegate_of_handle;  // handle -> (instruction, backend)
-  for (const auto& [instruction, mapping] : record.delegates_by_instruction) {
-    for (const auto& [id, handles] : mapping.handles_by_delegate_id) {
-      (void)id;
-      for (int64_t h : handles) delegate_of_handle.emplace(h, std::make_pair(int32_t(instruction), mapping.backend));
-    }
-  }
-  // getitem nodes pick one output of a multi-output op, and a node the
-  // program runs as no instruction (a view the emitter turned into an alias
-  // of its input's memory) is its input: both drawn as what they read.
-  std::unordered_map<std::string, std::string> alias;
-  std::unordered_map<std::string, size_t> index_of;
-  for (const etrecord::GraphNode& node : record.graph.nodes) {
-    if (node.target.find("getitem") != std::string::npos && !node.inputs.empty()) {
-      alias[node.name] = node.inputs.front();
-      continue;
-    }
-    OpNode op;
-    op.label = short_label(node.target);
-    op.name = node.name;
-    op.detail = node.target;
-    const std::string module = inspector::innermost_module(node.module_stack);
-    if (!module.empty()) op.detail += "\n" + module;
-    if (node.debug_handle >= 0) {
-      op.handles.push_back(node.debug_handle);
-      if (auto d = delegate_of_handle.find(node.debug_handle); d != delegate_of_handle.end()) {
-        op.instruction = d->second.first;
-        op.backend = d->second.second;
-      } else if (auto i = instructions_of_handle.find(node.debug_handle); i != instructions_of_handle.end()) {
-        const size_t k = nodes_seen_of_handle[node.debug_handle]++;
-        op.instruction = i->second[std::min(k, i->second.size() - 1)];
-        // A delegate whose map names no nodes (upstream's XNNPACK records):
-        // the handle's instruction is the call.
-        if (auto call = record.delegates_by_instruction.find(op.instruction);
-            call != record.delegates_by_instruction.end()) {
-          op.backend = call->second.backend;
-        }
-      } else if (!record.handles_by_instruction.empty() && !node.inputs.empty()) {
-        alias[node.name] = node.inputs.front();
-        continue;
+// Which instruction runs a record's node: by its debug handle, through the
+// delegate map or the instruction map.
+class NodePlacement {
+ public:
+  explicit NodePlacement(const etrecord::MethodRecord& record) : record_(record) {
+    // A handle's instructions in execution order: nodes sharing a handle (a
+    // linear's weight transpose and its matmul, in upstream's records) are
+    // emitted in graph order, so the k-th node of a handle ran as its k-th
+    // instruction.
+    for (const auto& [instruction, handles] : record.handles_by_instruction) {
+      for (int64_t h : handles) {
+        std::vector<int32_t>& list = instructions_of_handle_[h];
+        if (list.empty() || list.back() != int32_t(instruction)) list.push_back(int32_t(instruction));
       }
     }
-    index_of[node.name] = graph.nodes.size();
-    graph.nodes.push_back(std::move(op));
+    for (const auto& [instruction, mapping] : record.delegates_by_instruction) {
+      for (const auto& [id, handles] : mapping.handles_by_delegate_id) {
+        (void)id;
+        for (int64_t h : handles) delegate_of_handle_.emplace(h, std::make_pair(int32_t(instruction), mapping.backend));
+      }
+    }
   }
+
+  // Sets the op's instruction and backend from the node's handle; false
+  // when the program runs the node as no instruction (an alias of its
+  // input's memory).
+  bool place(const etrecord::GraphNode& node, OpNode& op) {
+    if (node.debug_handle < 0) return true;
+    op.handles.push_back(node.debug_handle);
+    if (auto d = delegate_of_handle_.find(node.debug_handle); d != delegate_of_handle_.end()) {
+      op.instruction = d->second.first;
+      op.backend = d->second.second;
+    } else if (auto i = instructions_of_handle_.find(node.debug_handle); i != instructions_of_handle_.end()) {
+      const size_t k = nodes_seen_of_handle_[node.debug_handle]++;
+      op.instruction = i->second[std::min(k, i->second.size() - 1)];
+      // A delegate whose map names no nodes (upstream's XNNPACK records):
+      // the handle's instruction is the call.
+      if (auto call = record_.delegates_by_instruction.find(op.instruction);
+          call != record_.delegates_by_instruction.end()) {
+        op.backend = call->second.backend;
+      }
+    } else if (!record_.handles_by_instruction.empty() && !node.inputs.empty()) {
+      return false;
+    }
+    return true;
+  }
+
+ private:
+  const etrecord::MethodRecord& record_;
+  std::map<int64_t, std::vector<int32_t>> instructions_of_handle_;
+  std::map<int64_t, size_t> nodes_seen_of_handle_;
+  std::map<int64_t, std::pair<int32_t, std::string>> delegate_of_handle_;  // handle -> (instruction, backend)
+};
+
+// An edge from each drawn node's inputs (through aliases) to it.
+void connect(OpGraph& graph, const etrecord::MethodRecord& record,
+             const std::unordered_map<std::string, std::string>& alias,
+             const std::unordered_map<std::string, size_t>& index_of) {
   const auto resolve = [&](std::string name) {
     for (int hops = 0; hops < 64; ++hops) {
       auto a = alias.find(name);
@@ -108,6 +106,36 @@ OpGraph from_record(const etrecord::MethodRecord& record) {
       if (from >= 0) add_edge(seen, graph, size_t(from), to->second);
     }
   }
+}
+
+OpGraph from_record(const etrecord::MethodRecord& record) {
+  OpGraph graph;
+  graph.source = "ETRecord";
+  NodePlacement placement(record);
+  // getitem nodes pick one output of a multi-output op, and a node the
+  // program runs as no instruction (a view the emitter turned into an alias
+  // of its input's memory) is its input: both drawn as what they read.
+  std::unordered_map<std::string, std::string> alias;
+  std::unordered_map<std::string, size_t> index_of;
+  for (const etrecord::GraphNode& node : record.graph.nodes) {
+    if (node.target.find("getitem") != std::string::npos && !node.inputs.empty()) {
+      alias[node.name] = node.inputs.front();
+      continue;
+    }
+    OpNode op;
+    op.label = short_label(node.target);
+    op.name = node.name;
+    op.detail = node.target;
+    const std::string module = inspector::innermost_module(node.module_stack);
+    if (!module.empty()) op.detail += "\n" + module;
+    if (!placement.place(node, op)) {
+      alias[node.name] = node.inputs.front();
+      continue;
+    }
+    index_of[node.name] = graph.nodes.size();
+    graph.nodes.push_back(std::move(op));
+  }
+  connect(graph, record, alias, index_of);
   return graph;
 }
 
@@ -211,94 +239,129 @@ bool is_delegate_call(const OpGraph& graph, const OpNode& node) {
   return !node.backend.empty() && (node.members > 1 || graph.source == "instructions" || graph.delegates_collapsed);
 }
 
-}  // namespace
-
-void annotate_op_graph(OpGraph& graph, const MethodSummary* method, const std::vector<inspector::EventBlock>& blocks,
-                       double unit_ms, const inspector::GapReport* gap,
-                       const std::vector<inspector::ValueConstant>& constants) {
+// The graph's nodes by instruction index and by debug handle.
+struct NodeIndex {
   std::map<int32_t, std::vector<size_t>> by_instruction;
   std::map<int64_t, std::vector<size_t>> by_handle;
-  for (size_t i = 0; i < graph.nodes.size(); ++i) {
-    if (graph.nodes[i].instruction >= 0) by_instruction[graph.nodes[i].instruction].push_back(i);
-    for (int64_t h : graph.nodes[i].handles) by_handle[h].push_back(i);
+  explicit NodeIndex(const OpGraph& graph) {
+    for (size_t i = 0; i < graph.nodes.size(); ++i) {
+      if (graph.nodes[i].instruction >= 0) by_instruction[graph.nodes[i].instruction].push_back(i);
+      for (int64_t h : graph.nodes[i].handles) by_handle[h].push_back(i);
+    }
   }
-  const auto for_nodes = [&](const inspector::Event& event, const std::function<void(OpNode&)>& apply) {
-    if (event.is_delegated_op) {
-      std::set<size_t> hit;
-      for (int64_t h : event.debug_handles) {
-        if (auto found = by_handle.find(h); found != by_handle.end()) hit.insert(found->second.begin(), found->second.end());
+};
+
+// Applies `apply` to the nodes an event times: a delegated op's nodes by
+// its debug handles, else the nodes of its instruction (a delegate call's
+// event to the node standing for the call).
+void for_event_nodes(OpGraph& graph, const NodeIndex& index, const inspector::Event& event,
+                     const std::function<void(OpNode&)>& apply) {
+  if (event.is_delegated_op) {
+    std::set<size_t> hit;
+    for (int64_t h : event.debug_handles) {
+      if (auto found = index.by_handle.find(h); found != index.by_handle.end()) {
+        hit.insert(found->second.begin(), found->second.end());
       }
-      for (size_t i : hit) {
-        // A collapsed call takes its DELEGATE_CALL's time, not its ops' too.
-        if (!is_delegate_call(graph, graph.nodes[i])) apply(graph.nodes[i]);
-      }
-      return;
     }
-    if (event.instruction_id < 0) return;
-    auto found = by_instruction.find(event.instruction_id);
-    if (found == by_instruction.end()) return;
-    for (size_t i : found->second) {
-      OpNode& node = graph.nodes[i];
-      if ((event.name == "DELEGATE_CALL") == is_delegate_call(graph, node)) apply(node);
+    for (size_t i : hit) {
+      // A collapsed call takes its DELEGATE_CALL's time, not its ops' too.
+      if (!is_delegate_call(graph, graph.nodes[i])) apply(graph.nodes[i]);
     }
-  };
+    return;
+  }
+  if (event.instruction_id < 0) return;
+  auto found = index.by_instruction.find(event.instruction_id);
+  if (found == index.by_instruction.end()) return;
+  for (size_t i : found->second) {
+    OpNode& node = graph.nodes[i];
+    if ((event.name == "DELEGATE_CALL") == is_delegate_call(graph, node)) apply(node);
+  }
+}
+
+// Each node's latency: the summed averages of its events in the first
+// Execute block (one run's ops).
+void annotate_latency(OpGraph& graph, const NodeIndex& index, const std::vector<inspector::EventBlock>& blocks,
+                      double unit_ms) {
   for (const inspector::EventBlock& block : blocks) {
     if (block.name != "Execute") continue;
     for (const inspector::Event& event : block.events) {
       if (!event.perf_data || event.name == "OPERATOR_CALL" || event.name == "Method::execute") continue;
       const double ms = event.perf_data->avg * unit_ms;
-      for_nodes(event, [ms](OpNode& node) { node.latency_ms = std::isnan(node.latency_ms) ? ms : node.latency_ms + ms; });
+      for_event_nodes(graph, index, event,
+                      [ms](OpNode& node) { node.latency_ms = std::isnan(node.latency_ms) ? ms : node.latency_ms + ms; });
     }
-    break;  // the first Execute block: one run's ops
+    return;
   }
-  if (method != nullptr) {
-    std::unordered_map<int32_t, uint64_t> planned;
-    for (const PlannedTensorSummary& t : method->planned_tensors) planned[t.value] = t.bytes;
-    std::unordered_map<size_t, uint64_t> constant_bytes;
-    for (const inspector::ValueConstant& c : constants) {
-      if (c.method == method->name) constant_bytes[c.value] = c.bytes;
-    }
-    for (const InstructionSummary& instruction : method->instructions) {
-      auto nodes = by_instruction.find(instruction.index);
-      if (instruction.chain != 0 || instruction.references.empty() || nodes == by_instruction.end()) continue;
-      if (instruction.kind == "delegate") {
-        // A collapsed call (or, without a record, the call itself) carries its blob.
-        if (instruction.delegate_index < 0 || size_t(instruction.delegate_index) >= method->delegates.size()) continue;
-        for (size_t i : nodes->second) {
-          if (is_delegate_call(graph, graph.nodes[i])) {
-            graph.nodes[i].constant_bytes = double(method->delegates[size_t(instruction.delegate_index)].size);
-          }
-        }
-        continue;
-      }
-      if (instruction.kind != "kernel") continue;
-      double reads = 0;
-      for (int32_t v : instruction.references) {
-        if (auto c = constant_bytes.find(size_t(v)); c != constant_bytes.end()) reads += double(c->second);
-      }
-      auto bytes = planned.find(instruction.references.back());
+}
+
+// Each kernel node's output bytes (its last reference's planned size) and
+// the constant bytes it reads; a delegate call's node its blob's size.
+void annotate_bytes(OpGraph& graph, const NodeIndex& index, const MethodSummary& method,
+                    const std::vector<inspector::ValueConstant>& constants) {
+  std::unordered_map<int32_t, uint64_t> planned;
+  for (const PlannedTensorSummary& t : method.planned_tensors) planned[t.value] = t.bytes;
+  std::unordered_map<size_t, uint64_t> constant_bytes;
+  for (const inspector::ValueConstant& c : constants) {
+    if (c.method == method.name) constant_bytes[c.value] = c.bytes;
+  }
+  for (const InstructionSummary& instruction : method.instructions) {
+    auto nodes = index.by_instruction.find(instruction.index);
+    if (instruction.chain != 0 || instruction.references.empty() || nodes == index.by_instruction.end()) continue;
+    if (instruction.kind == "delegate") {
+      // A collapsed call (or, without a record, the call itself) carries its blob.
+      if (instruction.delegate_index < 0 || size_t(instruction.delegate_index) >= method.delegates.size()) continue;
       for (size_t i : nodes->second) {
-        if (bytes != planned.end()) graph.nodes[i].output_bytes = double(bytes->second);
-        graph.nodes[i].constant_bytes = reads;
+        if (is_delegate_call(graph, graph.nodes[i])) {
+          graph.nodes[i].constant_bytes = double(method.delegates[size_t(instruction.delegate_index)].size);
+        }
       }
+      continue;
+    }
+    if (instruction.kind != "kernel") continue;
+    double reads = 0;
+    for (int32_t v : instruction.references) {
+      if (auto c = constant_bytes.find(size_t(v)); c != constant_bytes.end()) reads += double(c->second);
+    }
+    auto bytes = planned.find(instruction.references.back());
+    for (size_t i : nodes->second) {
+      if (bytes != planned.end()) graph.nodes[i].output_bytes = double(bytes->second);
+      graph.nodes[i].constant_bytes = reads;
     }
   }
-  if (gap != nullptr) {
-    for (const inspector::GapRow& row : gap->rows) {
-      if (std::isnan(row.relative_error)) continue;
-      std::vector<size_t> targets;
-      for (int64_t h : row.handles) {
-        if (auto found = by_handle.find(h); found != by_handle.end()) targets.insert(targets.end(), found->second.begin(), found->second.end());
-      }
-      if (targets.empty()) {
-        if (auto found = by_instruction.find(row.instruction_id); found != by_instruction.end()) targets = found->second;
-      }
-      for (size_t i : targets) {
-        OpNode& node = graph.nodes[i];
-        node.gap = std::isnan(node.gap) ? row.relative_error : std::max(node.gap, row.relative_error);
+}
+
+// Each node's largest relative error in the gap report, by debug handle
+// or, without one, by instruction.
+void annotate_gap(OpGraph& graph, const NodeIndex& index, const inspector::GapReport& gap) {
+  for (const inspector::GapRow& row : gap.rows) {
+    if (std::isnan(row.relative_error)) continue;
+    std::vector<size_t> targets;
+    for (int64_t h : row.handles) {
+      if (auto found = index.by_handle.find(h); found != index.by_handle.end()) {
+        targets.insert(targets.end(), found->second.begin(), found->second.end());
       }
     }
+    if (targets.empty()) {
+      if (auto found = index.by_instruction.find(row.instruction_id); found != index.by_instruction.end()) {
+        targets = found->second;
+      }
+    }
+    for (size_t i : targets) {
+      OpNode& node = graph.nodes[i];
+      node.gap = std::isnan(node.gap) ? row.relative_error : std::max(node.gap, row.relative_error);
+    }
   }
+}
+
+}  // namespace
+
+void annotate_op_graph(OpGraph& graph, const MethodSummary* method, const std::vector<inspector::EventBlock>& blocks,
+                       double unit_ms, const inspector::GapReport* gap,
+                       const std::vector<inspector::ValueConstant>& constants) {
+  const NodeIndex index(graph);
+  annotate_latency(graph, index, blocks, unit_ms);
+  if (method != nullptr) annotate_bytes(graph, index, *method, constants);
+  if (gap != nullptr) annotate_gap(graph, index, *gap);
 }
 
 int64_t node_at(const OpGraph& graph, float x, float y) {
