@@ -22,6 +22,10 @@
 #include "record_loading.h"
 
 namespace etkit::cli {
+
+using report::Cell;
+using report::TableColumn;
+
 namespace {
 
 struct GapCliOptions {
@@ -120,24 +124,24 @@ Result<std::vector<std::string>> instruction_ops(const GapCliOptions& options) {
 }
 
 void print_report(const inspector::GapReport& report, const GapCliOptions& options) {
-  const std::vector<report::TableColumn> columns = {{"instruction_id", 0}, {"delegate_debug_id", 0}, {"op"}, {"node"},
+  const std::vector<TableColumn> columns = {{"instruction_id", 0}, {"delegate_debug_id", 0}, {"op"}, {"node"},
                                             {"sizes"},  {"mse", -1},    {"l1", -1},         {"snr_db", 2},
                                             {"cosine", 6}, {"max_abs", -1}, {"rel_error", -1}, {"growth", -1},
                                             {"quantum", -1}, {"error_quanta", 2},
                                             {"status"}, {"detail"},      {"source"}};
-  std::vector<std::vector<report::Cell>> rows;
+  std::vector<std::vector<Cell>> rows;
   for (const inspector::GapRow& row : report.rows) {
     const bool compared = row.status == inspector::GapStatus::kOk || row.status == inspector::GapStatus::kDiverged;
-    auto metric = [&](double value) { return compared ? report::Cell::of(value) : report::Cell::empty(); };
-    auto finite = [&](double value) { return std::isfinite(value) ? report::Cell::of(value) : report::Cell::empty(); };
-    rows.push_back({report::Cell::of(int64_t(row.instruction_id)),
-                    row.delegate_debug_id >= 0 ? report::Cell::of(row.delegate_debug_id) : report::Cell::empty(), report::Cell::of(row.op),
-                    report::Cell::of(row.node), report::Cell::of(row.sizes), metric(row.metrics.mse), metric(row.metrics.l1),
+    auto metric = [&](double value) { return compared ? Cell::of(value) : Cell::empty(); };
+    auto finite = [&](double value) { return std::isfinite(value) ? Cell::of(value) : Cell::empty(); };
+    rows.push_back({Cell::of(int64_t(row.instruction_id)),
+                    row.delegate_debug_id >= 0 ? Cell::of(row.delegate_debug_id) : Cell::empty(), Cell::of(row.op),
+                    Cell::of(row.node), Cell::of(row.sizes), metric(row.metrics.mse), metric(row.metrics.l1),
                     metric(row.metrics.snr_db), metric(row.metrics.cosine), metric(row.metrics.max_abs),
                     finite(row.relative_error), finite(row.error_growth),
-                    row.quantum > 0 ? report::Cell::of(row.quantum) : report::Cell::empty(), finite(row.error_quanta),
-                    report::Cell::of(inspector::to_string(row.status)),
-                    report::Cell::of(row.detail), report::Cell::of(row.source)});
+                    row.quantum > 0 ? Cell::of(row.quantum) : Cell::empty(), finite(row.error_quanta),
+                    Cell::of(inspector::to_string(row.status)),
+                    Cell::of(row.detail), Cell::of(row.source)});
   }
   auto out = options.json ? report::make_json_printer(std::cout) : report::make_text_printer(std::cout);
   out->begin_object("");

@@ -20,6 +20,9 @@
 #include "program_loading.h"
 
 namespace etkit::cli {
+
+using report::Cell;
+
 namespace {
 
 struct MemoryOptions {
@@ -29,16 +32,16 @@ struct MemoryOptions {
   bool json = false;
 };
 
-report::Cell optional_step(const std::optional<size_t>& step) { return step ? report::Cell::of(int64_t(*step)) : report::Cell::empty(); }
+Cell optional_step(const std::optional<size_t>& step) { return step ? Cell::of(int64_t(*step)) : Cell::empty(); }
 
 void print_method(report::Printer& out, const inspector::MethodMemory& memory, size_t top) {
   out.begin_object("");
   out.field("name", memory.name);
   out.field("instructions", uint64_t(memory.instructions));
-  std::vector<std::vector<report::Cell>> arenas;
+  std::vector<std::vector<Cell>> arenas;
   for (const inspector::ArenaUse& a : memory.arenas) {
-    arenas.push_back({report::Cell::of(int64_t(a.id)), report::Cell::of(int64_t(a.size)), report::Cell::of(int64_t(a.peak_live_bytes)),
-                      report::Cell::of(int64_t(a.peak_step)), report::Cell::of(a.utilization), report::Cell::of(int64_t(a.best_fit_bytes))});
+    arenas.push_back({Cell::of(int64_t(a.id)), Cell::of(int64_t(a.size)), Cell::of(int64_t(a.peak_live_bytes)),
+                      Cell::of(int64_t(a.peak_step)), Cell::of(a.utilization), Cell::of(int64_t(a.best_fit_bytes))});
   }
   out.table("arenas", {{"id"}, {"size"}, {"peak_live_bytes"}, {"peak_step"}, {"utilization", 3}, {"best_fit_bytes"}},
             arenas);
@@ -48,15 +51,15 @@ void print_method(report::Printer& out, const inspector::MethodMemory& memory, s
   std::stable_sort(tensors.begin(), tensors.end(),
                    [](const auto* a, const auto* b) { return a->planned.bytes > b->planned.bytes; });
   if (top > 0 && tensors.size() > top) tensors.resize(top);
-  std::vector<std::vector<report::Cell>> rows;
+  std::vector<std::vector<Cell>> rows;
   for (const inspector::TensorLifetime* t : tensors) {
     std::string consumers;
     for (const std::string& c : t->consumers) consumers += (consumers.empty() ? "" : " ") + c;
-    rows.push_back({report::Cell::of(int64_t(t->planned.value)), report::Cell::of(int64_t(t->planned.arena)),
-                    report::Cell::of(int64_t(t->planned.offset)), report::Cell::of(int64_t(t->planned.bytes)), optional_step(t->first),
-                    optional_step(t->last), report::Cell::of(to_string(t->planned.tensor.scalar_type)), report::Cell::of(std::vector<int64_t>(t->planned.tensor.sizes.begin(), t->planned.tensor.sizes.end())),
-                    t->producer ? report::Cell::of(*t->producer) : report::Cell::empty(), report::Cell::of(consumers),
-                    report::Cell::of(t->planned.initial_state ? "mutable buffer" : "")});
+    rows.push_back({Cell::of(int64_t(t->planned.value)), Cell::of(int64_t(t->planned.arena)),
+                    Cell::of(int64_t(t->planned.offset)), Cell::of(int64_t(t->planned.bytes)), optional_step(t->first),
+                    optional_step(t->last), Cell::of(to_string(t->planned.tensor.scalar_type)), Cell::of(std::vector<int64_t>(t->planned.tensor.sizes.begin(), t->planned.tensor.sizes.end())),
+                    t->producer ? Cell::of(*t->producer) : Cell::empty(), Cell::of(consumers),
+                    Cell::of(t->planned.initial_state ? "mutable buffer" : "")});
   }
   out.table("tensors", {{"value"}, {"arena"}, {"offset"}, {"bytes"}, {"first"}, {"last"}, {"dtype"}, {"sizes"},
                         {"producer"}, {"consumers"}, {"state"}},
@@ -123,10 +126,10 @@ int trace_memory(const MemoryOptions& options, Diagnostics& diagnostics) {
                                         "--trace-allocations)",
                                         options.file.c_str()));
   }
-  std::vector<std::vector<report::Cell>> rows;
+  std::vector<std::vector<Cell>> rows;
   for (const auto& [key, t] : totals) {
-    rows.push_back({report::Cell::of(key.first), report::Cell::of(key.second), report::Cell::of(int64_t(t.total)), report::Cell::of(int64_t(t.count)),
-                    report::Cell::of(int64_t(t.largest))});
+    rows.push_back({Cell::of(key.first), Cell::of(key.second), Cell::of(int64_t(t.total)), Cell::of(int64_t(t.count)),
+                    Cell::of(int64_t(t.largest))});
   }
   auto out = options.json ? report::make_json_printer(std::cout) : report::make_text_printer(std::cout);
   out->begin_object("");

@@ -20,6 +20,10 @@
 #include "etkit/inspector/source_links.h"
 
 namespace etkit::cli {
+
+using report::Cell;
+using report::TableColumn;
+
 namespace {
 
 struct ModulesOptions {
@@ -52,7 +56,7 @@ double share(const inspector::ModuleTree& tree, double total) {
 // gives path, type and depth as fields. --sort total lists the modules
 // flat, largest first; --top keeps the first rows.
 void print_tree(const inspector::ModuleTree& tree, const ModulesOptions& options) {
-  const std::vector<report::TableColumn> columns = {{"path"},          {"type", 0, true},  {"depth", 0, true},
+  const std::vector<TableColumn> columns = {{"path"},          {"type", 0, true},  {"depth", 0, true},
                                             {"total", 6},      {"share", 4},       {"op_events", 0},
                                             {"call_sites", 0, true}, {"all_sites_total", 6, true},
                                             {"children", 0, true}};
@@ -69,7 +73,7 @@ void print_tree(const inspector::ModuleTree& tree, const ModulesOptions& options
   // Children are row numbers of the printed rows (--depth and --top leave some out).
   std::vector<int64_t> row_of(tree.modules.size(), -1);
   for (size_t r = 0; r < shown.size(); ++r) row_of[shown[r]] = int64_t(r);
-  std::vector<std::vector<report::Cell>> rows;
+  std::vector<std::vector<Cell>> rows;
   for (size_t i : shown) {
     const inspector::ModuleTotal& m = tree.modules[i];
     std::string label = std::string(flat ? 0 : 2 * m.depth, ' ') + (m.path.empty() ? "<root>" : m.path) + " (" +
@@ -81,9 +85,9 @@ void print_tree(const inspector::ModuleTree& tree, const ModulesOptions& options
     for (size_t child : m.children) {
       if (row_of[child] >= 0) children.push_back(row_of[child]);
     }
-    rows.push_back({report::Cell::of(m.path).shown_as(label), report::Cell::of(m.type), report::Cell::of(int64_t(m.depth)),
-                    report::Cell::of(m.total), report::Cell::of(share(tree, m.total)), report::Cell::of(int64_t(m.op_events)),
-                    report::Cell::of(int64_t(m.call_sites)), report::Cell::of(m.all_sites_total), report::Cell::of(std::move(children))});
+    rows.push_back({Cell::of(m.path).shown_as(label), Cell::of(m.type), Cell::of(int64_t(m.depth)),
+                    Cell::of(m.total), Cell::of(share(tree, m.total)), Cell::of(int64_t(m.op_events)),
+                    Cell::of(int64_t(m.call_sites)), Cell::of(m.all_sites_total), Cell::of(std::move(children))});
   }
   auto out = options.json ? report::make_json_printer(std::cout) : report::make_text_printer(std::cout);
   out->begin_object("");

@@ -14,6 +14,9 @@
 #include "etkit/report/printer.h"
 
 namespace etkit::cli {
+
+using report::Cell;
+
 namespace {
 
 struct StepsOptions {
@@ -47,13 +50,13 @@ int run_steps(const StepsOptions& options) {
                                         "--etdump`)",
                                         options.etdump.c_str()));
   }
-  std::vector<std::vector<report::Cell>> rows;
+  std::vector<std::vector<Cell>> rows;
   std::vector<double> prefill, decode;
   for (const auto& step : steps) {
     const double latency = step.latency() / 1e6;
     (step.decode ? decode : prefill).push_back(latency);
-    rows.push_back({report::Cell::of(int64_t(step.step)), report::Cell::of(step.decode ? "decode" : "prefill"),
-                    report::Cell::of(step.context), report::Cell::of(step.start / 1e6), report::Cell::of(latency)});
+    rows.push_back({Cell::of(int64_t(step.step)), Cell::of(step.decode ? "decode" : "prefill"),
+                    Cell::of(step.context), Cell::of(step.start / 1e6), Cell::of(latency)});
   }
   std::unique_ptr<report::Printer> out = options.json ? report::make_json_printer(std::cout) : report::make_text_printer(std::cout);
   out->begin_object("");

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
@@ -43,6 +44,21 @@ std::string line_with(const std::string& text, const std::string& part) {
   std::istringstream lines(text);
   for (std::string line; std::getline(lines, line);) {
     if (has(line, part)) return line;
+  }
+  return {};
+}
+
+// The line of `text` whose words hold `words` one after another (a table
+// row, whatever its column widths).
+std::string line_with_words(const std::string& text, const std::vector<std::string>& words) {
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    std::istringstream split(line);
+    std::vector<std::string> found;
+    for (std::string word; split >> word;) found.push_back(word);
+    for (size_t i = 0; i + words.size() <= found.size(); ++i) {
+      if (std::equal(words.begin(), words.end(), found.begin() + ptrdiff_t(i))) return line;
+    }
   }
   return {};
 }
@@ -161,6 +177,54 @@ TEST_F(TextJsonAgree, DiffProgram) {
   ASSERT_GT(operators.size(), 2u);  // the text shows two, says how many more
   EXPECT_TRUE(has(out.text, fmt::format("... {} more (--json has all)", operators.size() - 2))) << out.text;
   EXPECT_FALSE(line_with(out.text, operators[0]["name"].get<std::string>()).empty());
+}
+
+TEST_F(TextJsonAgree, Memory) {
+  const Both out = both({"memory", sample("tutorial_cnn/tutorial_cnn.pte")});
+  const auto& method = out.json["methods"][0];
+  EXPECT_TRUE(has(out.text, "instructions: " + std::to_string(method["instructions"].get<int>())));
+  for (const auto& arena : method["arenas"]) {
+    EXPECT_FALSE(line_with_words(out.text, {std::to_string(arena["id"].get<int>()),
+                                            std::to_string(arena["size"].get<int64_t>()),
+                                            std::to_string(arena["peak_live_bytes"].get<int64_t>())})
+                     .empty())
+        << arena.dump() << "\n" << out.text;
+  }
+  ASSERT_FALSE(method["tensors"].empty());
+  for (const auto& tensor : method["tensors"]) {
+    // A tensor's row: value, arena, offset, bytes, first and last step.
+    const std::string line = line_with_words(
+        out.text, {std::to_string(tensor["value"].get<int>()), std::to_string(tensor["arena"].get<int>()),
+                   std::to_string(tensor["offset"].get<int64_t>()), std::to_string(tensor["bytes"].get<int64_t>())});
+    ASSERT_FALSE(line.empty()) << tensor.dump() << "\n" << out.text;
+    if (tensor["producer"].is_string()) EXPECT_TRUE(has(line, tensor["producer"].get<std::string>())) << line;
+  }
+}
+
+// One generation's text and JSON: the tokens are deterministic (greedy),
+// the steps' phases and contexts too; times differ between two runs, so
+// steps compares one trace's text and JSON.
+TEST_F(TextJsonAgree, GenerateAndSteps) {
+  const std::string llama = sample("tiny_llama/tiny_llama.pte");
+  const Both generated = both({"generate", llama, "--prompt-tokens", "1,2,3", "--max-new", "4", "--etdump",
+                               temp("agree_generate.etdp")});
+  std::string ids = "generated_token_ids: [";
+  for (size_t i = 0; i < generated.json["generated_token_ids"].size(); ++i) {
+    ids += (i ? ", " : "") + std::to_string(generated.json["generated_token_ids"][i].get<int64_t>());
+  }
+  EXPECT_TRUE(has(generated.text, ids + "]")) << ids << "\n" << generated.text;
+  EXPECT_TRUE(has(generated.text, "prefill_calls: " + std::to_string(generated.json["prefill_calls"].get<int>())));
+
+  const Both steps = both({"steps", temp("agree_generate.etdp")});
+  for (const char* phase : {"prefill", "decode"}) {
+    EXPECT_TRUE(has(steps.text, fmt::format("total_ms: {:.6g}", steps.json[phase]["total_ms"].get<double>())))
+        << phase << "\n" << steps.text;
+  }
+  for (const auto& step : steps.json["steps"]) {
+    const std::string line = line_with(steps.text, fmt::format("{:.3f}", step["start_ms"].get<double>()));
+    EXPECT_TRUE(has(line, step["phase"].get<std::string>())) << line;
+    EXPECT_TRUE(has(line, fmt::format("{:.4f}", step["latency_ms"].get<double>()))) << line;
+  }
 }
 
 TEST_F(TextJsonAgree, Verify) {
