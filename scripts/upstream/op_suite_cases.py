@@ -20,7 +20,7 @@ from torch.utils import _pytree as pytree
 
 F, I8, I32, I64, B = torch.float32, torch.int8, torch.int32, torch.int64, torch.bool
 
-# The dtypes etkit's kernels are tested in (docs/kernels.md's kernel table).
+# The dtypes etkit's kernels are tested in (README's kernel table).
 DTYPES = [torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64,
           torch.float16, torch.bfloat16, torch.float32, torch.float64]
 
