@@ -9,13 +9,10 @@
 #include "commands.h"
 #include "diagnostics.h"
 #include "etkit/etdump/etdump_reader.h"
-#include "etkit/inspector/event_blocks.h"
 #include "etkit/inspector/generation_steps.h"
 #include "etkit/report/printer.h"
 
 namespace etkit::cli {
-
-using report::Cell;
 
 namespace {
 
@@ -23,21 +20,6 @@ struct StepsOptions {
   std::string etdump;
   bool json = false;
 };
-
-void phase_summary(report::Printer& out, const char* key, const std::vector<double>& latencies_ms) {
-  out.begin_object(key);
-  out.field("steps", uint64_t(latencies_ms.size()));
-  if (!latencies_ms.empty()) {
-    double total = 0;
-    for (double v : latencies_ms) total += v;
-    out.field("total_ms", total);
-    out.field("median_ms", inspector::percentile(latencies_ms, 50));
-    out.field("first_ms", latencies_ms.front());
-    out.field("last_ms", latencies_ms.back());
-    out.field("steps_per_second", total > 0 ? double(latencies_ms.size()) / total * 1000 : 0.0);
-  }
-  out.end_object();
-}
 
 int run_steps(const StepsOptions& options) {
   Diagnostics diagnostics;
@@ -50,22 +32,8 @@ int run_steps(const StepsOptions& options) {
                                         "--etdump`)",
                                         options.etdump.c_str()));
   }
-  std::vector<std::vector<Cell>> rows;
-  std::vector<double> prefill, decode;
-  for (const auto& step : steps) {
-    const double latency = step.latency() / 1e6;
-    (step.decode ? decode : prefill).push_back(latency);
-    rows.push_back({Cell::of(int64_t(step.step)), Cell::of(step.decode ? "decode" : "prefill"),
-                    Cell::of(step.context), Cell::of(step.start / 1e6), Cell::of(latency)});
-  }
-  std::unique_ptr<report::Printer> out = options.json ? report::make_json_printer(std::cout) : report::make_text_printer(std::cout);
-  out->begin_object("");
-  out->field("time_unit", "ms");
-  phase_summary(*out, "prefill", prefill);
-  phase_summary(*out, "decode", decode);
-  out->table("steps", {{"step"}, {"phase"}, {"context"}, {"start_ms", 3}, {"latency_ms", 4}}, rows);
-  out->end_object();
-  out->finish();
+  print(*(options.json ? report::make_json_printer(std::cout) : report::make_text_printer(std::cout)),
+        inspector::StepsReport{steps});
   return kExitOk;
 }
 

@@ -163,10 +163,9 @@ void MainWindow::connect_views() {
   });
 }
 
-MainWindow::~MainWindow() {
-  if (watcher_->isRunning()) watcher_->waitForFinished();
-  if (layout_watcher_->isRunning()) layout_watcher_->waitForFinished();
-  // Views borrow the workspace: detach them before it goes.
+// Views borrow the workspace: every view that holds a pointer into it lets
+// go here, the one list of them, before the workspace goes.
+void MainWindow::detach_views() {
   timeline_->set_workspace(nullptr, nullptr);
   memory_->set_workspace(nullptr);
   gap_->set_workspace(nullptr);
@@ -174,6 +173,12 @@ MainWindow::~MainWindow() {
   size_->set_workspace(nullptr);
   graph_->set_workspace(nullptr);
   events_->set_table(nullptr);
+}
+
+MainWindow::~MainWindow() {
+  if (watcher_->isRunning()) watcher_->waitForFinished();
+  if (layout_watcher_->isRunning()) layout_watcher_->waitForFinished();
+  detach_views();
 }
 
 QWidget* MainWindow::make_timeline_tab() {
@@ -390,14 +395,7 @@ void MainWindow::lay_out_graph_now() {
 }
 
 void MainWindow::show_workspace(std::unique_ptr<Workspace> workspace) {
-  // Detach the views from the old workspace before it is destroyed.
-  timeline_->set_workspace(nullptr, nullptr);
-  memory_->set_workspace(nullptr);
-  gap_->set_workspace(nullptr);
-  steps_->set_workspace(nullptr);
-  size_->set_workspace(nullptr);
-  graph_->set_workspace(nullptr);
-  events_->set_table(nullptr);
+  detach_views();  // from the old workspace, before it is destroyed
   style_.reset();
   workspace_ = std::move(workspace);
   progress_->hide();

@@ -85,6 +85,7 @@ class MainWindow : public QMainWindow {
   QWidget* make_memory_tab();
   void make_menus();
   void connect_views();
+  void detach_views();
   void rebuild_recent_menu();
   void remember(const OpenRequest& request);
   void show_workspace(std::unique_ptr<Workspace> workspace);

@@ -64,17 +64,13 @@ void StepsCanvas::draw() {
     list->AddText(ImVec2((size.x - text.x) / 2, (size.y - text.y) / 2), IM_COL32(110, 110, 110, 255), hint);
     return;
   }
-  std::vector<double> decode;
-  size_t prefill = 0;
-  for (const auto& s : steps_) {
-    if (s.decode) decode.push_back(s.latency());
-    else ++prefill;
-  }
-  const double median = decode.empty() ? 0 : inspector::percentile(decode, 50);
+  const inspector::PhaseSummary decode = inspector::summarize_phase(steps_, true);
+  const size_t prefill = steps_.size() - decode.steps;
+  const double median = decode.median;
   char title[256];
   std::snprintf(title, sizeof(title),
                 "latency per step: %zu prefill (orange), %zu decode (blue), decode median %.3f ms (red line)",
-                prefill, decode.size(), median / 1e6);
+                prefill, decode.steps, median / 1e6);
   list->AddText(ImVec2(8, 8), kText, title);
   const Plot p = plot();
   list->AddLine(ImVec2(p.x0, p.y1), ImVec2(p.x1, p.y1), kAxis);

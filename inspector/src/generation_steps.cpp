@@ -43,4 +43,54 @@ std::vector<GenerationStepTiming> generation_steps(const etdump::ETDump& trace) 
   return steps;
 }
 
+PhaseSummary summarize_phase(const std::vector<GenerationStepTiming>& steps, bool decode) {
+  std::vector<double> latencies;
+  for (const GenerationStepTiming& step : steps) {
+    if (step.decode == decode) latencies.push_back(step.latency());
+  }
+  PhaseSummary summary;
+  summary.steps = latencies.size();
+  if (latencies.empty()) return summary;
+  for (double v : latencies) summary.total += v;
+  summary.median = percentile(latencies, 50);
+  summary.first = latencies.front();
+  summary.last = latencies.back();
+  return summary;
+}
+
+namespace {
+
+constexpr double kNsPerMs = 1e6;
+
+void print_phase(report::Printer& out, const char* key, const PhaseSummary& phase) {
+  out.begin_object(key);
+  out.field("steps", uint64_t(phase.steps));
+  if (phase.steps > 0) {
+    out.field("total_ms", phase.total / kNsPerMs);
+    out.field("median_ms", phase.median / kNsPerMs);
+    out.field("first_ms", phase.first / kNsPerMs);
+    out.field("last_ms", phase.last / kNsPerMs);
+    out.field("steps_per_second", phase.total > 0 ? double(phase.steps) / phase.total * 1e9 : 0.0);
+  }
+  out.end_object();
+}
+
+}  // namespace
+
+void print(report::Printer& out, const StepsReport& generation) {
+  using report::Cell;
+  std::vector<std::vector<Cell>> rows;
+  for (const GenerationStepTiming& step : generation.steps) {
+    rows.push_back({Cell::of(int64_t(step.step)), Cell::of(step.decode ? "decode" : "prefill"), Cell::of(step.context),
+                    Cell::of(step.start / kNsPerMs), Cell::of(step.latency() / kNsPerMs)});
+  }
+  out.begin_object("");
+  out.field("time_unit", "ms");
+  print_phase(out, "prefill", summarize_phase(generation.steps, false));
+  print_phase(out, "decode", summarize_phase(generation.steps, true));
+  out.table("steps", {{"step"}, {"phase"}, {"context"}, {"start_ms", 3}, {"latency_ms", 4}}, rows);
+  out.end_object();
+  out.finish();
+}
+
 }  // namespace etkit::inspector

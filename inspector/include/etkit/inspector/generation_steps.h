@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "etkit/etdump/etdump_reader.h"
+#include "etkit/report/printer.h"
 
 namespace etkit::inspector {
 
@@ -28,5 +29,22 @@ struct GenerationStepTiming {
 
 /// The generation's steps; empty for a trace of no generation.
 std::vector<GenerationStepTiming> generation_steps(const etdump::ETDump& trace);
+
+/// One phase's latencies, in the steps' units (the trace's ticks).
+struct PhaseSummary {
+  size_t steps = 0;
+  double total = 0, median = 0, first = 0, last = 0;
+};
+/// The decode (or prefill) steps' summary; median is NumPy's.
+PhaseSummary summarize_phase(const std::vector<GenerationStepTiming>& steps, bool decode);
+
+/// What `etinspect steps` reports: the steps of a trace whose ticks are ns.
+struct StepsReport {
+  std::vector<GenerationStepTiming> steps;
+};
+/// {time_unit: "ms", prefill: {steps, total_ms, median_ms, first_ms,
+/// last_ms, steps_per_second}, decode: {…}, steps: [{step, phase, context,
+/// start_ms, latency_ms}]}; a phase without steps has only `steps`.
+void print(report::Printer& out, const StepsReport& generation);
 
 }  // namespace etkit::inspector
