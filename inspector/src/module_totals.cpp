@@ -1,6 +1,7 @@
 #include "etkit/inspector/module_totals.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 namespace etkit::inspector {
@@ -108,11 +109,28 @@ ModuleTree module_totals(const std::vector<EventBlock>& blocks, const std::strin
   return tree;
 }
 
-double find_total_for_module(const ModuleTree& tree, const std::string& path) {
+double exact_module_total(const ModuleTree& tree, const std::string& path) {
   for (const ModuleTotal& module : tree.modules) {
     if (module.path == path) return module.all_sites_total;
   }
   return 0;
+}
+
+double upstream_module_total(const EventBlock& block, const std::string& name) {
+  double total = 0;
+  for (const Event& event : block.events) {
+    if (event.name == "OPERATOR_CALL" || !event.perf_data || std::isnan(event.perf_data->avg)) continue;
+    const auto names_module = [&](const auto& node_stack) {
+      for (const etrecord::ModuleFrame& frame : node_stack.second) {
+        if (frame.key.find(name) != std::string::npos) return true;
+      }
+      return false;
+    };
+    if (std::any_of(event.module_hierarchy.begin(), event.module_hierarchy.end(), names_module)) {
+      total += event.perf_data->avg;
+    }
+  }
+  return total;
 }
 
 }  // namespace etkit::inspector

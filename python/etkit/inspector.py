@@ -342,21 +342,10 @@ class Inspector:
     def find_total_for_module(self, module_name: str) -> float:
         """Sum of the average times of the events whose graph nodes' module
         stack has a key containing ``module_name`` (upstream's rule, a
-        substring match; OPERATOR_CALL events are skipped)."""
-        with _without_cyclic_gc():
-            columns = self._native.columns("")
-        total = 0.0
-        for name, hierarchies, avg in zip(columns["event_name"], columns["module_hierarchy"], columns["avg"]):
-            if name == "OPERATOR_CALL":
-                continue
-            for stack in hierarchies.values():
-                if not stack:
-                    continue
-                if any(module_name in key for key in stack.keys()):
-                    if avg is not None and not (isinstance(avg, float) and np.isnan(avg)):
-                        total += float(avg)
-                    break
-        return total
+        substring match; OPERATOR_CALL events are skipped). The rule is the
+        library's (``inspector::upstream_module_total``); ``etinspect
+        modules`` gives exact totals."""
+        return self._native.upstream_module_total(module_name)
 
     def calculate_numeric_gap(self, distance="MSE", reference: Optional[str] = None,
                               reference_debug_buffer: Optional[str] = None,

@@ -28,6 +28,7 @@
 #include "etkit/etdump/etdump_reader.h"
 #include "etkit/etrecord/etrecord.h"
 #include "etkit/inspector/event_blocks.h"
+#include "etkit/inspector/module_totals.h"
 #include "etkit/inspector/source_links.h"
 #include "numpy_tensors.h"
 
@@ -345,6 +346,17 @@ class TraceInspector {
     return out;
   }
 
+  /// Upstream's find_total_for_module over every block (the library's rule).
+  double upstream_module_total(const std::string& name) const {
+    double total = 0;
+    inspector::EventBlock block;
+    for (size_t b = 0; b < block_count(); ++b) {
+      materialize(b, block);
+      total += inspector::upstream_module_total(block, name);
+    }
+    return total;
+  }
+
  private:
   void materialize(size_t index, inspector::EventBlock& block) const {
     grouped_->block_into(index, block);
@@ -469,6 +481,8 @@ void register_inspector(py::module_& m) {
       .def_property_readonly("warnings", &TraceInspector::warnings)
       .def_property_readonly("has_debug_buffer", &TraceInspector::has_debug_buffer)
       .def("block", [](py::object self, size_t index) { return self.cast<TraceInspector&>().block(index, self); })
+      .def("upstream_module_total", &TraceInspector::upstream_module_total, py::arg("name"),
+           py::call_guard<py::gil_scoped_release>())
       .def(
           "columns",
           [](py::object self, const std::string& units, bool with_metadata) {

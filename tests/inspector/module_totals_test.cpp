@@ -42,12 +42,12 @@ TEST(ModuleTotals, InclusiveTotalsOfASmallHierarchy) {
   EXPECT_DOUBLE_EQ(tree.run_total, 10.0);
   EXPECT_DOUBLE_EQ(tree.attributed, 8.0);
   EXPECT_DOUBLE_EQ(tree.unattributed, 0.5);
-  EXPECT_DOUBLE_EQ(find_total_for_module(tree, ""), 8.0);
-  EXPECT_DOUBLE_EQ(find_total_for_module(tree, "b"), 6.5);
-  EXPECT_DOUBLE_EQ(find_total_for_module(tree, "b.conv"), 4.0);
-  EXPECT_DOUBLE_EQ(find_total_for_module(tree, "b.relu"), 2.5);
-  EXPECT_DOUBLE_EQ(find_total_for_module(tree, "fc"), 1.5);
-  EXPECT_DOUBLE_EQ(find_total_for_module(tree, "missing"), 0.0);
+  EXPECT_DOUBLE_EQ(exact_module_total(tree, ""), 8.0);
+  EXPECT_DOUBLE_EQ(exact_module_total(tree, "b"), 6.5);
+  EXPECT_DOUBLE_EQ(exact_module_total(tree, "b.conv"), 4.0);
+  EXPECT_DOUBLE_EQ(exact_module_total(tree, "b.relu"), 2.5);
+  EXPECT_DOUBLE_EQ(exact_module_total(tree, "fc"), 1.5);
+  EXPECT_DOUBLE_EQ(exact_module_total(tree, "missing"), 0.0);
   // Depth-first, children in first-seen order.
   ASSERT_EQ(tree.modules.size(), 5u);
   const std::vector<std::string> order = {"", "b", "b.conv", "b.relu", "fc"};
@@ -73,14 +73,14 @@ TEST(ModuleTotals, AnEventOfTwoNodesOfOneModuleCountsOnce) {
   ASSERT_EQ(tree.modules.size(), 2u);
   EXPECT_EQ(tree.modules[0].op_events, 1u);
   EXPECT_EQ(tree.modules[1].op_events, 1u);
-  EXPECT_DOUBLE_EQ(find_total_for_module(tree, "fc"), 2.0);
+  EXPECT_DOUBLE_EQ(exact_module_total(tree, "fc"), 2.0);
 }
 
 // One rotary-embedding instance shared by two attention layers: its nodes'
 // stacks name it with one path under either layer. Each call site is a
 // node of the tree under the layer that called it (it sat under the first
 // layer only, with both layers' time, before), and the module's total over
-// its call sites is what find_total_for_module gives.
+// its call sites is what exact_module_total gives.
 TEST(ModuleTotals, ASharedModuleIsCountedAtEachCallSite) {
   const etrecord::ModuleFrame root{"L__self__", "", "Model"}, layer0{"a0", "layers.0", "Attention"},
       layer1{"a1", "layers.1", "Attention"}, rope{"r", "rope", "Rope"};
@@ -103,7 +103,7 @@ TEST(ModuleTotals, ASharedModuleIsCountedAtEachCallSite) {
   EXPECT_DOUBLE_EQ(tree.modules[4].total, 3.0);
   EXPECT_EQ(tree.modules[2].call_sites, 2u);
   EXPECT_DOUBLE_EQ(tree.modules[2].all_sites_total, 5.0);
-  EXPECT_DOUBLE_EQ(find_total_for_module(tree, "rope"), 5.0);
+  EXPECT_DOUBLE_EQ(exact_module_total(tree, "rope"), 5.0);
   EXPECT_EQ(tree.modules[1].call_sites, 1u);
 }
 
@@ -118,9 +118,31 @@ TEST(ModuleTotals, TheStatisticIsChosen) {
   event.perf_data->p50 = 1.0;
   event.perf_data->min = 1.0;
   execute.events.push_back(event);
-  EXPECT_DOUBLE_EQ(find_total_for_module(module_totals({execute}, "Execute", Stat::kAvg), "w3"), 5.0);
-  EXPECT_DOUBLE_EQ(find_total_for_module(module_totals({execute}, "Execute", Stat::kP50), "w3"), 1.0);
-  EXPECT_DOUBLE_EQ(find_total_for_module(module_totals({execute}, "Execute", Stat::kMin), "w3"), 1.0);
+  EXPECT_DOUBLE_EQ(exact_module_total(module_totals({execute}, "Execute", Stat::kAvg), "w3"), 5.0);
+  EXPECT_DOUBLE_EQ(exact_module_total(module_totals({execute}, "Execute", Stat::kP50), "w3"), 1.0);
+  EXPECT_DOUBLE_EQ(exact_module_total(module_totals({execute}, "Execute", Stat::kMin), "w3"), 1.0);
+}
+
+// Upstream's rule matches module-stack keys by substring: features_1's name
+// also takes features_10's events; an event of two nodes counts once, an
+// OPERATOR_CALL wrapper not at all. Sums by hand: 1 + 2 + 4 = 7 for
+// "features_1", 4 for "features_10", 8 (every op) for "L__self__".
+TEST(ModuleTotals, UpstreamsRuleIsASubstringMatchOnStackKeys) {
+  const etrecord::ModuleFrame root{"L__self__", "", "Model"}, f1{"L__self___features_1", "features.1", "Conv"},
+      f10{"L__self___features_10", "features.10", "Conv"}, f2{"L__self___features_2", "features.2", "ReLU"};
+  EventBlock execute;
+  execute.name = "Execute";
+  execute.events.push_back(op("native_call_convolution.out", 0, 1.0, {{root, f1}}));
+  execute.events.push_back(op("native_call_addmm.out", 1, 2.0, {{root, f1}, {root, f1}}));
+  execute.events.push_back(op("native_call_relu.out", 2, 1.0, {{root, f2}}));
+  execute.events.push_back(op("native_call_convolution.out", 3, 4.0, {{root, f10}}));
+  execute.events.push_back(op("OPERATOR_CALL", 3, 16.0, {{root, f10}}));
+  EXPECT_DOUBLE_EQ(upstream_module_total(execute, "features_1"), 7.0);
+  EXPECT_DOUBLE_EQ(upstream_module_total(execute, "features_10"), 4.0);
+  EXPECT_DOUBLE_EQ(upstream_module_total(execute, "L__self__"), 8.0);
+  EXPECT_DOUBLE_EQ(upstream_module_total(execute, "classifier"), 0.0);
+  // The exact rule tells features.1 and features.10 apart.
+  EXPECT_DOUBLE_EQ(exact_module_total(module_totals({execute}), "features.1"), 3.0);
 }
 
 }  // namespace

@@ -39,8 +39,16 @@ struct ModuleTree {
 ModuleTree module_totals(const std::vector<EventBlock>& blocks, const std::string& block = "Execute",
                          Stat stat = Stat::kAvg);
 
-/// Upstream's find_total_for_module: the inclusive total of the module with
-/// qualified path `path`, over all its call sites (0 when absent).
-double find_total_for_module(const ModuleTree& tree, const std::string& path);
+/// The exact rule (`etinspect modules`): the inclusive total of the module
+/// whose qualified path is `path`, over all its call sites (0 when absent).
+double exact_module_total(const ModuleTree& tree, const std::string& path);
+
+/// Upstream's rule (its Inspector's find_total_for_module), for one block:
+/// the summed average of the block's events (OPERATOR_CALL wrappers left
+/// out), each counted once when any of its graph nodes has a module-stack
+/// key containing `name`. A substring match: "L__self___features_1" also
+/// counts the events of "L__self___features_10". Upstream sums it over
+/// every block it holds.
+double upstream_module_total(const EventBlock& block, const std::string& name);
 
 }  // namespace etkit::inspector
