@@ -188,6 +188,39 @@ bool parse_output(Tokens& t, OutputReport& o) {
   return true;
 }
 
+bool parse_verify_totals(Tokens& t, VerifyReport& v) {
+  int64_t passed = 0, failed = 0, errors = 0;
+  if (!t.number(v.rtol) || !t.number(v.atol) || !t.number(v.load_seconds) || !t.integer(passed) ||
+      !t.integer(failed) || !t.integer(errors) || passed < 0 || failed < 0 || errors < 0) {
+    return false;
+  }
+  v.passed = size_t(passed);
+  v.failed = size_t(failed);
+  v.errors = size_t(errors);
+  return true;
+}
+
+bool parse_case(Tokens& t, CaseReport& c) {
+  int64_t index = 0, passed = 0;
+  if (!t.string(c.method) || !t.integer(index) || !t.integer(passed) || !t.number(c.seconds) ||
+      !t.string(c.error) || index < 0) {
+    return false;
+  }
+  c.case_index = size_t(index);
+  c.passed = passed != 0;
+  return true;
+}
+
+bool parse_trace_totals(Tokens& t, TraceTotals& totals) {
+  int64_t v[7];
+  for (int64_t& x : v) {
+    if (!t.integer(x) || x < 0) return false;
+  }
+  totals = TraceTotals{uint64_t(v[0]), uint64_t(v[1]), uint64_t(v[2]), uint64_t(v[3]),
+                       uint64_t(v[4]), uint64_t(v[5]), uint64_t(v[6])};
+  return true;
+}
+
 // The record lines after the header; `pending` counts the mismatch lines
 // the last output announced.
 Status parse_records(LineReader& lines, DeviceReport& report) {
@@ -214,25 +247,11 @@ Status parse_records(LineReader& lines, DeviceReport& report) {
       report.failed = true;
       report.error_code = ErrorCode(code);
     } else if (kind == "verify") {
-      int64_t passed = 0, failed = 0, errors = 0;
-      VerifyReport& v = report.verify;
-      if (!t.number(v.rtol) || !t.number(v.atol) || !t.number(v.load_seconds) || !t.integer(passed) ||
-          !t.integer(failed) || !t.integer(errors) || passed < 0 || failed < 0 || errors < 0) {
-        return bad_line(lines, "bad verify totals");
-      }
+      if (!parse_verify_totals(t, report.verify)) return bad_line(lines, "bad verify totals");
       report.kind = DeviceReport::Kind::kVerify;
-      v.passed = size_t(passed);
-      v.failed = size_t(failed);
-      v.errors = size_t(errors);
     } else if (kind == "case") {
       CaseReport c;
-      int64_t index = 0, passed = 0;
-      if (!t.string(c.method) || !t.integer(index) || !t.integer(passed) || !t.number(c.seconds) ||
-          !t.string(c.error) || index < 0) {
-        return bad_line(lines, "bad case");
-      }
-      c.case_index = size_t(index);
-      c.passed = passed != 0;
+      if (!parse_case(t, c)) return bad_line(lines, "bad case");
       report.verify.cases.push_back(std::move(c));
     } else if (kind == "output") {
       if (last_case == nullptr) return bad_line(lines, "an output outside a case");
@@ -246,12 +265,7 @@ Status parse_records(LineReader& lines, DeviceReport& report) {
       report.kind = DeviceReport::Kind::kRun;
       report.outputs = size_t(outputs);
     } else if (kind == "trace") {
-      int64_t v[7];
-      for (int64_t& x : v) {
-        if (!t.integer(x) || x < 0) return bad_line(lines, "bad trace totals");
-      }
-      report.trace = TraceTotals{uint64_t(v[0]), uint64_t(v[1]), uint64_t(v[2]), uint64_t(v[3]),
-                                 uint64_t(v[4]), uint64_t(v[5]), uint64_t(v[6])};
+      if (!parse_trace_totals(t, report.trace)) return bad_line(lines, "bad trace totals");
       report.traced = true;
     } else if (kind == "latency_ms") {
       double ms = 0;

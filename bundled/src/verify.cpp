@@ -55,51 +55,34 @@ bool values_close(double actual, double expected, double rtol, double atol) {
   return std::fabs(actual - expected) <= atol + rtol * std::fabs(expected);
 }
 
-OutputReport compare_output(size_t index, const Value& actual, const BundledValue& expected,
-                            const VerifyOptions& options) {
-  if (expected.kind != BundledValue::Kind::kTensor) {
-    return compare_scalar(index, actual, expected, options);
-  }
-  OutputReport report;
-  report.index = index;
-  report.dtype = expected.scalar_type;
-  report.shape.assign(expected.sizes.begin(), expected.sizes.end());
-  if (!actual.is_tensor()) {
-    report.passed = false;
-    report.structural_error = std::string("output is ") + to_string(actual.tag()) + ", expected a tensor";
-    return report;
-  }
+namespace {
+
+// Why the output cannot be compared element by element (its kind, dtype
+// or shape differs from the expected one); empty when it can.
+std::string structural_difference(const Value& actual, const BundledValue& expected, const OutputReport& report) {
+  if (!actual.is_tensor()) return std::string("output is ") + to_string(actual.tag()) + ", expected a tensor";
   const Tensor& tensor = actual.unchecked_tensor();
   if (tensor.scalar_type() != expected.scalar_type) {
-    report.passed = false;
-    report.structural_error = std::string("dtype ") + to_string(tensor.scalar_type()) +
-                              " differs from the expected " + to_string(expected.scalar_type);
-    return report;
+    return std::string("dtype ") + to_string(tensor.scalar_type()) + " differs from the expected " +
+           to_string(expected.scalar_type);
   }
   const std::vector<int64_t> shape(tensor.sizes().begin(), tensor.sizes().end());
   if (shape != report.shape) {
-    report.passed = false;
-    report.structural_error = "shape " + format_sizes(shape) + " differs from the expected " +
-                              format_sizes(report.shape);
-    return report;
+    return "shape " + format_sizes(shape) + " differs from the expected " + format_sizes(report.shape);
   }
-  auto expected_view = tensor_view(expected);
-  if (!expected_view.ok()) {
-    report.passed = false;
-    report.structural_error = expected_view.error().message();
-    return report;
-  }
-  report.numel = tensor.numel();
-  // Floating types compare with tolerances; everything else exactly.
-  const bool floating = expected.scalar_type == ScalarType::kFloat ||
-                        expected.scalar_type == ScalarType::kDouble ||
-                        expected.scalar_type == ScalarType::kHalf ||
-                        expected.scalar_type == ScalarType::kBFloat16;
+  return {};
+}
+
+// Compares every element at the tolerances (floating types; exactly the
+// others), keeping the largest errors, their positions, the first
+// mismatches and the tolerances that would have passed.
+void compare_elements(const Tensor& tensor, const Tensor& expected, bool floating, const VerifyOptions& options,
+                      OutputReport& report) {
   const double rtol = floating ? options.rtol : 0, atol = floating ? options.atol : 0;
   int64_t max_abs_at = -1, max_rel_at = -1;
   for (int64_t i = 0; i < report.numel; ++i) {
     const double got = element_as_double(tensor, i);
-    const double want = element_as_double(*expected_view, i);
+    const double want = element_as_double(expected, i);
     const bool close = values_close(got, want, rtol, atol);
     double abs_error = (std::isnan(got) && std::isnan(want)) || got == want ? 0 : std::fabs(got - want);
     if (std::isnan(abs_error)) abs_error = INFINITY;  // NaN against a number
@@ -127,6 +110,38 @@ OutputReport compare_output(size_t index, const Value& actual, const BundledValu
   }
   if (max_abs_at >= 0) report.max_abs_position = unravel_index(max_abs_at, tensor.sizes());
   if (max_rel_at >= 0) report.max_rel_position = unravel_index(max_rel_at, tensor.sizes());
+}
+
+}  // namespace
+
+OutputReport compare_output(size_t index, const Value& actual, const BundledValue& expected,
+                            const VerifyOptions& options) {
+  if (expected.kind != BundledValue::Kind::kTensor) {
+    return compare_scalar(index, actual, expected, options);
+  }
+  OutputReport report;
+  report.index = index;
+  report.dtype = expected.scalar_type;
+  report.shape.assign(expected.sizes.begin(), expected.sizes.end());
+  report.structural_error = structural_difference(actual, expected, report);
+  if (!report.structural_error.empty()) {
+    report.passed = false;
+    return report;
+  }
+  auto expected_view = tensor_view(expected);
+  if (!expected_view.ok()) {
+    report.passed = false;
+    report.structural_error = expected_view.error().message();
+    return report;
+  }
+  const Tensor& tensor = actual.unchecked_tensor();
+  report.numel = tensor.numel();
+  // Floating types compare with tolerances; everything else exactly.
+  const bool floating = expected.scalar_type == ScalarType::kFloat ||
+                        expected.scalar_type == ScalarType::kDouble ||
+                        expected.scalar_type == ScalarType::kHalf ||
+                        expected.scalar_type == ScalarType::kBFloat16;
+  compare_elements(tensor, *expected_view, floating, options, report);
   report.passed = report.mismatched == 0;
   return report;
 }

@@ -281,10 +281,11 @@ Result<ETDump> ETDump::load_file(const std::string& path) {
   return load(std::move(file), path);
 }
 
-Result<ETDump> ETDump::load(std::shared_ptr<const FileData> owner,
-                            std::string name) {
-  const ByteSpan bytes = owner->bytes();
-  const char* label = name.c_str();
+namespace {
+
+// The size prefix of an ED00 size-prefixed flatbuffer, checked against the
+// file and the format's limit.
+Result<uint64_t> size_prefix(ByteSpan bytes, const char* label) {
   if (bytes.size < 12) {
     return Error::make(ErrorCode::kTruncated,
                        "%s: %zu bytes is too short for an ETDump (needs a "
@@ -313,6 +314,16 @@ Result<ETDump> ETDump::load(std::shared_ptr<const FileData> owner,
     return Error::make(ErrorCode::kUnsupported,
                        "%s: ETDump exceeds the format's 2 GiB limit", label);
   }
+  return prefix;
+}
+
+}  // namespace
+
+Result<ETDump> ETDump::load(std::shared_ptr<const FileData> owner,
+                            std::string name) {
+  const ByteSpan bytes = owner->bytes();
+  const char* label = name.c_str();
+  ETKIT_ASSIGN_OR_RETURN(const uint64_t prefix, size_prefix(bytes, label));
   // Trailing bytes past the prefixed size (padding some writers add) are
   // outside the trace and ignored.
   flatbuffers::Verifier verifier(bytes.data, prefix + 4, 64, kMaxTables);

@@ -106,13 +106,13 @@ Result<EtrecordArchive> EtrecordArchive::load_file(const std::string& path) {
   return load(std::move(file), path);
 }
 
-Result<EtrecordArchive> EtrecordArchive::load(std::shared_ptr<const FileData> owner,
-                                              std::string name) {
-  const char* label = name.c_str();
+namespace {
+
+// The bytes as a read-only zip archive (checked for consistency).
+Result<zip_t*> open_zip(ByteSpan bytes, const char* label) {
   zip_error_t error;
   zip_error_init(&error);
-  zip_source_t* source = zip_source_buffer_create(
-      owner->bytes().data, owner->bytes().size, 0, &error);
+  zip_source_t* source = zip_source_buffer_create(bytes.data, bytes.size, 0, &error);
   if (source == nullptr) {
     Error result = Error::make(ErrorCode::kInternal, "%s: %s", label,
                                zip_error_strerror(&error));
@@ -129,6 +129,14 @@ Result<EtrecordArchive> EtrecordArchive::load(std::shared_ptr<const FileData> ow
     return result;
   }
   zip_error_fini(&error);
+  return zip;
+}
+
+}  // namespace
+
+Result<EtrecordArchive> EtrecordArchive::load(std::shared_ptr<const FileData> owner,
+                                              std::string name) {
+  ETKIT_ASSIGN_OR_RETURN(zip_t* zip, open_zip(owner->bytes(), name.c_str()));
   EtrecordArchive archive;
   archive.zip_ = zip;
   archive.owner_ = std::move(owner);

@@ -465,6 +465,46 @@ void error_growth(GapReport& report, const etrecord::Etrecord& record, const std
   }
 }
 
+// For each row, the row where its op's result is complete: the last row of
+// each of its debug handles. Delegate nodes' rows and instructions' rows
+// fold apart: a delegate call's own output holds every handle of its nodes.
+std::vector<size_t> completing_rows(const std::vector<GapRow>& rows) {
+  std::map<std::pair<bool, int64_t>, size_t> last_row;
+  for (size_t r = 0; r < rows.size(); ++r) {
+    const bool inside = rows[r].delegate_debug_id >= 0;
+    for (int64_t handle : rows[r].handles) last_row[{inside, handle}] = r;
+  }
+  std::vector<size_t> completed_at(rows.size());
+  for (size_t r = 0; r < rows.size(); ++r) {
+    size_t later = r;
+    const bool inside = rows[r].delegate_debug_id >= 0;
+    for (int64_t handle : rows[r].handles) later = std::max(later, last_row[{inside, handle}]);
+    completed_at[r] = later;
+  }
+  return completed_at;
+}
+
+// Refuses a reference of another program: mostly other shapes (instruction
+// ids of two programs name unrelated ops, and the few rows that happen to
+// match in shape would decide the verdict), or nothing compared.
+Status check_comparable(const GapReport& report, const ReferenceSource& reference, bool has_record) {
+  if (report.shape_mismatches > report.compared) {
+    return Error::make(ErrorCode::kInvalidArgument,
+                       "the reference does not match this trace: %zu of the %zu outputs with a reference have another "
+                       "shape than it (%zu compared)%s",
+                       report.shape_mismatches, report.shape_mismatches + report.compared, report.compared,
+                       has_record ? "" : "; outputs are matched by instruction id: to compare two programs, pass "
+                                         "--etrecord and --reference-etrecord (matched by graph node)");
+  }
+  if (report.compared == 0) {
+    return Error::make(ErrorCode::kNotFound,
+                       "nothing to compare: none of the %zu recorded outputs has a reference (%zu reference values%s)",
+                       report.rows.size(), reference.size(),
+                       has_record ? "" : "; an ETRecord maps instructions to debug handles");
+  }
+  return Ok{};
+}
+
 }  // namespace
 
 Result<GapReport> numeric_gap(const std::vector<RecordedOutput>& outputs, const ReferenceSource& reference,
@@ -478,22 +518,12 @@ Result<GapReport> numeric_gap(const std::vector<RecordedOutput>& outputs, const 
     report.rows.push_back(std::move(row));
     compared_outputs.push_back(&outputs[i]);
   }
-  // The last row of each debug handle is where its op's result is complete.
-  // Delegate nodes' rows and instructions' rows fold apart: a delegate
-  // call's own output holds every handle of its nodes.
-  std::map<std::pair<bool, int64_t>, size_t> last_row;
-  for (size_t r = 0; r < report.rows.size(); ++r) {
-    const bool inside = report.rows[r].delegate_debug_id >= 0;
-    for (int64_t handle : report.rows[r].handles) last_row[{inside, handle}] = r;
-  }
+  const std::vector<size_t> completed_at = completing_rows(report.rows);
   for (size_t r = 0; r < report.rows.size(); ++r) {
     GapRow& row = report.rows[r];
-    size_t later = r;
-    const bool inside = row.delegate_debug_id >= 0;
-    for (int64_t handle : row.handles) later = std::max(later, last_row[{inside, handle}]);
-    if (later > r) {
+    if (completed_at[r] > r) {
       row.status = GapStatus::kFolded;
-      row.detail = "compared at instruction " + std::to_string(report.rows[later].instruction_id);
+      row.detail = "compared at instruction " + std::to_string(report.rows[completed_at[r]].instruction_id);
       continue;
     }
     ETKIT_TRY(compare(row, *compared_outputs[r], reference, options));
@@ -512,24 +542,7 @@ Result<GapReport> numeric_gap(const std::vector<RecordedOutput>& outputs, const 
     if (row.status == GapStatus::kDiverged && !report.first_divergence) report.first_divergence = r;
   }
   if (record != nullptr) error_growth(report, *record, options.method);
-  // Mostly other shapes: the reference is of another program (instruction
-  // ids of two programs name unrelated ops), and the few rows that happen
-  // to match in shape would decide the verdict.
-  if (report.shape_mismatches > report.compared) {
-    return Error::make(ErrorCode::kInvalidArgument,
-                       "the reference does not match this trace: %zu of the %zu outputs with a reference have another "
-                       "shape than it (%zu compared)%s",
-                       report.shape_mismatches, report.shape_mismatches + report.compared, report.compared,
-                       record == nullptr ? "; outputs are matched by instruction id: to compare two programs, pass "
-                                           "--etrecord and --reference-etrecord (matched by graph node)"
-                                         : "");
-  }
-  if (report.compared == 0) {
-    return Error::make(ErrorCode::kNotFound,
-                       "nothing to compare: none of the %zu recorded outputs has a reference (%zu reference values%s)",
-                       report.rows.size(), reference.size(),
-                       record == nullptr ? "; an ETRecord maps instructions to debug handles" : "");
-  }
+  ETKIT_TRY(check_comparable(report, reference, record != nullptr));
   return report;
 }
 

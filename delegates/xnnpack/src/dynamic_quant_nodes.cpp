@@ -38,6 +38,50 @@ RowQuantization qd8_row_quantization(float min, float max) {
   return {1.0f / multiplier, int32_t(std::nearbyint(zero_point))};
 }
 
+namespace {
+
+// The weights of a dynamically quantized linear: their scales by output
+// channel or channel group, and each group's sum (the zero point's share of
+// a dot product); scratch sized for the groups.
+Status prepare_weights(uint32_t index, const GraphNode& node, const GraphValue& w, DynamicQuantNode& out) {
+  out.weights = w.constant.data;
+  out.four_bit = w.datatype == Datatype::kQcint4 || w.datatype == Datatype::kQbint4;
+  out.weight_row_bytes = out.four_bit ? (out.k + 1) / 2 : out.k;
+  if (w.constant.size < out.n * out.weight_row_bytes) return fail(index, node, "weights are truncated");
+  if (w.datatype == Datatype::kQbint4) {
+    out.group = w.quant.group_size;
+    out.scales = w.quant.scales;
+  } else if (w.quant.kind == QuantKind::kPerChannel && w.quant.channel_dim == 0) {
+    out.group = out.k;
+    out.scales = w.quant.scales;
+  } else {
+    return fail(index, node, "weights must be quantized per output channel (channel_dim 0) or per channel group");
+  }
+  const size_t groups = out.k / std::max<size_t>(out.group, 1);
+  out.weight_sums.assign(out.n * groups, 0);
+  std::vector<int8_t> row(out.k);
+  for (size_t j = 0; j < out.n; ++j) {
+    const uint8_t* packed = out.weights + j * out.weight_row_bytes;
+    if (out.four_bit) {
+      kernels::unpack_s4(packed, out.k, row.data());
+    } else {
+      std::copy(packed, packed + out.k, reinterpret_cast<uint8_t*>(row.data()));
+    }
+    for (size_t c = 0; c < out.k; ++c) out.weight_sums[j * groups + c / out.group] += row[c];
+  }
+  const size_t half = (out.k + 1) / 2;
+  if (out.four_bit) {
+    out.even.assign(out.rows * half, 0);
+    out.odd.assign(out.rows * half, 0);
+    out.row_sums.assign(out.rows * groups, 0);
+  }
+  out.dots.assign(groups, 0);
+  out.scratch.assign(kernels::group_scratch_ints(groups), 0);
+  return Ok{};
+}
+
+}  // namespace
+
 Result<std::unique_ptr<DynamicQuantNode>> prepare_dynamic_quant_node(const XnnGraph& graph, uint32_t index,
                                                                      const std::vector<void*>& buffers,
                                                                      RowParamsTable& row_params) {
@@ -83,40 +127,7 @@ Result<std::unique_ptr<DynamicQuantNode>> prepare_dynamic_quant_node(const XnnGr
   out->out = static_cast<float*>(buffers[node.outputs[0]]);
   out->output_min = node.output_min;
   out->output_max = node.output_max;
-  out->weights = w.constant.data;
-  out->four_bit = w.datatype == Datatype::kQcint4 || w.datatype == Datatype::kQbint4;
-  out->weight_row_bytes = out->four_bit ? (out->k + 1) / 2 : out->k;
-  if (w.constant.size < out->n * out->weight_row_bytes) return fail(index, node, "weights are truncated");
-  if (w.datatype == Datatype::kQbint4) {
-    out->group = w.quant.group_size;
-    out->scales = w.quant.scales;
-  } else if (w.quant.kind == QuantKind::kPerChannel && w.quant.channel_dim == 0) {
-    out->group = out->k;
-    out->scales = w.quant.scales;
-  } else {
-    return fail(index, node, "weights must be quantized per output channel (channel_dim 0) or per channel group");
-  }
-  const size_t groups = out->k / std::max<size_t>(out->group, 1);
-  // Sums of each group's weights: the zero point's share of a dot product.
-  out->weight_sums.assign(out->n * groups, 0);
-  std::vector<int8_t> row(out->k);
-  for (size_t j = 0; j < out->n; ++j) {
-    const uint8_t* packed = out->weights + j * out->weight_row_bytes;
-    if (out->four_bit) {
-      kernels::unpack_s4(packed, out->k, row.data());
-    } else {
-      std::copy(packed, packed + out->k, reinterpret_cast<uint8_t*>(row.data()));
-    }
-    for (size_t c = 0; c < out->k; ++c) out->weight_sums[j * groups + c / out->group] += row[c];
-  }
-  const size_t half = (out->k + 1) / 2;
-  if (out->four_bit) {
-    out->even.assign(out->rows * half, 0);
-    out->odd.assign(out->rows * half, 0);
-    out->row_sums.assign(out->rows * groups, 0);
-  }
-  out->dots.assign(groups, 0);
-  out->scratch.assign(kernels::group_scratch_ints(groups), 0);
+  ETKIT_TRY(prepare_weights(index, node, w, *out));
   return out;
 }
 
