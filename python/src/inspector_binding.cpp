@@ -112,6 +112,55 @@ class ObjectColumns {
   }
 };
 
+// One Python string per distinct text (event names repeat across blocks).
+py::str interned_text(std::unordered_map<std::string, py::str>& interned, const std::string& value) {
+  auto found = interned.find(value);
+  if (found == interned.end()) found = interned.emplace(value, text(value)).first;
+  return found->second;
+}
+
+// The six statistics' columns, upstream's names with the units appended:
+// float arrays, or object columns with upstream's None for the events
+// without timings when any has none.
+class StatColumns {
+ public:
+  explicit StatColumns(size_t rows) : rows_(rows) {
+    for (size_t s = 0; s < kStats; ++s) {
+      values_.emplace_back(py::ssize_t(rows));
+      slots_.push_back(values_.back().mutable_data());
+    }
+  }
+  void set(size_t row, const inspector::PerfData* p) {
+    if (p == nullptr) all_timed_ = false;
+    const double values[kStats] = {p ? p->p10 : std::nan(""), p ? p->p50 : std::nan(""), p ? p->p90 : std::nan(""),
+                                   p ? p->avg : std::nan(""), p ? p->min : std::nan(""), p ? p->max : std::nan("")};
+    for (size_t s = 0; s < kStats; ++s) slots_[s][row] = values[s];
+  }
+  void put(py::dict& out, const std::string& units) const {
+    static const char* kNames[kStats] = {"p10", "p50", "p90", "avg", "min", "max"};
+    for (size_t s = 0; s < kStats; ++s) {
+      const std::string key = std::string(kNames[s]) + units;
+      if (all_timed_) {
+        out[py::str(key)] = values_[s];
+        continue;
+      }
+      ObjectColumns column(1, rows_);
+      for (size_t r = 0; r < rows_; ++r) {
+        const double v = slots_[s][r];
+        column.push(0, std::isnan(v) ? py::object(py::none()) : py::float_(v));
+      }
+      out[py::str(key)] = column.column(0);
+    }
+  }
+
+ private:
+  static constexpr size_t kStats = 6;
+  size_t rows_;
+  std::vector<py::array_t<double>> values_;
+  std::vector<double*> slots_;
+  bool all_timed_ = true;
+};
+
 py::list float_list(const std::vector<double>& values) {
   PyObject* list = PyList_New(py::ssize_t(values.size()));
   if (list == nullptr) throw py::error_already_set();
@@ -255,7 +304,6 @@ class TraceInspector {
   py::dict columns(const std::string& units, bool with_metadata, py::handle self) {
     index_trace_events(with_metadata);
     const BulkArenas arenas;  // a million rows of lists and dicts: see bulk_arenas.h
-    static const char* kStats[] = {"p10", "p50", "p90", "avg", "min", "max"};
     // The object block's columns: those that stay Python objects in the
     // dataframe (the delegate ids may become integers: a column apart).
     enum Column { kBlock, kName, kRaw, kOpTypes, kTraces, kHierarchy, kBackend, kDebug, kStart, kCount };
@@ -267,16 +315,10 @@ class TraceInspector {
     ObjectColumns cells(kCount, rows);
     ObjectColumns ids(1, rows);
     ObjectColumns metadata(1, with_metadata && !metadata_.empty() ? rows : 0);
-    std::vector<py::array_t<double>> stat_values;
-    std::vector<double*> stat_slots;
-    for (size_t s = 0; s < 6; ++s) {
-      stat_values.emplace_back(py::ssize_t(rows));
-      stat_slots.push_back(stat_values.back().mutable_data());
-    }
+    StatColumns stats(rows);
     py::array_t<bool> delegated{py::ssize_t(rows)};
     bool* delegated_slots = delegated.mutable_data();
     size_t row = 0;
-    bool all_timed = true;
     const bool any_metadata = with_metadata && !metadata_.empty();
     std::unordered_map<std::string, py::str> interned;  // event names repeat across blocks
     BlockPrefetcher blocks(*this);
@@ -286,21 +328,10 @@ class TraceInspector {
       for (size_t e = 0; e < block.events.size(); ++e) {
         const inspector::Event& event = block.events[e];
         cells.push(kBlock, block_name);
-        auto found = interned.find(event.name);
-        if (found == interned.end()) found = interned.emplace(event.name, text(event.name)).first;
-        cells.push(kName, found->second);
-        if (event.perf_data) {
-          const inspector::PerfData& p = *event.perf_data;
-          cells.push(kRaw, float_list(p.raw));
-          const double values[] = {p.p10, p.p50, p.p90, p.avg, p.min, p.max};
-          for (size_t s = 0; s < 6; ++s) stat_slots[s][row] = values[s];
-          cells.push(kStart, start_times(event));
-        } else {
-          all_timed = false;
-          cells.push(kRaw, py::none());
-          for (size_t s = 0; s < 6; ++s) stat_slots[s][row] = std::nan("");
-          cells.push(kStart, py::none());
-        }
+        cells.push(kName, interned_text(interned, event.name));
+        stats.set(row, event.perf_data ? &*event.perf_data : nullptr);
+        cells.push(kRaw, event.perf_data ? float_list(event.perf_data->raw) : py::object(py::none()));
+        cells.push(kStart, event.perf_data ? start_times(event) : py::object(py::none()));
         cells.push(kOpTypes, op_types_cell(event.op_types));
         ids.push(0, delegate_id_of(event));
         cells.push(kTraces, stack_traces_of(event));
@@ -317,20 +348,7 @@ class TraceInspector {
     out["event_block_name"] = cells.column(kBlock);
     out["event_name"] = cells.column(kName);
     out["raw"] = cells.column(kRaw);
-    for (size_t s = 0; s < 6; ++s) {
-      const std::string key = std::string(kStats[s]) + units;
-      if (all_timed) {
-        out[py::str(key)] = stat_values[s];
-      } else {
-        // Upstream's None for events without timings.
-        ObjectColumns column(1, rows);
-        for (size_t r = 0; r < rows; ++r) {
-          const double v = stat_slots[s][r];
-          column.push(0, std::isnan(v) ? py::object(py::none()) : py::float_(v));
-        }
-        out[py::str(key)] = column.column(0);
-      }
-    }
+    stats.put(out, units);
     out["op_types"] = cells.column(kOpTypes);
     out["delegate_debug_identifier"] = ids.column(0);
     out["stack_traces"] = cells.column(kTraces);
@@ -340,9 +358,7 @@ class TraceInspector {
     out["debug_data"] = cells.column(kDebug);
     out["start_time"] = cells.column(kStart);
     out["_delegate_debug_metadatas"] = any_metadata ? py::object(metadata.column(0)) : py::object(py::none());
-    py::list block_names;
-    for (const char* name : kNames) block_names.append(name);
-    out["_object_block"] = py::make_tuple(cells.block(), block_names);
+    out["_object_block"] = py::make_tuple(cells.block(), py::cast(std::vector<std::string>(kNames, kNames + kCount)));
     return out;
   }
 
