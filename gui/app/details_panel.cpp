@@ -15,6 +15,39 @@ QString row(const QString& key, const QString& value) {
   return "<tr><td style='color:#666;padding-right:10px'>" + key + "</td><td>" + value + "</td></tr>";
 }
 
+// A graph node the event ran: its source line, module hierarchy and stack.
+QString origin_html(const NodeOrigin& origin) {
+  QString html = "<h4 style='margin:6px 2px 2px'>node " + escaped(origin.node) + "</h4>";
+  if (!origin.source_line.empty()) html += "<div>source: <b>" + escaped(origin.source_line) + "</b></div>";
+  if (!origin.modules.empty()) {
+    html += "<div>module hierarchy:</div><ul style='margin:0'>";
+    for (const auto& frame : origin.modules) {
+      html += "<li>" + escaped(frame.path.empty() ? "(root)" : frame.path) + " <span style='color:#666'>(" +
+              escaped(frame.type) + ")</span></li>";
+    }
+    html += "</ul>";
+  }
+  if (!origin.stack_trace.empty()) {
+    html += "<div>stack trace:</div><pre style='font-size:small'>" + escaped(origin.stack_trace) + "</pre>";
+  }
+  return html;
+}
+
+// An output the event logged: shape, statistics and its first values.
+QString output_html(size_t index, const OutputPreview& o) {
+  QString html = QString("<h4 style='margin:6px 2px 2px'>output %1: %2</h4>").arg(index).arg(escaped(o.shape));
+  html += QString("<div>min %1, max %2, mean %3%4</div>")
+              .arg(o.stats.min, 0, 'g', 6)
+              .arg(o.stats.max, 0, 'g', 6)
+              .arg(o.stats.mean, 0, 'g', 6)
+              .arg(o.stats.nan_count ? QString(", %1 NaN").arg(o.stats.nan_count) : QString());
+  QString values;
+  for (double v : o.first_values) values += (values.isEmpty() ? "" : ", ") + QString::number(v, 'g', 5);
+  html += "<div style='color:#444'>first values: " + values + (o.stats.count > o.first_values.size() ? ", …" : "") +
+          "</div>";
+  return html;
+}
+
 }  // namespace
 
 void HistogramWidget::set_histogram(Histogram histogram, double unit_ns, std::optional<double> marker) {
@@ -103,34 +136,8 @@ void DetailsPanel::show_details(const EventDetails& d, const char* unit, double 
     if (!d.backend.empty()) html += row("backend", escaped(d.backend));
   }
   html += "</table>";
-  for (const NodeOrigin& origin : d.origins) {
-    html += "<h4 style='margin:6px 2px 2px'>node " + escaped(origin.node) + "</h4>";
-    if (!origin.source_line.empty()) html += "<div>source: <b>" + escaped(origin.source_line) + "</b></div>";
-    if (!origin.modules.empty()) {
-      html += "<div>module hierarchy:</div><ul style='margin:0'>";
-      for (const auto& frame : origin.modules) {
-        html += "<li>" + escaped(frame.path.empty() ? "(root)" : frame.path) + " <span style='color:#666'>(" +
-                escaped(frame.type) + ")</span></li>";
-      }
-      html += "</ul>";
-    }
-    if (!origin.stack_trace.empty()) {
-      html += "<div>stack trace:</div><pre style='font-size:small'>" + escaped(origin.stack_trace) + "</pre>";
-    }
-  }
-  for (size_t i = 0; i < d.outputs.size(); ++i) {
-    const OutputPreview& o = d.outputs[i];
-    html += QString("<h4 style='margin:6px 2px 2px'>output %1: %2</h4>").arg(i).arg(escaped(o.shape));
-    html += QString("<div>min %1, max %2, mean %3%4</div>")
-                .arg(o.stats.min, 0, 'g', 6)
-                .arg(o.stats.max, 0, 'g', 6)
-                .arg(o.stats.mean, 0, 'g', 6)
-                .arg(o.stats.nan_count ? QString(", %1 NaN").arg(o.stats.nan_count) : QString());
-    QString values;
-    for (double v : o.first_values) values += (values.isEmpty() ? "" : ", ") + QString::number(v, 'g', 5);
-    html += "<div style='color:#444'>first values: " + values + (o.stats.count > o.first_values.size() ? ", …" : "") +
-            "</div>";
-  }
+  for (const NodeOrigin& origin : d.origins) html += origin_html(origin);
+  for (size_t i = 0; i < d.outputs.size(); ++i) html += output_html(i, d.outputs[i]);
   text_->setHtml(html);
   if (d.perf && !d.durations.bins.empty()) {
     histogram_->set_histogram(d.durations, unit_ns, d.perf->p50);

@@ -33,6 +33,31 @@ struct Options {
   int bench_frames = 0;
 };
 
+// --size WxH, within what a window can take.
+bool parse_size(const QString& text, QSize& size, QString& error) {
+  const QStringList dims = text.split('x');
+  bool width_ok = false, height_ok = false;
+  size = QSize(dims.value(0).toInt(&width_ok), dims.value(1).toInt(&height_ok));
+  if (dims.size() != 2 || !width_ok || !height_ok || size.width() < 200 || size.height() < 150 ||
+      size.width() > 8192 || size.height() > 8192) {
+    error = "--size '" + text + "' is not WxH with 200 <= W, 150 <= H, both <= 8192";
+    return false;
+  }
+  return true;
+}
+
+// --view NAME, in the order of the View enum.
+bool parse_view(const QString& text, etkit::gui::View& view, QString& error) {
+  const QStringList views = {"timeline", "table", "memory", "gap", "tokens", "size", "graph"};
+  const int index = views.indexOf(text);
+  if (index < 0) {
+    error = "--view '" + text + "' is not one of " + views.join(", ");
+    return false;
+  }
+  view = etkit::gui::View(index);
+  return true;
+}
+
 // The options, or the usage error to print (exit 2).
 std::optional<Options> parse(const QApplication& app, QString& error) {
   QCommandLineParser parser;
@@ -76,21 +101,9 @@ std::optional<Options> parse(const QApplication& app, QString& error) {
   request.source_unit = *unit;
   if (*unit == etkit::inspector::TimeUnit::kCycles) request.table_unit = etkit::inspector::TimeUnit::kCycles;
 
-  const QStringList dims = parser.value(size).split('x');
-  bool width_ok = false, height_ok = false;
-  options.size = QSize(dims.value(0).toInt(&width_ok), dims.value(1).toInt(&height_ok));
-  if (dims.size() != 2 || !width_ok || !height_ok || options.size.width() < 200 || options.size.height() < 150 ||
-      options.size.width() > 8192 || options.size.height() > 8192) {
-    error = "--size '" + parser.value(size) + "' is not WxH with 200 <= W, 150 <= H, both <= 8192";
+  if (!parse_size(parser.value(size), options.size, error) || !parse_view(parser.value(view), options.view, error)) {
     return std::nullopt;
   }
-  const QStringList views = {"timeline", "table", "memory", "gap", "tokens", "size", "graph"};
-  const int view_index = views.indexOf(parser.value(view));
-  if (view_index < 0) {
-    error = "--view '" + parser.value(view) + "' is not one of " + views.join(", ");
-    return std::nullopt;
-  }
-  options.view = etkit::gui::View(view_index);
   if (parser.isSet(bench)) {
     bool ok = false;
     options.bench_frames = parser.value(bench).toInt(&ok);
