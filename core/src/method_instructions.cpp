@@ -92,6 +92,7 @@ struct Builder {
   Status check_kernel_args(const PreparedInstruction& instruction, const KernelEntry& entry);
   Status load_delegates();
   Status prepare(const fb::Chain& chain, int32_t chain_index);
+  Status prepare_kernel_call(const fb::KernelCall& call, PreparedInstruction& out);
   Status check_data_flow();
 };
 
@@ -194,6 +195,24 @@ Span<Value*> store_args(MethodState& state, const flatbuffers::Vector<int32_t>* 
   return Span<Value*>(state.arg_storage.data() + start, length(args));
 }
 
+// A kernel call: its arguments, kernel and names, checked against the
+// kernel's schema, and float32 staging when it holds low-precision tensors.
+Status Builder::prepare_kernel_call(const fb::KernelCall& call, PreparedInstruction& out) {
+  const auto op = static_cast<size_t>(call.op_index());
+  out.kind = InstructionKind::kKernel;
+  out.args = store_args(state, call.args());
+  out.kernel = entries[op]->function;
+  out.op_name = state.names[2 * op].c_str();
+  out.event_name = state.names[2 * op + 1].c_str();
+  ETKIT_TRY(check_kernel_args(out, *entries[op]));
+  out.out_args = out_argument_mask(entries[op]->signature);
+  if (needs_low_precision_staging(out.args)) {
+    out.staging = static_cast<int32_t>(state.stagings.size());
+    state.stagings.push_back(plan_staging(out.args, out.out_args));
+  }
+  return Ok{};
+}
+
 Status Builder::prepare(const fb::Chain& chain, int32_t chain_index) {
   std::vector<PreparedInstruction> prepared;
   for (size_t i = 0; i < length(chain.instructions()); ++i) {
@@ -202,22 +221,9 @@ Status Builder::prepare(const fb::Chain& chain, int32_t chain_index) {
     out.chain = chain_index;
     out.index = static_cast<int32_t>(i);
     switch (instruction.instr_args_type()) {
-      case fb::InstructionArguments::KernelCall: {
-        const auto* call = instruction.instr_args_as_KernelCall();
-        const auto op = static_cast<size_t>(call->op_index());
-        out.kind = InstructionKind::kKernel;
-        out.args = store_args(state, call->args());
-        out.kernel = entries[op]->function;
-        out.op_name = state.names[2 * op].c_str();
-        out.event_name = state.names[2 * op + 1].c_str();
-        ETKIT_TRY(check_kernel_args(out, *entries[op]));
-        out.out_args = out_argument_mask(entries[op]->signature);
-        if (needs_low_precision_staging(out.args)) {
-          out.staging = static_cast<int32_t>(state.stagings.size());
-          state.stagings.push_back(plan_staging(out.args, out.out_args));
-        }
+      case fb::InstructionArguments::KernelCall:
+        ETKIT_TRY(prepare_kernel_call(*instruction.instr_args_as_KernelCall(), out));
         break;
-      }
       case fb::InstructionArguments::DelegateCall: {
         const auto* call = instruction.instr_args_as_DelegateCall();
         out.kind = InstructionKind::kDelegate;

@@ -189,6 +189,30 @@ std::vector<int32_t> event_keys(const std::vector<Slot>& slots, const std::vecto
   return keys;
 }
 
+// One run's event keys and occurrences, in the order its records came.
+void run_keys(const std::vector<InstructionRecord>& records, size_t used, std::vector<EventKey>& keys,
+              std::vector<Occurrence>& occurrences) {
+  keys.clear();
+  occurrences.clear();
+  for (size_t r = 0; r < used; ++r) {
+    const InstructionRecord& record = records[r];
+    // Chain -1 marks method-level events (load, init, execute): their
+    // instruction id field is meaningless, so they get none.
+    const int32_t instruction = record.key.chain < 0 ? -1 : record.key.instruction;
+    if (record.profiles.empty()) {
+      // A value logged without a profile event of its own (a delegate's
+      // fused node output, debug id 3 after a convolution timed as 1):
+      // its row keeps the delegate id, as upstream's Inspector shows it.
+      keys.push_back({instruction, record.key.delegate_int, false, {}, record.key.delegate_str, record.debug_name});
+      occurrences.push_back({});
+    }
+    for (const ProfileRecord& p : record.profiles) {
+      keys.push_back({instruction, p.delegate_int, true, p.name, p.delegate_str, record.debug_name});
+      occurrences.push_back({p.start, p.end});
+    }
+  }
+}
+
 // Groups the runs of a trace; the views point into `trace`. With `places`,
 // records where every run block and event went.
 std::vector<Group> group_runs(const etdump::ETDump& trace, RunPlaces* places) {
@@ -202,28 +226,10 @@ std::vector<Group> group_runs(const etdump::ETDump& trace, RunPlaces* places) {
   for (size_t b = 0; b < trace.block_count(); ++b) {
     const etdump::RunBlock run = trace.block(b);
     const size_t used = collate_run(run, index_of, records, places != nullptr ? &slots : nullptr);
-    keys.clear();
-    occurrences.clear();
+    run_keys(records, used, keys, occurrences);
     const std::string_view name = run.name();
     const int32_t bundled = run.bundled_input_index();
     uint64_t hash = mix(hash_view(name), uint64_t(uint32_t(bundled)));
-    for (size_t r = 0; r < used; ++r) {
-      const InstructionRecord& record = records[r];
-      // Chain -1 marks method-level events (load, init, execute): their
-      // instruction id field is meaningless, so they get none.
-      const int32_t instruction = record.key.chain < 0 ? -1 : record.key.instruction;
-      if (record.profiles.empty()) {
-        // A value logged without a profile event of its own (a delegate's
-        // fused node output, debug id 3 after a convolution timed as 1):
-        // its row keeps the delegate id, as upstream's Inspector shows it.
-        keys.push_back({instruction, record.key.delegate_int, false, {}, record.key.delegate_str, record.debug_name});
-        occurrences.push_back({});
-      }
-      for (const ProfileRecord& p : record.profiles) {
-        keys.push_back({instruction, p.delegate_int, true, p.name, p.delegate_str, record.debug_name});
-        occurrences.push_back({p.start, p.end});
-      }
-    }
     for (const EventKey& k : keys) {
       hash = mix(hash, InstructionKeyHash{}({k.instruction, 0, k.delegate_int, k.delegate_str}));
       hash = mix(mix(hash, hash_view(k.profile_name)), hash_view(k.debug_name) + k.has_profile);

@@ -231,6 +231,20 @@ Status bundle_breakdown(Tree& tree, ByteSpan file, const std::string& name) {
 
 // ---- .ptd: header, flatbuffer tables, named data by key ---------------------
 
+// The key of each segment a named-data entry refers to.
+std::map<uint32_t, std::string> segment_keys(const reflection::Schema& schema, const flatbuffers::Table& root) {
+  const reflection::Object& flat = object_named(schema, "flat_tensor_flatbuffer.FlatTensor");
+  const reflection::Object& named = object_named(schema, "flat_tensor_flatbuffer.NamedData");
+  std::map<uint32_t, std::string> keys;
+  if (const auto* entries = flatbuffers::GetFieldAnyV(root, field_of(flat, "named_data"))) {
+    for (size_t i = 0; i < entries->size(); ++i) {
+      const auto* t = flatbuffers::GetAnyVectorElemPointer<const flatbuffers::Table>(entries, i);
+      keys.emplace(flatbuffers::GetFieldI<uint32_t>(*t, field_of(named, "segment_index")), string_field(named, *t, "key"));
+    }
+  }
+  return keys;
+}
+
 Status flat_tensor_breakdown(Tree& tree, ByteSpan file, const std::string& name) {
   const reflection::Schema& schema = schema_of(flat_tensor_flatbuffer::FlatTensorBinarySchema::data());
   // FH01 at byte 8: u32 length, u64 flatbuffer offset and size, segment base and size.
@@ -269,14 +283,7 @@ Status flat_tensor_breakdown(Tree& tree, ByteSpan file, const std::string& name)
   Walker(schema, file.data, claims, tree, naming).table(*schema.root_table(), root, tables);
   const reflection::Object& flat = object_named(schema, "flat_tensor_flatbuffer.FlatTensor");
   const reflection::Object& segment = object_named(schema, "flat_tensor_flatbuffer.DataSegment");
-  const reflection::Object& named = object_named(schema, "flat_tensor_flatbuffer.NamedData");
-  std::map<uint32_t, std::string> keys;
-  if (const auto* entries = flatbuffers::GetFieldAnyV(root, field_of(flat, "named_data"))) {
-    for (size_t i = 0; i < entries->size(); ++i) {
-      const auto* t = flatbuffers::GetAnyVectorElemPointer<const flatbuffers::Table>(entries, i);
-      keys.emplace(flatbuffers::GetFieldI<uint32_t>(*t, field_of(named, "segment_index")), string_field(named, *t, "key"));
-    }
-  }
+  const std::map<uint32_t, std::string> keys = segment_keys(schema, root);
   const int data = tree.child(0, "named data");
   if (const auto* segments = flatbuffers::GetFieldAnyV(root, field_of(flat, "segments"))) {
     for (size_t i = 0; i < segments->size(); ++i) {

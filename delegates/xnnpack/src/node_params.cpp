@@ -143,6 +143,34 @@ Status read_listed(const fb::Node& node, GraphNode& n) {
                      node_kind_name(static_cast<NodeKind>(node.node_type())));
 }
 
+void read(const fb::StaticResizeBilinear2D& t, GraphNode& n) {
+  n.new_height = t.new_height();
+  n.new_width = t.new_width();
+  n.inputs = {t.input_id()};
+  n.outputs = {t.output_id()};
+  n.flags = t.flags();
+}
+
+void read(const fb::ELU& t, GraphNode& n) {
+  n.scalar = t.alpha();
+  n.inputs = {t.input_id()};
+  n.outputs = {t.output_id()};
+  n.flags = t.flags();
+}
+
+void read(const fb::LeakyReLU& t, GraphNode& n) {
+  n.scalar = t.negative_slope();
+  n.inputs = {t.input_id()};
+  n.outputs = {t.output_id()};
+  n.flags = t.flags();
+}
+
+void read(const fb::ScaledDotProductAttention& t, GraphNode& n) {
+  n.inputs = {t.query_id(), t.key_id(), t.value_id(), t.scale_id(), t.mask_id()};
+  n.outputs = {t.output_id()};
+  n.flags = t.flags();
+}
+
 }  // namespace
 
 Result<GraphNode> node_params(const fb::Node& node) {
@@ -170,38 +198,10 @@ Result<GraphNode> node_params(const fb::Node& node) {
     case K::kStaticConstantPad:
       ETKIT_TRY(read_listed(node, n));
       break;
-    case K::kStaticResizeBilinear2D: {
-      const auto& t = *node.node_as_StaticResizeBilinear2D();
-      n.new_height = t.new_height();
-      n.new_width = t.new_width();
-      n.inputs = {t.input_id()};
-      n.outputs = {t.output_id()};
-      n.flags = t.flags();
-      break;
-    }
-    case K::kELU: {
-      const auto& t = *node.node_as_ELU();
-      n.scalar = t.alpha();
-      n.inputs = {t.input_id()};
-      n.outputs = {t.output_id()};
-      n.flags = t.flags();
-      break;
-    }
-    case K::kLeakyReLU: {
-      const auto& t = *node.node_as_LeakyReLU();
-      n.scalar = t.negative_slope();
-      n.inputs = {t.input_id()};
-      n.outputs = {t.output_id()};
-      n.flags = t.flags();
-      break;
-    }
-    case K::kScaledDotProductAttention: {
-      const auto& t = *node.node_as_ScaledDotProductAttention();
-      n.inputs = {t.query_id(), t.key_id(), t.value_id(), t.scale_id(), t.mask_id()};
-      n.outputs = {t.output_id()};
-      n.flags = t.flags();
-      break;
-    }
+    case K::kStaticResizeBilinear2D: read(*node.node_as_StaticResizeBilinear2D(), n); break;
+    case K::kELU: read(*node.node_as_ELU(), n); break;
+    case K::kLeakyReLU: read(*node.node_as_LeakyReLU(), n); break;
+    case K::kScaledDotProductAttention: read(*node.node_as_ScaledDotProductAttention(), n); break;
     case K::kAdd: case K::kDiv: case K::kMinimum: case K::kMultiply: case K::kSubtract:
     case K::kMaximum: case K::kPReLU: case K::kBatchMatrixMultiply:
       read(*static_cast<const fb::Node2x1*>(node.node()), n);
