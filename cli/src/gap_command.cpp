@@ -23,9 +23,6 @@
 
 namespace etkit::cli {
 
-using report::Cell;
-using report::TableColumn;
-
 namespace {
 
 struct GapCliOptions {
@@ -123,64 +120,6 @@ Result<std::vector<std::string>> instruction_ops(const GapCliOptions& options) {
   return unknown_name("--method", options.method, "method in " + options.program, names);
 }
 
-void print_report(const inspector::GapReport& report, const GapCliOptions& options) {
-  const std::vector<TableColumn> columns = {{"instruction_id", 0}, {"delegate_debug_id", 0}, {"op"}, {"node"},
-                                            {"sizes"},  {"mse", -1},    {"l1", -1},         {"snr_db", 2},
-                                            {"cosine", 6}, {"max_abs", -1}, {"rel_error", -1}, {"growth", -1},
-                                            {"quantum", -1}, {"error_quanta", 2},
-                                            {"status"}, {"detail"},      {"source"}};
-  std::vector<std::vector<Cell>> rows;
-  for (const inspector::GapRow& row : report.rows) {
-    const bool compared = row.status == inspector::GapStatus::kOk || row.status == inspector::GapStatus::kDiverged;
-    auto metric = [&](double value) { return compared ? Cell::of(value) : Cell::empty(); };
-    auto finite = [&](double value) { return std::isfinite(value) ? Cell::of(value) : Cell::empty(); };
-    rows.push_back({Cell::of(int64_t(row.instruction_id)),
-                    row.delegate_debug_id >= 0 ? Cell::of(row.delegate_debug_id) : Cell::empty(), Cell::of(row.op),
-                    Cell::of(row.node), Cell::of(row.sizes), metric(row.metrics.mse), metric(row.metrics.l1),
-                    metric(row.metrics.snr_db), metric(row.metrics.cosine), metric(row.metrics.max_abs),
-                    finite(row.relative_error), finite(row.error_growth),
-                    row.quantum > 0 ? Cell::of(row.quantum) : Cell::empty(), finite(row.error_quanta),
-                    Cell::of(inspector::to_string(row.status)),
-                    Cell::of(row.detail), Cell::of(row.source)});
-  }
-  auto out = options.json ? report::make_json_printer(std::cout) : report::make_text_printer(std::cout);
-  out->begin_object("");
-  out->field("atol", options.atol);
-  out->field("rtol", options.rtol);
-  if (options.quanta > 0) out->field("quanta", options.quanta);
-  else out->null_field("quanta", "none: every value is judged by atol and rtol");
-  out->table("rows", columns, rows);
-  out->field("compared", uint64_t(report.compared));
-  out->field("missing_references", uint64_t(report.missing));
-  out->field("shape_mismatches", uint64_t(report.shape_mismatches));
-  if (report.first_divergence) {
-    const inspector::GapRow& row = report.rows[*report.first_divergence];
-    out->begin_object("first_divergence");
-    out->field("instruction_id", int64_t(row.instruction_id));
-    out->field("op", row.op);
-    out->field("source", row.source);
-    out->end_object();
-  } else {
-    out->null_field("first_divergence", "none: every compared output is within atol + rtol * max |reference|");
-  }
-  if (report.largest_growth) {
-    const inspector::GapRow& row = report.rows[*report.largest_growth];
-    out->begin_object("largest_error_growth");
-    out->field("instruction_id", int64_t(row.instruction_id));
-    if (row.delegate_debug_id >= 0) out->field("delegate_debug_id", row.delegate_debug_id);
-    out->field("op", row.op);
-    out->field("node", row.node);
-    out->field("relative_error", row.relative_error);
-    out->field("growth", row.error_growth);
-    out->field("source", row.source);
-    out->end_object();
-  } else {
-    out->null_field("largest_error_growth", "none: needs an ETRecord and an op whose error exceeds its inputs'");
-  }
-  out->end_object();
-  out->finish();
-}
-
 int run_gap(const GapCliOptions& options) {
   Diagnostics diagnostics;
   auto outputs = outputs_of(options.etdump, options.debug_buffer, options.block, options.program, options.method,
@@ -203,20 +142,21 @@ int run_gap(const GapCliOptions& options) {
   auto ops = instruction_ops(options);
   if (!ops.ok()) return diagnostics.fail(ops.error());
   gap_options.instruction_ops = std::move(*ops);
-  auto report = inspector::numeric_gap(*outputs, **reference, record ? &*record : nullptr, gap_options);
-  if (!report.ok()) return diagnostics.fail(report.error().with_context("%s", options.reference.c_str()));
-  print_report(*report, options);
-  if (report->missing > 0) diagnostics.warning(std::to_string(report->missing) + " output(s) had no reference value");
-  if (report->shape_mismatches > 0) {
-    diagnostics.warning(std::to_string(report->shape_mismatches) +
+  auto gap = inspector::numeric_gap(*outputs, **reference, record ? &*record : nullptr, gap_options);
+  if (!gap.ok()) return diagnostics.fail(gap.error().with_context("%s", options.reference.c_str()));
+  print(*(options.json ? report::make_json_printer(std::cout) : report::make_text_printer(std::cout)), *gap,
+        gap_options);
+  if (gap->missing > 0) diagnostics.warning(std::to_string(gap->missing) + " output(s) had no reference value");
+  if (gap->shape_mismatches > 0) {
+    diagnostics.warning(std::to_string(gap->shape_mismatches) +
                         " output(s) have another shape than their reference (another layout, or another program's "
                         "value): not compared");
   }
   diagnostics.flush();
-  if (!report->first_divergence) return kExitOk;
-  const inspector::GapRow& first = report->rows[*report->first_divergence];
+  if (!gap->first_divergence) return kExitOk;
+  const inspector::GapRow& first = gap->rows[*gap->first_divergence];
   size_t diverged = 0;
-  for (const inspector::GapRow& row : report->rows) diverged += row.status == inspector::GapStatus::kDiverged;
+  for (const inspector::GapRow& row : gap->rows) diverged += row.status == inspector::GapStatus::kDiverged;
   const std::string bound =
       options.quanta > 0 && first.quantum > 0
           ? fmt::format("= {:.2f} quantization steps of {:g} > --quanta {:g}", first.error_quanta, first.quantum,
@@ -225,7 +165,7 @@ int run_gap(const GapCliOptions& options) {
                         first.metrics.max_abs_reference);
   return diagnostics.check_failed(fmt::format(
       "{} of {} compared outputs diverged; the first is {} (instruction {}{}): max abs error {:.4g} {}{}", diverged,
-      report->compared, first.op.empty() ? "an output" : first.op, first.instruction_id,
+      gap->compared, first.op.empty() ? "an output" : first.op, first.instruction_id,
       first.node.empty() ? "" : ", node " + first.node, first.metrics.max_abs, bound,
       first.source.empty() ? "" : ", at " + first.source));
 }

@@ -23,6 +23,7 @@
 #include "etkit/core/program_summary.h"
 #include "etkit/core/result.h"
 #include "etkit/inspector/numeric_gap.h"
+#include "etkit/report/printer.h"
 
 namespace etkit::etrecord {
 class Etrecord;
@@ -153,5 +154,12 @@ std::vector<std::string> instruction_ops(const MethodSummary& method);
 /// at all could be compared (a gap over no outputs proves nothing).
 Result<GapReport> numeric_gap(const std::vector<RecordedOutput>& outputs, const ReferenceSource& reference,
                               const etrecord::Etrecord* record, const GapOptions& options);
+
+/// What `etinspect gap` prints: {atol, rtol, quanta, rows: [{instruction_id,
+/// delegate_debug_id, op, node, sizes, mse, l1, snr_db, cosine, max_abs,
+/// rel_error, growth, quantum, error_quanta, status, detail, source}],
+/// compared, missing_references, shape_mismatches, first_divergence,
+/// largest_error_growth}; metrics only for compared rows.
+void print(report::Printer& out, const GapReport& gap, const GapOptions& options);
 
 }  // namespace etkit::inspector
