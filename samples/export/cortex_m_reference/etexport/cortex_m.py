@@ -11,7 +11,7 @@ CMSIS-NN's documented semantics (Q31 multipliers with a power-of-two shift,
 rounding doubling high multiply, rounding right shift ties away from zero,
 the add's 2^20 input scaling, averages rounded half away from zero). The
 lowered graph run eagerly gives the bundle's expected outputs, so etkit's
-kernels (kernels/cortex_m) are checked against an implementation that
+kernels (core/kernels/cortex_m) are checked against an implementation that
 shares no code with them. Activation parameters follow int8.py (min/max
 over calibration inputs); weights are symmetric int8, per output channel for
 convolutions and per tensor for the fully connected layer (whose op takes
