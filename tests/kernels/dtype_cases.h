@@ -2,7 +2,7 @@
 // One call of every registered tensor kernel, runnable in any dtype and
 // checked against libtorch: the low-precision tests run each case in
 // float16 and bfloat16, the dtype-coverage test in every dtype, and the
-// README's op × dtype table is printed from the same runs
+// op × dtype table of docs/kernels.md is printed from the same runs
 // (kernel_dtype_table).
 //
 // A case's float32 inputs take the dtype under test (integers: the values
