@@ -52,5 +52,56 @@ TEST(Printer, JsonSurvivesInvalidUtf8FromFiles) {
   EXPECT_NO_THROW(nlohmann::json::parse(json.str()));
 }
 
+// A two-level tree: text indents the first text column by level and stops
+// at `text_levels`; JSON nests every level under the children key and
+// leaves empty cells out.
+void describe_tree(Printer& out, size_t text_levels) {
+  const std::vector<TableColumn> columns = {{"bytes", 0}, {"name", 0}, {"detail", 0, true}};
+  TreeRow leaf{{Cell::of(int64_t(3)), Cell::of("leaf"), Cell::of("read by conv")}, {}};
+  TreeRow root{{Cell::of(int64_t(5)), Cell::of("root"), Cell::empty()}, {leaf}};
+  out.begin_object("");
+  out.tree("parts", columns, {root}, "parts", text_levels);
+  out.end_object();
+  out.finish();
+}
+
+TEST(Printer, TreesIndentInTextAndNestInJson) {
+  std::ostringstream all, top, json;
+  describe_tree(*make_text_printer(all), 0);
+  describe_tree(*make_text_printer(top), 1);
+  describe_tree(*make_json_printer(json), 1);
+  EXPECT_EQ(all.str(),
+            "parts:\n"
+            "bytes  name\n"
+            "    5  root\n"
+            "    3    leaf\n");
+  EXPECT_EQ(top.str(),
+            "parts:\n"
+            "bytes  name\n"
+            "    5  root\n");
+  EXPECT_EQ(nlohmann::json::parse(json.str()), nlohmann::json::parse(R"({"parts": [{"bytes": 5, "name": "root",
+      "parts": [{"bytes": 3, "name": "leaf", "detail": "read by conv", "parts": []}]}]})"));
+}
+
+// A row-limited table: text shows the first rows and how many more there
+// are; JSON has every row.
+TEST(Printer, TextShowsTheFirstRowsJsonAll) {
+  std::ostringstream text, json;
+  for (Printer* out : {make_text_printer(text).release(), make_json_printer(json).release()}) {
+    std::unique_ptr<Printer> owned(out);
+    owned->begin_object("");
+    owned->table("ops", {{"name", 0}}, {{Cell::of("a")}, {Cell::of("b")}, {Cell::of("c")}}, 2);
+    owned->end_object();
+    owned->finish();
+  }
+  EXPECT_EQ(text.str(),
+            "ops:\n"
+            "name\n"
+            "a\n"
+            "b\n"
+            "... 1 more (--json has all)\n");
+  EXPECT_EQ(nlohmann::json::parse(json.str())["ops"].size(), 3u);
+}
+
 }  // namespace
 }  // namespace etkit::report
