@@ -86,14 +86,15 @@ TEST(Printer, TreesIndentInTextAndNestInJson) {
 // A row-limited table: text shows the first rows and how many more there
 // are; JSON has every row.
 TEST(Printer, TextShowsTheFirstRowsJsonAll) {
+  const auto three_rows = [](Printer& out) {
+    out.begin_object("");
+    out.table("ops", {{"name", 0}}, {{Cell::of("a")}, {Cell::of("b")}, {Cell::of("c")}}, 2);
+    out.end_object();
+    out.finish();
+  };
   std::ostringstream text, json;
-  for (Printer* out : {make_text_printer(text).release(), make_json_printer(json).release()}) {
-    std::unique_ptr<Printer> owned(out);
-    owned->begin_object("");
-    owned->table("ops", {{"name", 0}}, {{Cell::of("a")}, {Cell::of("b")}, {Cell::of("c")}}, 2);
-    owned->end_object();
-    owned->finish();
-  }
+  three_rows(*make_text_printer(text));
+  three_rows(*make_json_printer(json));
   EXPECT_EQ(text.str(),
             "ops:\n"
             "name\n"
