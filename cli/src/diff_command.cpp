@@ -15,6 +15,7 @@
 #include "etkit/etdump/etdump_reader.h"
 #include "etkit/inspector/rank_test.h"
 #include "etkit/inspector/trace_diff.h"
+#include "etkit/inspector/trace_diff_report.h"
 #include "option_checks.h"
 #include "etkit/report/printer.h"
 #include "record_loading.h"
@@ -22,9 +23,6 @@
 #include "time_options.h"
 
 namespace etkit::cli {
-
-using report::Cell;
-using report::TableColumn;
 
 namespace {
 
@@ -57,16 +55,6 @@ struct DiffOptions {
 };
 
 std::string plain(double value) { return fmt::format("{:g}", value); }
-
-// Why the gate said what it said about `row`, in words.
-std::string verdict(const inspector::DiffRow& row, const inspector::RegressionGate& gate) {
-  const std::optional<double> percent = row.percent();
-  if (!percent) return row.before ? "only before" : "only after";
-  if (inspector::regressed(row, gate)) return "regressed";
-  if (*percent <= gate.threshold_percent) return "within threshold";
-  if (*row.delta() <= gate.min_delta) return "below the time floor";
-  return "within noise";
-}
 
 Status check_block(const inspector::TraceDiff& diff, const DiffOptions& options) {
   if (options.block.empty() || !diff.rows.empty()) return Ok{};
@@ -135,92 +123,8 @@ void warn_untestable(const inspector::TraceDiff& diff, const inspector::Regressi
   }
 }
 
-// The gates as set from the options, and what they found.
-struct Verdicts {
-  inspector::RegressionGate gate;        ///< per event (--fail-above)
-  inspector::RegressionGate total_gate;  ///< the whole run (--fail-total-above)
-  size_t regressions = 0;
-  bool total_regressed = false;
-};
-
-// A diff table's columns: names when an ETRecord gave them, the gate's
-// when that row set is gated.
-std::vector<TableColumn> diff_columns(bool named, int decimals, bool gated) {
-  std::vector<TableColumn> list = {{"block"}, {"event"}, {"occurrence", 0}};
-  if (named) list.insert(list.end(), {{"module"}, {"source"}});
-  list.insert(list.end(), {{"before", decimals}, {"after", decimals}, {"delta", decimals}, {"percent", 1},
-                           {"runs_before", 0}, {"runs_after", 0}});
-  if (gated) list.insert(list.end(), {{"p_slower", -1}, {"regressed"}, {"verdict"}});
-  return list;
-}
-
-std::vector<Cell> diff_cells(const inspector::DiffRow& row, const inspector::RegressionGate& gate, bool named,
-                             bool gated) {
-  std::vector<Cell> list = {Cell::of(row.block), Cell::of(row.event), Cell::of(int64_t(row.occurrence))};
-  if (named) list.insert(list.end(), {Cell::of(row.module), Cell::of(row.source)});
-  list.insert(list.end(), {Cell::maybe(row.before), Cell::maybe(row.after), Cell::maybe(row.delta()),
-                           Cell::maybe(row.percent()), Cell::of(int64_t(row.before_runs.size())),
-                           Cell::of(int64_t(row.after_runs.size()))});
-  if (gated) {
-    const bool tested = row.before && row.after && inspector::noise_test_applies(row, gate);
-    list.insert(list.end(), {tested ? Cell::of(row.p_slower()) : Cell::empty(),
-                             Cell::yes_no(inspector::regressed(row, gate)), Cell::of(verdict(row, gate))});
-  }
-  return list;
-}
-
-// The gate's settings and what it found.
-void print_gate(report::Printer& out, const Verdicts& verdicts, const DiffOptions& options) {
-  out.begin_object("gate");
-  if (options.fail_above) out.field("threshold_percent", *options.fail_above);
-  else out.null_field("threshold_percent", "none: without --fail-above no event fails this diff");
-  if (options.fail_total_above) out.field("total_threshold_percent", *options.fail_total_above);
-  else out.null_field("total_threshold_percent", "none: without --fail-total-above the whole run fails nothing");
-  out.field("min_time", verdicts.gate.min_delta);
-  out.field("min_time_rule", std::string(options.min_time ? "--min-time" : "0.1% of the run (Method::execute before)"));
-  if (options.percent_only) {
-    out.null_field("noise_test", "none: --percent-only");
-  } else {
-    out.field("noise_test", std::string("one-sided Mann-Whitney U, after slower than before"));
-    out.field("confidence", options.confidence);
-  }
-  out.field("regressions", uint64_t(verdicts.regressions));
-  out.field("total_regressed", verdicts.total_regressed);
-  out.end_object();
-}
-
-// The report: the event rows, the total row and the gate's settings and
-// counts, through one printer for text and JSON.
-void print_diff(const inspector::TraceDiff& diff, const Verdicts& verdicts, bool named, int decimals,
-                const DiffOptions& options) {
-  const bool gated = options.fail_above.has_value(), total_gated = options.fail_total_above.has_value();
-  std::vector<std::vector<Cell>> rows;
-  for (const inspector::DiffRow& row : diff.rows) {
-    if (options.top > 0 && rows.size() == options.top) break;
-    rows.push_back(diff_cells(row, verdicts.gate, named, gated));
-  }
-  auto out = options.json ? report::make_json_printer(std::cout) : report::make_text_printer(std::cout);
-  out->begin_object("");
-  out->field("before_file", options.before);
-  out->field("after_file", options.after);
-  out->field("stat", std::string(inspector::to_string(diff.stat)));
-  out->field("time_unit", options.units.target);
-  out->field("sort", options.sort);
-  out->table("events", diff_columns(named, decimals, gated), rows);
-  if (diff.total) {
-    out->table("total", diff_columns(named, decimals, total_gated),
-               {diff_cells(*diff.total, verdicts.total_gate, named, total_gated)});
-  } else {
-    out->null_field("total", "none: no Method::execute event in both traces");
-  }
-  print_gate(*out, verdicts, options);
-  out->end_object();
-  out->finish();
-}
-
 // The failed gate's one line on stderr, and exit 1; exit 0 when it held.
-int gate_result(const inspector::TraceDiff& diff, const Verdicts& verdicts, const DiffOptions& options,
-                Diagnostics& diagnostics) {
+int gate_result(const inspector::TraceDiffReport& verdicts, const DiffOptions& options, Diagnostics& diagnostics) {
   if (verdicts.regressions > 0 || verdicts.total_regressed) {
     std::vector<std::string> what;
     if (verdicts.regressions > 0) {
@@ -229,13 +133,46 @@ int gate_result(const inspector::TraceDiff& diff, const Verdicts& verdicts, cons
     }
     if (verdicts.total_regressed) {
       what.push_back(fmt::format("the whole run (Method::execute) slowed down by {}%, more than {}%",
-                                 plain(*diff.total->percent()), plain(*options.fail_total_above)));
+                                 plain(*verdicts.diff.total->percent()), plain(*options.fail_total_above)));
     }
     return diagnostics.check_failed(what.size() == 1 ? what[0] : what[0] + "; " + what[1]);
   }
   return kExitOk;
 }
 
+
+// The report: the rows sorted and judged by the gates the options set
+// (warning of the rows the noise test cannot decide).
+inspector::TraceDiffReport judged(inspector::TraceDiff diff, const DiffOptions& options, bool named, int decimals,
+                                  Diagnostics& diagnostics) {
+  inspector::TraceDiffReport verdicts;
+  inspector::RegressionGate& gate = verdicts.gate;
+  gate.min_delta = options.min_time.value_or(diff.total && diff.total->before
+                                                 ? kDefaultFloorShare * *diff.total->before
+                                                 : 0.0);
+  gate.confidence = options.percent_only ? 0.0 : options.confidence;
+  gate.threshold_percent = options.fail_above.value_or(0);
+  if ((options.fail_above || options.fail_total_above) && !options.percent_only) {
+    warn_untestable(diff, gate, options, diagnostics);
+  }
+  inspector::sort_rows(diff, *inspector::parse_diff_order(options.sort));
+  verdicts.regressions = options.fail_above ? inspector::count_regressions(diff, gate) : 0;
+  verdicts.total_gate = gate;
+  verdicts.total_gate.threshold_percent = options.fail_total_above.value_or(0);
+  verdicts.total_regressed = options.fail_total_above && inspector::regressed(*diff.total, verdicts.total_gate);
+  verdicts.diff = std::move(diff);
+  verdicts.before_file = options.before;
+  verdicts.after_file = options.after;
+  verdicts.time_unit = options.units.target;
+  verdicts.sort = options.sort;
+  verdicts.named = named;
+  verdicts.decimals = decimals;
+  verdicts.top = options.top;
+  verdicts.threshold_percent = options.fail_above;
+  verdicts.total_threshold_percent = options.fail_total_above;
+  verdicts.min_time_given = options.min_time.has_value();
+  return verdicts;
+}
 
 int run_diff(const DiffOptions& options) {
   Diagnostics diagnostics;
@@ -269,24 +206,11 @@ int run_diff(const DiffOptions& options) {
   if (Status comparable = check_comparable(*diff, options, diagnostics); !comparable.ok()) {
     return diagnostics.fail(comparable.error());
   }
-  Verdicts verdicts;
-  inspector::RegressionGate& gate = verdicts.gate;
-  gate.min_delta = options.min_time.value_or(diff->total && diff->total->before
-                                                 ? kDefaultFloorShare * *diff->total->before
-                                                 : 0.0);
-  gate.confidence = options.percent_only ? 0.0 : options.confidence;
-  gate.threshold_percent = options.fail_above.value_or(0);
-  if ((options.fail_above || options.fail_total_above) && !options.percent_only) {
-    warn_untestable(*diff, gate, options, diagnostics);
-  }
-  inspector::sort_rows(*diff, *inspector::parse_diff_order(options.sort));
-  verdicts.regressions = options.fail_above ? inspector::count_regressions(*diff, gate) : 0;
-  verdicts.total_gate = gate;
-  verdicts.total_gate.threshold_percent = options.fail_total_above.value_or(0);
-  verdicts.total_regressed = options.fail_total_above && inspector::regressed(*diff->total, verdicts.total_gate);
-  print_diff(*diff, verdicts, record.has_value(), decimals_for(units->source, units->target), options);
+  inspector::TraceDiffReport verdicts =
+      judged(std::move(*diff), options, record.has_value(), decimals_for(units->source, units->target), diagnostics);
+  print(*(options.json ? report::make_json_printer(std::cout) : report::make_text_printer(std::cout)), verdicts);
   diagnostics.flush();
-  return gate_result(*diff, verdicts, options, diagnostics);
+  return gate_result(verdicts, options, diagnostics);
 }
 
 }  // namespace
