@@ -131,9 +131,12 @@ class StatColumns {
     }
   }
   void set(size_t row, const inspector::PerfData* p) {
-    if (p == nullptr) all_timed_ = false;
-    const double values[kStats] = {p ? p->p10 : std::nan(""), p ? p->p50 : std::nan(""), p ? p->p90 : std::nan(""),
-                                   p ? p->avg : std::nan(""), p ? p->min : std::nan(""), p ? p->max : std::nan("")};
+    if (p == nullptr) {
+      all_timed_ = false;
+      for (size_t s = 0; s < kStats; ++s) slots_[s][row] = std::nan("");
+      return;
+    }
+    const double values[kStats] = {p->p10, p->p50, p->p90, p->avg, p->min, p->max};
     for (size_t s = 0; s < kStats; ++s) slots_[s][row] = values[s];
   }
   void put(py::dict& out, const std::string& units) const {
