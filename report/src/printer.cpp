@@ -88,12 +88,12 @@ class TextPrinter final : public Printer {
     --depth_;
   }
   void table(std::string_view key, const std::vector<TableColumn>& all_columns,
-             const std::vector<std::vector<Cell>>& every_row, size_t text_rows) override {
-    const size_t shown_rows = text_rows == 0 ? every_row.size() : std::min(text_rows, every_row.size());
-    const std::vector<std::vector<Cell>> all_rows(every_row.begin(), every_row.begin() + ptrdiff_t(shown_rows));
+             const std::vector<std::vector<Cell>>& all_rows, size_t text_rows) override {
+    // The rows text shows: the first `text_rows`, or all (no copy of them).
+    const size_t shown_rows = text_rows == 0 ? all_rows.size() : std::min(text_rows, all_rows.size());
     flush_list_header();
     if (!key.empty()) line(std::string(key) + ":");
-    if (all_rows.empty()) {
+    if (shown_rows == 0) {
       line("(none)");
       return;
     }
@@ -102,11 +102,11 @@ class TextPrinter final : public Printer {
     for (size_t c = 0; c < all_columns.size(); ++c) {
       if (!all_columns[c].json_only) shown.push_back(c);
     }
-    std::vector<std::vector<std::string>> texts(all_rows.size());
+    std::vector<std::vector<std::string>> texts(shown_rows);
     std::vector<size_t> width(shown.size());
     std::vector<bool> right(shown.size(), true);  // numbers right-aligned
     for (size_t i = 0; i < shown.size(); ++i) width[i] = all_columns[shown[i]].key.size();
-    for (size_t r = 0; r < all_rows.size(); ++r) {
+    for (size_t r = 0; r < shown_rows; ++r) {
       for (size_t i = 0; i < shown.size(); ++i) {
         const size_t c = shown[i];
         const Cell cell = c < all_rows[r].size() ? all_rows[r][c] : Cell::empty();
@@ -131,7 +131,7 @@ class TextPrinter final : public Printer {
     for (size_t c : shown) header.push_back(all_columns[c].key);
     line(render(header));
     for (const auto& row : texts) line(render(row));
-    if (shown_rows < every_row.size()) line(fmt::format("... {} more (--json has all)", every_row.size() - shown_rows));
+    if (shown_rows < all_rows.size()) line(fmt::format("... {} more (--json has all)", all_rows.size() - shown_rows));
   }
   void tree(std::string_view key, const std::vector<TableColumn>& columns, const std::vector<TreeRow>& roots,
             std::string_view, size_t text_levels) override {
