@@ -11,11 +11,8 @@
 #include "commands.h"
 #include "diagnostics.h"
 #include "etkit/report/printer.h"
-#include "etkit/core/file_data.h"
-#include "etkit/inspector/program_diff.h"
-#include "etkit/inspector/program_diff_report.h"
+#include "etkit/session/file_reports.h"
 #include "option_checks.h"
-#include "program_loading.h"
 
 namespace etkit::cli {
 namespace {
@@ -27,35 +24,12 @@ struct DiffProgramOptions {
   bool json = false;
 };
 
-struct Side {
-  std::shared_ptr<const FileData> file;
-  std::unique_ptr<LoadedProgram> loaded;
-  ProgramSummary summary;
-  inspector::SizePart size;
-  std::vector<inspector::ProgramConstant> constants;
-};
-
-Result<Side> load_side(const std::string& path) {
-  Side side;
-  ETKIT_ASSIGN_OR_RETURN(side.loaded, load_program(path, {}));
-  side.summary = summarize(*side.loaded->program);
-  ETKIT_ASSIGN_OR_RETURN(side.file, FileData::load(path));
-  ETKIT_ASSIGN_OR_RETURN(side.size, inspector::file_size_breakdown(side.file->bytes(), path));
-  ETKIT_ASSIGN_OR_RETURN(side.constants, inspector::program_constants(side.file->bytes(), path));
-  return side;
-}
-
 int run_diff_program(const DiffProgramOptions& options) {
   Diagnostics diagnostics;
-  auto old_side = load_side(options.old_path);
-  if (!old_side.ok()) return diagnostics.fail(old_side.error());
-  auto new_side = load_side(options.new_path);
-  if (!new_side.ok()) return diagnostics.fail(new_side.error());
-  inspector::ProgramDiff d = inspector::diff_programs({&old_side->summary, &old_side->size, &old_side->constants},
-                                                            {&new_side->summary, &new_side->size, &new_side->constants});
-  const int64_t growth = d.new_file_bytes - d.old_file_bytes;
-  print(*(options.json ? report::make_json_printer(std::cout) : report::make_text_printer(std::cout)),
-        inspector::ProgramDiffReport{options.old_path, options.new_path, std::move(d), options.top});
+  auto diff = session::diff_program_files(options.old_path, options.new_path, options.top);
+  if (!diff.ok()) return diagnostics.fail(diff.error());
+  const int64_t growth = diff->diff.new_file_bytes - diff->diff.old_file_bytes;
+  print(*(options.json ? report::make_json_printer(std::cout) : report::make_text_printer(std::cout)), *diff);
   if (options.fail_above >= 0 && growth > options.fail_above) {
     return diagnostics.check_failed(fmt::format("{} grew by {} bytes, more than --fail-above-bytes {}",
                                                 options.new_path, growth, options.fail_above));

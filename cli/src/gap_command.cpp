@@ -18,7 +18,7 @@
 #include "etkit/inspector/recorded_outputs_file.h"
 #include "option_checks.h"
 #include "etkit/report/printer.h"
-#include "program_loading.h"
+#include "etkit/session/loaded_program.h"
 #include "record_loading.h"
 
 namespace etkit::cli {
@@ -47,9 +47,9 @@ struct GapCliOptions {
 Result<std::vector<inspector::RecordedOutput>> outputs_of(const std::string& trace_path, const std::string& buffer_path,
                                                           std::optional<size_t> block, const std::string& program,
                                                           const std::string& method, Diagnostics& diagnostics) {
-  std::unique_ptr<LoadedProgram> loaded;  // delegates' quantized, NHWC values in the graph's terms
+  std::unique_ptr<session::LoadedProgram> loaded;  // delegates' quantized, NHWC values in the graph's terms
   if (!program.empty()) {
-    ETKIT_ASSIGN_OR_RETURN(loaded, load_program(program, {}));
+    ETKIT_ASSIGN_OR_RETURN(loaded, session::load_program(program, {}));
   }
   std::vector<std::string> warnings;
   auto outputs = inspector::load_recorded_outputs(trace_path, buffer_path, block, loaded ? &*loaded->program : nullptr,
@@ -111,7 +111,7 @@ Result<std::unique_ptr<inspector::ReferenceSource>> reference_of(const GapCliOpt
 Result<std::vector<std::string>> instruction_ops(const GapCliOptions& options) {
   std::vector<std::string> ops;
   if (options.program.empty()) return ops;
-  ETKIT_ASSIGN_OR_RETURN(auto loaded, load_program(options.program, {}));
+  ETKIT_ASSIGN_OR_RETURN(auto loaded, session::load_program(options.program, {}));
   std::vector<std::string> names;
   for (const MethodSummary& method : summarize(*loaded->program).methods) {
     if (method.name == options.method) return inspector::instruction_ops(method);

@@ -23,8 +23,9 @@
 #include "etkit/inspector/npy.h"
 #include "option_checks.h"
 #include "etkit/report/printer.h"
-#include "program_loading.h"
-#include "tracing_setup.h"
+#include "etkit/session/loaded_program.h"
+#include "etkit/session/tracing.h"
+#include "tracing_options.h"
 
 namespace etkit::cli {
 namespace {
@@ -40,7 +41,7 @@ struct GenerateOptions {
   uint64_t seed = 0;
   int threads = 1;
   bool json = false;
-  TracingOptions tracing;
+  session::TracingOptions tracing;
   DeviceOptions device;
 };
 
@@ -193,7 +194,7 @@ Result<GenerationResult> generate_on_device(const GenerateOptions& options, cons
   job.arguments = {"--method", options.method, "--prompt-tokens", tokens, "--max-new", std::to_string(options.max_new),
                    "--temperature", fmt::format("{}", options.temperature), "--top-p",
                    fmt::format("{}", options.top_p), "--seed", std::to_string(options.seed)};
-  append_trace_arguments(options.tracing, job.arguments);
+  session::append_trace_arguments(options.tracing, job.arguments);
   ETKIT_ASSIGN_OR_RETURN(bundled::DeviceReport report, cli::run_on_device(options.device, job));
   if (report.failed) return Error::make(report.error_code, "%s", report.error_message.c_str());
   ETKIT_ASSIGN_OR_RETURN(inspector::NpyArray generated, inspector::read_npy(scratch + "/output_0.npy"));
@@ -225,13 +226,13 @@ int generate(const GenerateOptions& options) {
   auto prompt = parse_tokens(options.prompt_tokens);
   if (!prompt.ok()) return diagnostics.fail(prompt.error());
   const uint64_t origin = steady_ns();
-  auto loaded = load_program(options.program, options.data);
+  auto loaded = session::load_program(options.program, options.data);
   if (!loaded.ok()) return diagnostics.fail(loaded.error());
   const size_t steps = size_t(options.max_new) + prompt->size() + 1;
-  Tracing tracing;
-  Status traced = setup_tracing(options.tracing, 1024, steps + 8, tracing);
+  session::Tracing tracing;
+  Status traced = session::setup_tracing(options.tracing, 1024, steps + 8, tracing);
   if (!traced.ok()) return diagnostics.fail(traced.error());
-  MethodOptions method_options = method_options_for(**loaded, options.threads);
+  MethodOptions method_options = session::method_options_for(**loaded, options.threads);
   auto metadata_probe = Method::load(*(*loaded)->program, options.method, method_options);
   if (!metadata_probe.ok()) return diagnostics.fail(metadata_probe.error());
   auto metadata = read_decoder_metadata(*(*loaded)->program, method_options, **metadata_probe);
@@ -262,7 +263,7 @@ int generate(const GenerateOptions& options) {
     if (tracing.gen) {
       Status finished = tracing.finish(options.tracing.etdump);
       if (!finished.ok()) return diagnostics.fail(finished.error());
-      for (const std::string& warning : trace_warnings(options.tracing, tracing.gen->stats())) {
+      for (const std::string& warning : session::trace_warnings(options.tracing, tracing.gen->stats())) {
         diagnostics.warning(warning);
       }
     }

@@ -1,22 +1,17 @@
 // etinspect memory FILE: how a program's methods use their planned memory
 // (lifetimes, peaks, the size a best-fit re-plan reaches, planning errors),
 // or the allocations a trace recorded. The analysis and its report are the
-// inspector's (memory_plan.h, memory_report.h); this file loads and prints.
+// inspector's (memory_plan.h, memory_report.h), made from the file by
+// session/file_reports.h; this file prints.
 
 #include <CLI/CLI.hpp>
 #include <iostream>
 
 #include "commands.h"
 #include "diagnostics.h"
-#include "etkit/core/file_data.h"
-#include "etkit/core/file_kind.h"
-#include "etkit/core/program_summary.h"
-#include "etkit/etdump/etdump_reader.h"
-#include "etkit/inspector/memory_plan.h"
-#include "etkit/inspector/memory_report.h"
-#include "option_checks.h"
 #include "etkit/report/printer.h"
-#include "program_loading.h"
+#include "etkit/session/file_reports.h"
+#include "option_checks.h"
 
 namespace etkit::cli {
 
@@ -30,20 +25,11 @@ struct MemoryOptions {
 };
 
 int program_memory(const MemoryOptions& options, Diagnostics& diagnostics) {
-  auto loaded = load_program(options.file, {});
-  if (!loaded.ok()) return diagnostics.fail(loaded.error());
-  const ProgramSummary summary = summarize(*(*loaded)->program);
-  std::vector<std::string> names;
-  std::vector<inspector::MethodMemory> methods;
-  for (const MethodSummary& method : summary.methods) {
-    names.push_back(method.name);
-    if (options.method.empty() || method.name == options.method) methods.push_back(inspector::analyze_memory(method));
-  }
-  if (methods.empty()) return diagnostics.fail(unknown_name("--method", options.method, "method in " + options.file, names));
+  auto memory = session::program_memory(options.file, options.method, options.top);
+  if (!memory.ok()) return diagnostics.fail(memory.error());
   size_t errors = 0;
-  for (const auto& memory : methods) errors += memory.errors.size();
-  print(*(options.json ? report::make_json_printer(std::cout) : report::make_text_printer(std::cout)),
-        inspector::ProgramMemoryReport{options.file, std::move(methods), options.top});
+  for (const auto& method : memory->methods) errors += method.errors.size();
+  print(*(options.json ? report::make_json_printer(std::cout) : report::make_text_printer(std::cout)), *memory);
   if (errors > 0) {
     return diagnostics.check_failed(options.file + ": " + std::to_string(errors) + " planning error(s)");
   }
@@ -52,24 +38,17 @@ int program_memory(const MemoryOptions& options, Diagnostics& diagnostics) {
 
 // Allocation events of a trace, per allocator, for the load block and the runs.
 int trace_memory(const MemoryOptions& options, Diagnostics& diagnostics) {
-  auto trace = etdump::ETDump::load_file(options.file);
-  if (!trace.ok()) return diagnostics.fail(trace.error());
-  const inspector::TraceMemoryReport allocations = inspector::trace_allocations(*trace, options.file);
-  if (allocations.allocators.empty()) {
-    return diagnostics.fail(Error::make(ErrorCode::kNotFound,
-                                        "%s has no allocation events (record them with etinspect run "
-                                        "--trace-allocations)",
-                                        options.file.c_str()));
-  }
-  print(*(options.json ? report::make_json_printer(std::cout) : report::make_text_printer(std::cout)), allocations);
+  auto allocations = session::trace_memory(options.file);
+  if (!allocations.ok()) return diagnostics.fail(allocations.error());
+  print(*(options.json ? report::make_json_printer(std::cout) : report::make_text_printer(std::cout)), *allocations);
   return kExitOk;
 }
 
 int run_memory(const MemoryOptions& options) {
   Diagnostics diagnostics;
-  auto file = FileData::load(options.file);
-  if (!file.ok()) return diagnostics.fail(file.error());
-  if (detect_file_kind((*file)->bytes()) == FileKind::kETDump) return trace_memory(options, diagnostics);
+  auto kind = session::kind_of_file(options.file);
+  if (!kind.ok()) return diagnostics.fail(kind.error());
+  if (*kind == FileKind::kETDump) return trace_memory(options, diagnostics);
   return program_memory(options, diagnostics);
 }
 

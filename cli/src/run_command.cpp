@@ -25,10 +25,11 @@
 #include "etkit/core/input_snapshot.h"
 #include "device_target.h"
 #include "etkit/report/printer.h"
-#include "program_loading.h"
+#include "etkit/session/loaded_program.h"
 #include "etkit/core/tensor_access.h"
 #include "tensor_format.h"
-#include "tracing_setup.h"
+#include "etkit/session/tracing.h"
+#include "tracing_options.h"
 
 namespace etkit::cli {
 namespace {
@@ -53,7 +54,7 @@ struct RunOptions {
   std::string save_intermediates;  ///< folder for the first run's intermediate outputs (.npy)
   bool print_outputs = false;
   bool json = false;
-  TracingOptions tracing;
+  session::TracingOptions tracing;
   DeviceOptions device;
 };
 
@@ -142,7 +143,7 @@ Status npy_inputs(Method& method, const RunOptions& options, InputBuffers& owned
   return Ok{};
 }
 
-Status bundled_inputs(Method& method, const LoadedProgram& loaded, const RunOptions& options) {
+Status bundled_inputs(Method& method, const session::LoadedProgram& loaded, const RunOptions& options) {
   if (!loaded.bundle) {
     return Error::make(ErrorCode::kInvalidArgument, "%s: --bundled-input needs a bundled program (.bpte)",
                        options.program.c_str());
@@ -209,7 +210,7 @@ Result<std::vector<double>> time_runs(Method& method, const RunOptions& options,
 // The marks of the traced runs: a bundled input's index on each block, as
 // upstream's runners do, and warm-ups as a phase of their own, left out of
 // statistics.
-RunMarks traced_marks(const RunOptions& options, Tracing& tracing) {
+RunMarks traced_marks(const RunOptions& options, session::Tracing& tracing) {
   RunMarks marks;
   if (!tracing.gen) return marks;
   marks.after = [&options, &tracing](int i) {
@@ -227,7 +228,7 @@ RunMarks traced_marks(const RunOptions& options, Tracing& tracing) {
 // nothing is delegated.
 template <typename SetInputs>
 Result<std::vector<double>> time_untraced(const Program& program, const RunOptions& options,
-                                          const MethodOptions& traced_options, Tracing& tracing,
+                                          const MethodOptions& traced_options, session::Tracing& tracing,
                                           SetInputs set_inputs) {
   bool delegated = false;
   for (const MethodSummary& m : summarize(program).methods) {
@@ -359,7 +360,7 @@ int run_on_device(const RunOptions& options, Method& method, Diagnostics& diagno
   job.arguments = {"--method", options.method, "--iterations", std::to_string(options.iterations), "--warmup",
                    std::to_string(options.warmup)};
   if (options.reset_state) job.arguments.push_back("--reset-state");
-  append_trace_arguments(options.tracing, job.arguments);
+  session::append_trace_arguments(options.tracing, job.arguments);
   for (size_t i = 0; i < method.input_count(); ++i) {
     job.inputs.push_back(scratch + "/input_" + std::to_string(i) + ".npy");
     Status written = write_value_npy(job.inputs.back(), method.input(i));
@@ -379,7 +380,7 @@ int run_on_device(const RunOptions& options, Method& method, Diagnostics& diagno
   if (!read.ok()) return diagnostics.fail(read.error());
   const etdump::ETDumpGenStats stats = trace_stats(report->trace);
   if (report->traced) {
-    for (const std::string& warning : trace_warnings(options.tracing, stats)) diagnostics.warning(warning);
+    for (const std::string& warning : session::trace_warnings(options.tracing, stats)) diagnostics.warning(warning);
   }
   print_report(options, outputs.values, report->latencies_ms, report->traced ? &stats : nullptr);
   return kExitOk;
@@ -403,9 +404,9 @@ Status check_save_intermediates(const RunOptions& options) {
 
 // Writes the trace, warns what it lost, saves the first run's intermediate
 // outputs when asked.
-Status finish_trace(const RunOptions& options, Tracing& tracing, Diagnostics& diagnostics) {
+Status finish_trace(const RunOptions& options, session::Tracing& tracing, Diagnostics& diagnostics) {
   ETKIT_TRY(tracing.finish(options.tracing.etdump));
-  for (const std::string& warning : trace_warnings(options.tracing, tracing.gen->stats())) {
+  for (const std::string& warning : session::trace_warnings(options.tracing, tracing.gen->stats())) {
     diagnostics.warning(warning);
   }
   if (options.save_intermediates.empty()) return Ok{};
@@ -421,16 +422,16 @@ int run(const RunOptions& options) {
   if (!usable.ok()) return diagnostics.fail(usable.error());
   Status dir = make_output_dir(options.output_dir);
   if (!dir.ok()) return diagnostics.fail(dir.error());
-  auto loaded = load_program(options.program, options.data);
+  auto loaded = session::load_program(options.program, options.data);
   if (!loaded.ok()) return diagnostics.fail(loaded.error());
   const size_t runs = size_t(options.iterations + options.warmup);
-  Tracing tracing;
+  session::Tracing tracing;
   // Room for the load's events; the runs' are reserved once the method's
   // instructions are known.
   // Blocks: one per traced execute, one per untraced one (time_untraced).
-  Status traced = setup_tracing(options.tracing, 1024, 2 * runs + 8, tracing);
+  Status traced = session::setup_tracing(options.tracing, 1024, 2 * runs + 8, tracing);
   if (!traced.ok()) return diagnostics.fail(traced.error());
-  MethodOptions method_opts = method_options_for(**loaded, options.threads);
+  MethodOptions method_opts = session::method_options_for(**loaded, options.threads);
   method_opts.tracer = tracing.gen.get();
   auto method = Method::load(*(*loaded)->program, options.method, method_opts);
   if (!method.ok()) return diagnostics.fail(method.error());

@@ -1,5 +1,5 @@
 // etinspect size FILE: every byte of a .pte, .bpte or .ptd attributed to a
-// part (inspector/file_size.h): a tree whose parts add up to the file.
+// part (inspector/file_size.h; session/file_reports.h loads the files): a tree whose parts add up to the file.
 
 #include <CLI/CLI.hpp>
 
@@ -8,12 +8,8 @@
 #include "commands.h"
 #include "diagnostics.h"
 #include "etkit/report/printer.h"
-#include "etkit/etrecord/etrecord.h"
-#include "etkit/core/file_data.h"
-#include "etkit/inspector/file_size.h"
-#include "etkit/inspector/size_report.h"
+#include "etkit/session/file_reports.h"
 #include "option_checks.h"
-#include "program_loading.h"
 
 namespace etkit::cli {
 namespace {
@@ -28,22 +24,11 @@ struct SizeOptions {
 
 int run_size(const SizeOptions& options) {
   Diagnostics diagnostics;
-  auto data = FileData::load(options.file);
-  if (!data.ok()) return diagnostics.fail(data.error());
-  auto root = inspector::file_size_breakdown((*data)->bytes(), options.file);
-  if (!root.ok()) return diagnostics.fail(root.error());
-  if (!options.etrecord.empty()) {
-    auto program = load_program(options.file, {});
-    if (!program.ok()) return diagnostics.fail(program.error());
-    auto record = etrecord::Etrecord::load_file(options.etrecord);
-    if (!record.ok()) return diagnostics.fail(record.error());
-    for (const std::string& warning : record->warnings()) diagnostics.warning(options.etrecord + ": " + warning);
-    if (inspector::link_constants(*root, summarize(*(*program)->program), *record) == 0) {
-      diagnostics.warning(options.etrecord + ": no constant of " + options.file + " was linked to a graph node");
-    }
-  }
-  const auto size = inspector::size_report(options.file, std::move(*root), size_t(options.depth), options.top);
-  print(*(options.json ? report::make_json_printer(std::cout) : report::make_text_printer(std::cout)), size);
+  std::vector<std::string> warnings;
+  auto size = session::size_of_file(options.file, options.etrecord, size_t(options.depth), options.top, warnings);
+  for (const std::string& warning : warnings) diagnostics.warning(warning);
+  if (!size.ok()) return diagnostics.fail(size.error());
+  print(*(options.json ? report::make_json_printer(std::cout) : report::make_text_printer(std::cout)), *size);
   return kExitOk;
 }
 

@@ -16,7 +16,7 @@
 #include "etkit/etdump/etdump_reader.h"
 #include "etkit/etrecord/etrecord.h"
 #include "etkit/inspector/source_links.h"
-#include "program_loading.h"
+#include "etkit/session/loaded_program.h"
 #include "table_rows.h"
 #include "table_source.h"
 #include "table_writers.h"
@@ -61,7 +61,7 @@ BlockFacts block_facts(const etdump::ETDump& trace) {
 
 Result<std::optional<MethodSummary>> program_method(const TableOptions& options) {
   if (options.program.empty()) return std::optional<MethodSummary>();
-  ETKIT_ASSIGN_OR_RETURN(auto loaded, load_program(options.program, {}));
+  ETKIT_ASSIGN_OR_RETURN(auto loaded, session::load_program(options.program, {}));
   std::vector<std::string> names;
   for (MethodSummary& m : summarize(*loaded->program).methods) {
     if (m.name == options.method) return std::optional<MethodSummary>(std::move(m));

@@ -20,7 +20,7 @@
 #include "etkit/inspector/event_blocks.h"
 #include "etkit/inspector/chrome_trace.h"
 #include "option_checks.h"
-#include "program_loading.h"
+#include "etkit/session/loaded_program.h"
 
 namespace etkit::cli {
 namespace {
@@ -49,7 +49,7 @@ int run_trace(const TraceOptions& options) {
   warn_reversed_events(diagnostics, options.etdump, *trace);
   std::optional<MethodSummary> method;
   if (!options.program.empty()) {
-    auto loaded = load_program(options.program, {});
+    auto loaded = session::load_program(options.program, {});
     if (!loaded.ok()) return diagnostics.fail(loaded.error());
     std::vector<std::string> names;
     for (MethodSummary& m : summarize(*(*loaded)->program).methods) {

@@ -19,25 +19,23 @@
 #include "etkit/bundled/verify.h"
 #include "etkit/etdump/etdump_gen.h"
 #include "device_target.h"
-#include "program_loading.h"
-#include "tracing_setup.h"
-#include "verify_report.h"
+#include "etkit/report/printer.h"
+#include "etkit/session/host_verification.h"
+#include "etkit/session/loaded_program.h"
+#include "etkit/session/verify_report.h"
+#include "tracing_options.h"
 
 namespace etkit::cli {
 namespace {
 
+using session::BundleVerification;
+
 struct VerifyCliOptions {
   std::vector<std::string> bundles;
-  double rtol = 1e-5;
-  double atol = 1e-8;
-  std::string method;
-  int64_t case_index = -1;
+  session::VerifyRequest request;  ///< tolerances, case selection, data, threads, tracing
   std::string junit;
   std::string json_file;
   bool json = false;  ///< the JSON report on stdout instead of the text
-  TracingOptions tracing;
-  std::vector<std::string> data;
-  int threads = 1;
   DeviceOptions device;
 };
 
@@ -50,30 +48,10 @@ Status write_report(const std::string& path, Writer writer) {
   return write_file_atomically(path, ByteSpan{reinterpret_cast<const uint8_t*>(text.data()), text.size()});
 }
 
-// The verification itself; fails when it cannot run (reports are the
-// caller's).
-Result<bundled::VerifyReport> verify(const VerifyCliOptions& options, const std::string& bundle, Tracing& tracing) {
-  ETKIT_ASSIGN_OR_RETURN(std::unique_ptr<LoadedProgram> loaded, load_program(bundle, options.data));
-  if (!loaded->bundle) {
-    return Error::make(ErrorCode::kInvalidArgument, "%s: not a bundled program (.bpte)", bundle.c_str());
-  }
-  MethodOptions method_options = method_options_for(*loaded, options.threads);
-  size_t cases = 0;
-  for (const auto& suite : loaded->bundle->suites()) cases += suite.cases.size();
-  ETKIT_TRY(setup_tracing(options.tracing, (cases + 4) * 4096, cases + 16, tracing));
-  method_options.tracer = tracing.gen.get();
-  bundled::VerifyOptions verify_options;
-  verify_options.rtol = options.rtol;
-  verify_options.atol = options.atol;
-  verify_options.method = options.method;
-  verify_options.case_index = options.case_index;
-  if (use_colour(2)) {
-    verify_options.progress = [](size_t done, size_t total) {
-      if (total >= 20) fmt::print(stderr, "\rverifying {}/{}", done, total);
-      if (total >= 20 && done == total) fmt::print(stderr, "\r\033[K");
-    };
-  }
-  return bundled::verify(*loaded->bundle, *loaded->program, method_options, verify_options);
+// A progress line on a terminal for bundles of 20 cases or more.
+void show_progress(size_t done, size_t total) {
+  if (total >= 20) fmt::print(stderr, "\rverifying {}/{}", done, total);
+  if (total >= 20 && done == total) fmt::print(stderr, "\r\033[K");
 }
 
 std::string number_text(double v) {
@@ -86,26 +64,27 @@ std::string number_text(double v) {
 // first, so one that cannot be read is reported exactly as on the host.
 Result<bundled::VerifyReport> verify_on_device(const VerifyCliOptions& options, const std::string& bundle,
                                                Diagnostics& diagnostics) {
-  ETKIT_ASSIGN_OR_RETURN(std::unique_ptr<LoadedProgram> loaded, load_program(bundle, options.data));
+  const session::VerifyRequest& request = options.request;
+  ETKIT_ASSIGN_OR_RETURN(std::unique_ptr<session::LoadedProgram> loaded, session::load_program(bundle, request.data));
   if (!loaded->bundle) {
     return Error::make(ErrorCode::kInvalidArgument, "%s: not a bundled program (.bpte)", bundle.c_str());
   }
-  Tracing checked;  // the trace options are checked as on the host
-  ETKIT_TRY(setup_tracing(options.tracing, 1, 1, checked));
+  session::Tracing checked;  // the trace options are checked as on the host
+  ETKIT_TRY(session::setup_tracing(request.tracing, 1, 1, checked));
   DeviceJob job;
   job.command = "verify";
   job.file = bundle;
-  job.data = options.data;
-  job.etdump = options.tracing.etdump;
-  job.debug_buffer = options.tracing.debug_buffer;
-  job.arguments = {"--rtol", number_text(options.rtol), "--atol", number_text(options.atol)};
-  if (!options.method.empty()) job.arguments.insert(job.arguments.end(), {"--method", options.method});
-  if (options.case_index >= 0) job.arguments.insert(job.arguments.end(), {"--case", std::to_string(options.case_index)});
-  append_trace_arguments(options.tracing, job.arguments);
+  job.data = request.data;
+  job.etdump = request.tracing.etdump;
+  job.debug_buffer = request.tracing.debug_buffer;
+  job.arguments = {"--rtol", number_text(request.rtol), "--atol", number_text(request.atol)};
+  if (!request.method.empty()) job.arguments.insert(job.arguments.end(), {"--method", request.method});
+  if (request.case_index >= 0) job.arguments.insert(job.arguments.end(), {"--case", std::to_string(request.case_index)});
+  session::append_trace_arguments(request.tracing, job.arguments);
   ETKIT_ASSIGN_OR_RETURN(bundled::DeviceReport report, run_on_device(options.device, job));
   if (report.failed) return Error::make(report.error_code, "%s", report.error_message.c_str());
   if (report.traced) {
-    for (const std::string& warning : trace_warnings(options.tracing, trace_stats(report.trace))) {
+    for (const std::string& warning : session::trace_warnings(request.tracing, trace_stats(report.trace))) {
       diagnostics.warning(warning);
     }
   }
@@ -125,7 +104,7 @@ Status check_no_report_as_bundle(const VerifyCliOptions& options) {
                          bundle.c_str());
     }
   }
-  if (options.bundles.size() > 1 && !options.tracing.etdump.empty()) {
+  if (options.bundles.size() > 1 && !options.request.tracing.etdump.empty()) {
     return Error::make(ErrorCode::kInvalidArgument, "--etdump traces one bundle; %zu were given",
                        options.bundles.size());
   }
@@ -137,26 +116,17 @@ BundleVerification verify_bundle(const VerifyCliOptions& options, const std::str
                                  Diagnostics& diagnostics) {
   BundleVerification outcome;
   outcome.file = bundle;
-  outcome.rtol = options.rtol;
-  outcome.atol = options.atol;
+  outcome.rtol = options.request.rtol;
+  outcome.atol = options.request.atol;
   outcome.ran_on = options.device.target.empty() ? "host" : options.device.target;
-  Tracing tracing;
-  auto report = options.device.target.empty() ? verify(options, bundle, tracing)
+  std::vector<std::string> warnings;
+  auto report = options.device.target.empty() ? session::verify_on_host(bundle, options.request, warnings)
                                               : verify_on_device(options, bundle, diagnostics);
+  for (const std::string& warning : warnings) diagnostics.warning(warning);
   if (!report.ok()) {
     outcome.error = report.error().message();
     outcome.exit_code = diagnostics.fail(report.error());
     return outcome;
-  }
-  if (Status written = tracing.finish(options.tracing.etdump); !written.ok()) {
-    outcome.error = written.error().message();
-    outcome.exit_code = diagnostics.fail(written.error());
-    return outcome;
-  }
-  if (tracing.gen) {
-    for (const std::string& warning : trace_warnings(options.tracing, tracing.gen->stats())) {
-      diagnostics.warning(warning);
-    }
   }
   // A case that could not run is an error on stderr too.
   for (const bundled::CaseReport& c : report->cases) {
@@ -175,21 +145,21 @@ int run_verify(const VerifyCliOptions& options) {
   for (const std::string& bundle : options.bundles) {
     bundles.push_back(verify_bundle(options, bundle, diagnostics));
     if (bundles.back().report && !options.json) {
-      write_verify_text(std::cout, bundle, *bundles.back().report, use_colour(1));
+      session::write_verify_text(std::cout, bundle, *bundles.back().report, use_colour(1));
     }
   }
-  const VerifyTotals t = totals(bundles);
+  const session::VerifyTotals t = session::totals(bundles);
   if (!options.json && bundles.size() > 1) {
     std::cout << fmt::format("all bundles: {} passed, {} failed{} of {} cases in {} bundles{}\n", t.passed, t.failed,
                              t.errors ? fmt::format(", {} could not run", t.errors) : std::string(), t.cases,
                              bundles.size(),
                              t.unreadable ? fmt::format(" ({} could not be read or run)", t.unreadable) : "");
   }
-  if (options.json) write_verify_json(std::cout, bundles);
+  if (options.json) print(*report::make_json_printer(std::cout), bundles);
   // Reports are written even when nothing could run: CI then finds a report
   // holding the error instead of a missing file.
   if (!options.json_file.empty()) {
-    Status json = write_report(options.json_file, [&](std::ostream& out) { write_verify_json(out, bundles); });
+    Status json = write_report(options.json_file, [&](std::ostream& out) { print(*report::make_json_printer(out), bundles); });
     if (!json.ok()) return diagnostics.fail(json.error());
   }
   if (!options.junit.empty()) {
@@ -218,18 +188,21 @@ void register_verify(CLI::App& app, CommandContext& context) {
   auto options = std::make_shared<VerifyCliOptions>();
   CLI::App* command = app.add_subcommand("verify", "Run a bundled program's test cases and compare outputs");
   command->add_option("bundles", options->bundles, ".bpte files (each verified in turn)")->required();
-  command->add_option("--rtol", options->rtol, "Relative tolerance (default 1e-5)")->check(non_negative_number());
-  command->add_option("--atol", options->atol, "Absolute tolerance (default 1e-8)")->check(non_negative_number());
-  command->add_option("--method", options->method, "Only this method's test suite");
-  command->add_option("--case", options->case_index, "Only test case N")->check(whole_number(0));
+  command->add_option("--rtol", options->request.rtol, "Relative tolerance (default 1e-5)")->check(non_negative_number());
+  command->add_option("--atol", options->request.atol, "Absolute tolerance (default 1e-8)")->check(non_negative_number());
+  command->add_option("--method", options->request.method, "Only this method's test suite");
+  command->add_option("--case", options->request.case_index, "Only test case N")->check(whole_number(0));
   command->add_option("--junit", options->junit, "Also write a JUnit XML report")->check(writable_path());
   command->add_flag("--json", options->json, "The JSON report on stdout instead of the text");
   command->add_option("--json-file", options->json_file, "Also write the JSON report to FILE")->check(writable_path());
-  add_tracing_options(*command, options->tracing);
-  command->add_option("--data", options->data, "External constant files (.ptd)");
-  add_threads_option(*command, options->threads);
+  add_tracing_options(*command, options->request.tracing);
+  command->add_option("--data", options->request.data, "External constant files (.ptd)");
+  add_threads_option(*command, options->request.threads);
   add_device_options(*command, options->device);
-  command->callback([options, &context] { context.exit_code = run_verify(*options); });
+  command->callback([options, &context] {
+    if (use_colour(2)) options->request.progress = show_progress;
+    context.exit_code = run_verify(*options);
+  });
 }
 
 }  // namespace etkit::cli

@@ -9,7 +9,7 @@ namespace etkit::python {
 void register_inspector(pybind11::module_& m);
 void register_gap(pybind11::module_& m);
 void register_program(pybind11::module_& m);
-void register_cli(pybind11::module_& m);
+void register_reports(pybind11::module_& m);
 }  // namespace etkit::python
 
 PYBIND11_MODULE(_etkit, m) {
@@ -18,5 +18,5 @@ PYBIND11_MODULE(_etkit, m) {
   etkit::python::register_inspector(m);
   etkit::python::register_gap(m);
   etkit::python::register_program(m);
-  etkit::python::register_cli(m);
+  etkit::python::register_reports(m);
 }

@@ -15,8 +15,8 @@
 #include "etkit/core/method.h"
 #include "etkit/core/program_summary.h"
 #include "numpy_tensors.h"
-#include "program_loading.h"
-#include "tracing_setup.h"
+#include "etkit/session/loaded_program.h"
+#include "etkit/session/tracing.h"
 
 namespace py = pybind11;
 
@@ -26,16 +26,16 @@ namespace {
 class PyProgram {
  public:
   PyProgram(const std::string& path, const std::vector<std::string>& data) : path_(path) {
-    loaded_ = unwrap(cli::load_program(path, data));
+    loaded_ = unwrap(session::load_program(path, data));
     for (const MethodSummary& method : summarize(*loaded_->program).methods) methods_.push_back(method.name);
   }
   const std::string& path() const { return path_; }
   const std::vector<std::string>& methods() const { return methods_; }
-  cli::LoadedProgram& loaded() { return *loaded_; }
+  session::LoadedProgram& loaded() { return *loaded_; }
 
  private:
   std::string path_;
-  std::unique_ptr<cli::LoadedProgram> loaded_;
+  std::unique_ptr<session::LoadedProgram> loaded_;
   std::vector<std::string> methods_;
 };
 
@@ -124,7 +124,7 @@ void execute(Method& method, const std::string& program_path) {
 class PyMethod {
  public:
   PyMethod(std::shared_ptr<PyProgram> program, const std::string& name) : program_(std::move(program)), name_(name) {
-    method_ = unwrap(Method::load(*program_->loaded().program, name, cli::method_options_for(program_->loaded())));
+    method_ = unwrap(Method::load(*program_->loaded().program, name, session::method_options_for(program_->loaded())));
   }
 
   const std::string& name() const { return name_; }
@@ -155,13 +155,13 @@ class PyMethod {
     }
     // Traced: a method loaded with the recorder, so the trace holds its load
     // block and one "Execute" block, as `etinspect run --etdump` writes.
-    cli::TracingOptions options;
+    session::TracingOptions options;
     options.etdump = *etdump;
     options.debug_level = debug_level;
     options.debug_buffer = debug_buffer.value_or("");
-    cli::Tracing tracing;
-    check(cli::setup_tracing(options, 1024, 8, tracing));
-    MethodOptions method_options = cli::method_options_for(program_->loaded());
+    session::Tracing tracing;
+    check(session::setup_tracing(options, 1024, 8, tracing));
+    MethodOptions method_options = session::method_options_for(program_->loaded());
     method_options.tracer = tracing.gen.get();
     std::unique_ptr<Method> traced = unwrap(Method::load(*program_->loaded().program, name_, method_options));
     tracing.gen->reserve_events(64 + traced->trace_events_per_execute(debug_level != "none"));

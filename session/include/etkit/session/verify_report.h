@@ -1,5 +1,7 @@
 #pragma once
-// Renders a verification report as terminal text, JSON, or JUnit XML.
+// Verifications of bundles as a report: the outcome of each bundle (its
+// cases, or why it could not run), written as terminal text, JSON (through
+// report::Printer) or JUnit XML.
 
 #include <optional>
 #include <ostream>
@@ -8,7 +10,11 @@
 
 #include "etkit/bundled/verify.h"
 
-namespace etkit::cli {
+namespace etkit::report {
+class Printer;
+}
+
+namespace etkit::session {
 
 /// One line per case (PASS/FAIL with its max errors), details for failing
 /// outputs, and a summary line. `colour` adds ANSI colours.
@@ -36,8 +42,8 @@ VerifyTotals totals(const std::vector<BundleVerification>& bundles);
 /// One bundle: {"file", "ran_on", "rtol", "atol", "summary", "cases": [...]}
 /// (with "error" and no cases when it could not run); several: {"summary":
 /// {"bundles", "cases", "passed", "failed", "errors"}, "bundles": [one
-/// object per bundle, as above]}. See the README.
-void write_verify_json(std::ostream& out, const std::vector<BundleVerification>& bundles);
+/// object per bundle, as above]}. See the README. Finishes the printer.
+void print(report::Printer& out, const std::vector<BundleVerification>& bundles);
 /// JUnit XML: a testsuite per bundle and method, a testcase per case;
 /// failures carry the text report of the failing outputs, a bundle that
 /// could not run is one testcase "load" with an <error>.
@@ -46,4 +52,4 @@ void write_verify_junit(std::ostream& out, const std::vector<BundleVerification>
 /// "output 0 int32[2, 2]: 1 of 4 elements (25%) differ; …" for one output.
 std::string describe_output(const bundled::OutputReport& output);
 
-}  // namespace etkit::cli
+}  // namespace etkit::session

@@ -1,16 +1,15 @@
-#include "verify_report.h"
+#include "etkit/session/verify_report.h"
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <nlohmann/json.hpp>
 
 #include "etkit/core/tensor_access.h"
-#include "etkit/report/json_text.h"
+#include "etkit/report/printer.h"
 
-namespace etkit::cli {
+namespace etkit::session {
 namespace {
 
 std::string number(double v) { return fmt::format("{:.6g}", v); }
@@ -47,8 +46,11 @@ std::string xml_escape(const std::string& text) {
   return out;
 }
 
-nlohmann::ordered_json finite_or_null(double v) {
-  return std::isfinite(v) ? nlohmann::ordered_json(v) : nlohmann::ordered_json(nullptr);
+// A figure that may be infinite or NaN (an expected 0, a NaN output): JSON
+// has no such numbers, so it is null.
+void finite_or_null(report::Printer& out, std::string_view key, double v) {
+  if (std::isfinite(v)) out.field(key, v);
+  else out.null_field(key, "none");
 }
 
 }  // namespace
@@ -122,65 +124,67 @@ void write_verify_text(std::ostream& out, const std::string& file, const bundled
 
 namespace {
 
-nlohmann::ordered_json report_json(const std::string& file, const bundled::VerifyReport& report) {
-  nlohmann::ordered_json root;
-  root["file"] = file;
-  root["ran_on"] = report.ran_on;
-  root["rtol"] = report.rtol;
-  root["atol"] = report.atol;
-  root["summary"] = {{"cases", report.cases.size()}, {"passed", report.passed}, {"failed", report.failed},
-                     {"errors", report.errors}, {"load_seconds", report.load_seconds}};
-  root["cases"] = nlohmann::ordered_json::array();
-  for (const bundled::CaseReport& c : report.cases) {
-    nlohmann::ordered_json item;
-    item["method"] = c.method;
-    item["case"] = c.case_index;
-    item["status"] = !c.error.empty() ? "error" : c.passed ? "pass" : "fail";
-    if (!c.error.empty()) item["error"] = c.error;
-    item["seconds"] = c.seconds;
-    item["outputs"] = nlohmann::ordered_json::array();
-    for (const auto& o : c.outputs) {
-      nlohmann::ordered_json output;
-      output["index"] = o.index;
-      output["status"] = o.passed ? "pass" : "fail";
-      output["dtype"] = to_string(o.dtype);
-      output["shape"] = o.shape;
-      if (!o.structural_error.empty()) output["error"] = o.structural_error;
-      output["mismatched"] = o.mismatched;
-      output["mismatch_share"] = o.numel ? double(o.mismatched) / double(o.numel) : 0.0;
-      output["max_abs_error"] = finite_or_null(o.max_abs_error);
-      output["max_abs_position"] = o.max_abs_position;
-      output["max_rel_error"] = finite_or_null(o.max_rel_error);
-      output["max_rel_position"] = o.max_rel_position;
-      output["atol_to_pass"] = finite_or_null(o.atol_to_pass);
-      output["rtol_to_pass"] = finite_or_null(o.rtol_to_pass);
-      output["mismatches"] = nlohmann::ordered_json::array();
-      for (const auto& m : o.first_mismatches) {
-        output["mismatches"].push_back(
-            {{"position", m.position}, {"expected", finite_or_null(m.expected)}, {"actual", finite_or_null(m.actual)}});
-      }
-      item["outputs"].push_back(output);
-    }
-    root["cases"].push_back(item);
+void print_output(report::Printer& out, const bundled::OutputReport& o) {
+  out.begin_object("");
+  out.field("index", uint64_t(o.index));
+  out.field("status", o.passed ? "pass" : "fail");
+  out.field("dtype", to_string(o.dtype));
+  out.int_list("shape", o.shape);
+  if (!o.structural_error.empty()) out.field("error", o.structural_error);
+  out.field("mismatched", o.mismatched);
+  out.field("mismatch_share", o.numel ? double(o.mismatched) / double(o.numel) : 0.0);
+  finite_or_null(out, "max_abs_error", o.max_abs_error);
+  out.int_list("max_abs_position", o.max_abs_position);
+  finite_or_null(out, "max_rel_error", o.max_rel_error);
+  out.int_list("max_rel_position", o.max_rel_position);
+  finite_or_null(out, "atol_to_pass", o.atol_to_pass);
+  finite_or_null(out, "rtol_to_pass", o.rtol_to_pass);
+  out.begin_list("mismatches");
+  for (const auto& m : o.first_mismatches) {
+    out.begin_object("");
+    out.int_list("position", m.position);
+    finite_or_null(out, "expected", m.expected);
+    finite_or_null(out, "actual", m.actual);
+    out.end_object();
   }
-  return root;
+  out.end_list();
+  out.end_object();
 }
 
-// A bundle that could not be read or run: a report holding the error.
-nlohmann::ordered_json error_json(const BundleVerification& bundle) {
-  nlohmann::ordered_json root;
-  root["file"] = bundle.file;
-  root["ran_on"] = bundle.ran_on;
-  root["rtol"] = bundle.rtol;
-  root["atol"] = bundle.atol;
-  root["error"] = bundle.error;
-  root["summary"] = {{"cases", 0}, {"passed", 0}, {"failed", 0}, {"errors", 1}, {"load_seconds", 0.0}};
-  root["cases"] = nlohmann::ordered_json::array();
-  return root;
+void print_case(report::Printer& out, const bundled::CaseReport& c) {
+  out.begin_object("");
+  out.field("method", c.method);
+  out.field("case", uint64_t(c.case_index));
+  out.field("status", !c.error.empty() ? "error" : c.passed ? "pass" : "fail");
+  if (!c.error.empty()) out.field("error", c.error);
+  out.field("seconds", c.seconds);
+  out.begin_list("outputs");
+  for (const auto& o : c.outputs) print_output(out, o);
+  out.end_list();
+  out.end_object();
 }
 
-nlohmann::ordered_json bundle_json(const BundleVerification& bundle) {
-  return bundle.report ? report_json(bundle.file, *bundle.report) : error_json(bundle);
+// One bundle's fields: its cases, or (`report` empty) the error that kept
+// it from running and no cases.
+void print_bundle_fields(report::Printer& out, const BundleVerification& bundle) {
+  const bundled::VerifyReport* report = bundle.report ? &*bundle.report : nullptr;
+  out.field("file", bundle.file);
+  out.field("ran_on", report ? report->ran_on : bundle.ran_on);
+  out.field("rtol", report ? report->rtol : bundle.rtol);
+  out.field("atol", report ? report->atol : bundle.atol);
+  if (!report) out.field("error", bundle.error);
+  out.begin_object("summary");
+  out.field("cases", uint64_t(report ? report->cases.size() : 0));
+  out.field("passed", uint64_t(report ? report->passed : 0));
+  out.field("failed", uint64_t(report ? report->failed : 0));
+  out.field("errors", uint64_t(report ? report->errors : 1));
+  out.field("load_seconds", report ? report->load_seconds : 0.0);
+  out.end_object();
+  out.begin_list("cases");
+  if (report) {
+    for (const bundled::CaseReport& c : report->cases) print_case(out, c);
+  }
+  out.end_list();
 }
 
 void write_error_suite(std::ostream& out, const BundleVerification& bundle) {
@@ -255,18 +259,31 @@ VerifyTotals totals(const std::vector<BundleVerification>& bundles) {
   return t;
 }
 
-void write_verify_json(std::ostream& out, const std::vector<BundleVerification>& bundles) {
+void print(report::Printer& out, const std::vector<BundleVerification>& bundles) {
+  out.begin_object("");
   if (bundles.size() == 1) {
-    out << report::json_text(bundle_json(bundles[0])) << "\n";
+    print_bundle_fields(out, bundles[0]);
+    out.end_object();
+    out.finish();
     return;
   }
   const VerifyTotals t = totals(bundles);
-  nlohmann::ordered_json root;
-  root["summary"] = {{"bundles", bundles.size()}, {"cases", t.cases}, {"passed", t.passed}, {"failed", t.failed},
-                     {"errors", t.errors}};
-  root["bundles"] = nlohmann::ordered_json::array();
-  for (const BundleVerification& b : bundles) root["bundles"].push_back(bundle_json(b));
-  out << report::json_text(root) << "\n";
+  out.begin_object("summary");
+  out.field("bundles", uint64_t(bundles.size()));
+  out.field("cases", uint64_t(t.cases));
+  out.field("passed", uint64_t(t.passed));
+  out.field("failed", uint64_t(t.failed));
+  out.field("errors", uint64_t(t.errors));
+  out.end_object();
+  out.begin_list("bundles");
+  for (const BundleVerification& b : bundles) {
+    out.begin_object("");
+    print_bundle_fields(out, b);
+    out.end_object();
+  }
+  out.end_list();
+  out.end_object();
+  out.finish();
 }
 
 void write_verify_junit(std::ostream& out, const std::vector<BundleVerification>& bundles) {
@@ -281,4 +298,4 @@ void write_verify_junit(std::ostream& out, const std::vector<BundleVerification>
   out << "</testsuites>\n";
 }
 
-}  // namespace etkit::cli
+}  // namespace etkit::session

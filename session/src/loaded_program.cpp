@@ -1,4 +1,4 @@
-#include "program_loading.h"
+#include "etkit/session/loaded_program.h"
 
 #include <mutex>
 #include <set>
@@ -15,7 +15,7 @@
 #include "etkit/delegates/xnnpack/xnnpack_backend.h"
 #endif
 
-namespace etkit::cli {
+namespace etkit::session {
 
 Result<std::unique_ptr<LoadedProgram>> load_program(const std::string& path,
                                                     const std::vector<std::string>& data) {
@@ -76,4 +76,4 @@ MethodOptions method_options_for(LoadedProgram& loaded, int threads) {
   return options;
 }
 
-}  // namespace etkit::cli
+}  // namespace etkit::session

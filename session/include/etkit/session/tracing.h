@@ -1,7 +1,9 @@
 #pragma once
-// ETDump tracing for the subcommands that run programs (run, verify): the
-// --etdump, --debug-level, --debug-buffer, --debug-filter and
-// --trace-allocations options.
+// ETDump tracing for the front ends that run programs (etinspect run,
+// verify and generate; the Python module's traced runs): the trace file,
+// debug level, debug buffer, filter and allocation events asked for, and
+// the recorder made from them. The messages name etinspect's options
+// (--etdump, --debug-level, …), which the Python module's keywords mirror.
 
 #include <cstdio>
 #include <memory>
@@ -13,11 +15,7 @@
 #include "etkit/core/result.h"
 #include "etkit/etdump/etdump_gen.h"
 
-namespace CLI {
-class App;
-}
-
-namespace etkit::cli {
+namespace etkit::session {
 
 struct TracingOptions {
   std::string etdump;               ///< trace path; empty: no tracing
@@ -40,21 +38,17 @@ struct Tracing {
   Status finish(const std::string& etdump_path);
 };
 
-/// Adds --etdump, --debug-level, --debug-buffer, --debug-filter and
-/// --trace-allocations.
-void add_tracing_options(CLI::App& command, TracingOptions& options);
-
 /// What a user must hear about a finished trace: events or values that did
 /// not fit, and a --debug-filter that matched no operator.
 std::vector<std::string> trace_warnings(const TracingOptions& options, const etdump::ETDumpGenStats& stats);
 
-/// Creates the recorder when `options.etdump` is set, with room for
-/// `events` events and `blocks` run blocks. Fails when debug options are
-/// given without a trace, or a level without a buffer file.
 /// The trace options a device runner takes (its --etdump and --debug-buffer
 /// are the host's to place), for `--device` runs.
 void append_trace_arguments(const TracingOptions& options, std::vector<std::string>& arguments);
 
+/// Creates the recorder when `options.etdump` is set, with room for
+/// `events` events and `blocks` run blocks. Fails when debug options are
+/// given without a trace, or a level without a buffer file.
 Status setup_tracing(const TracingOptions& options, size_t events, size_t blocks, Tracing& tracing);
 
-}  // namespace etkit::cli
+}  // namespace etkit::session

@@ -1,6 +1,7 @@
 #pragma once
-// Shared by the subcommands that run programs: load a .pte or the program
-// inside a .bpte, its external data files, and a method.
+// A program as the front ends (etinspect, the Python module) load it: a
+// .pte or the program inside a .bpte, its external data files, and etkit's
+// delegate backends, with the method options that point at them.
 
 #include <memory>
 #include <optional>
@@ -13,7 +14,7 @@
 #include "etkit/core/method.h"
 #include "etkit/core/program.h"
 
-namespace etkit::cli {
+namespace etkit::session {
 
 struct LoadedProgram {
   std::optional<bundled::BundledProgram> bundle;  ///< Set for .bpte input.
@@ -29,8 +30,9 @@ Result<std::unique_ptr<LoadedProgram>> load_program(const std::string& path,
                                                     const std::vector<std::string>& data);
 
 /// Method options pointing at the loaded data files and at etkit's
-/// backends; XNNPACK's pool gets `threads` threads (0: all cores). Each
-/// XNNPACK delegate says on stderr, once at load, how its nodes run.
+/// backends; XNNPACK's pool gets `threads` threads (0: all cores; the
+/// first call makes the backend). Each XNNPACK delegate says on stderr, once
+/// per process, how its nodes run.
 MethodOptions method_options_for(LoadedProgram& loaded, int threads = 1);
 
-}  // namespace etkit::cli
+}  // namespace etkit::session
