@@ -26,19 +26,70 @@ TensorStats tensor_stats(const std::vector<double>& values) {
   return stats;
 }
 
-GapMetrics compare_values(const std::vector<double>& actual, const std::vector<double>& reference) {
+namespace {
+
+// The distances from the sums of one pass over the values.
+struct GapSums {
+  double sq_diff = 0, sq_ref = 0, sq_act = 0, dot = 0;
+};
+
+void finish_metrics(const GapSums& sums, NonFinite rule, GapMetrics& m) {
+  if (rule == NonFinite::kPlainArithmetic) {
+    // numpy's mean of nothing is NaN; 0/0 powers give a NaN SNR, x/0 +inf.
+    m.mse = sums.sq_diff / double(m.count);
+    m.snr_db = 10.0 * std::log10(sums.sq_ref / sums.sq_diff);
+  } else {
+    m.mse = m.count ? sums.sq_diff / double(m.count) : 0;
+    m.snr_db = sums.sq_diff == 0 ? std::numeric_limits<double>::infinity()
+                                 : 10.0 * std::log10(sums.sq_ref / sums.sq_diff);
+  }
+  if (sums.sq_ref == 0 && sums.sq_act == 0) m.cosine = 1;
+  else if (sums.sq_ref == 0 || sums.sq_act == 0) m.cosine = 0;
+  else m.cosine = sums.dot / (std::sqrt(sums.sq_ref) * std::sqrt(sums.sq_act));
+}
+
+// The larger value, NaN once either is NaN (numpy's max).
+double nan_propagating_max(double so_far, double value) {
+  if (std::isnan(so_far) || std::isnan(value)) return std::numeric_limits<double>::quiet_NaN();
+  return std::max(so_far, value);
+}
+
+void add_pair(double a, double r, GapSums& sums, GapMetrics& m) {
+  const double diff = a - r;
+  sums.sq_diff += diff * diff;
+  sums.sq_ref += r * r;
+  sums.sq_act += a * a;
+  sums.dot += a * r;
+  m.l1 += std::fabs(diff);
+  m.max_abs = nan_propagating_max(m.max_abs, std::fabs(diff));
+  m.max_abs_reference = nan_propagating_max(m.max_abs_reference, std::fabs(r));
+}
+
+GapMetrics compare_plainly(const std::vector<double>& actual, const std::vector<double>& reference) {
   GapMetrics m;
   m.count = static_cast<int64_t>(actual.size());
-  double sum_sq_diff = 0, sum_sq_ref = 0, sum_sq_act = 0, dot = 0;
+  GapSums sums;
+  for (size_t i = 0; i < actual.size(); ++i) add_pair(actual[i], reference[i], sums, m);
+  finish_metrics(sums, NonFinite::kPlainArithmetic, m);
+  return m;
+}
+
+}  // namespace
+
+GapMetrics compare_values(const std::vector<double>& actual, const std::vector<double>& reference, NonFinite rule) {
+  if (rule == NonFinite::kPlainArithmetic) return compare_plainly(actual, reference);
+  GapMetrics m;
+  m.count = static_cast<int64_t>(actual.size());
+  GapSums sums;
   for (size_t i = 0; i < actual.size(); ++i) {
     const double a = actual[i], r = reference[i];
     // Equal values (masked -inf scores included) and NaN against NaN agree,
     // as allclose(equal_nan=True) has it; they add nothing to the sums.
     if (a == r || (std::isnan(a) && std::isnan(r))) {
       if (std::isfinite(r)) {
-        sum_sq_ref += r * r;
-        sum_sq_act += a * a;
-        dot += a * r;
+        sums.sq_ref += r * r;
+        sums.sq_act += a * a;
+        sums.dot += a * r;
         m.max_abs_reference = std::max(m.max_abs_reference, std::fabs(r));
       }
       continue;
@@ -46,24 +97,12 @@ GapMetrics compare_values(const std::vector<double>& actual, const std::vector<d
     if (!std::isfinite(a) || !std::isfinite(r)) {
       m.max_abs = std::numeric_limits<double>::infinity();
       m.l1 = std::numeric_limits<double>::infinity();
-      sum_sq_diff = std::numeric_limits<double>::infinity();
+      sums.sq_diff = std::numeric_limits<double>::infinity();
       continue;
     }
-    const double diff = a - r;
-    sum_sq_diff += diff * diff;
-    sum_sq_ref += r * r;
-    sum_sq_act += a * a;
-    dot += a * r;
-    m.l1 += std::fabs(diff);
-    m.max_abs = std::max(m.max_abs, std::fabs(diff));
-    m.max_abs_reference = std::max(m.max_abs_reference, std::fabs(r));
+    add_pair(a, r, sums, m);
   }
-  m.mse = m.count ? sum_sq_diff / double(m.count) : 0;
-  m.snr_db = sum_sq_diff == 0 ? std::numeric_limits<double>::infinity()
-                              : 10.0 * std::log10(sum_sq_ref / sum_sq_diff);
-  if (sum_sq_ref == 0 && sum_sq_act == 0) m.cosine = 1;
-  else if (sum_sq_ref == 0 || sum_sq_act == 0) m.cosine = 0;
-  else m.cosine = dot / (std::sqrt(sum_sq_ref) * std::sqrt(sum_sq_act));
+  finish_metrics(sums, rule, m);
   return m;
 }
 

@@ -15,6 +15,7 @@ from .numerical_comparator import (
     MSEComparator,
     NumericalComparatorBase,
     SNRComparator,
+    distances,
 )
 from .reports import diff_program, info, memory, size, verify
 
@@ -31,6 +32,7 @@ __all__ = [
     "Program",
     "SNRComparator",
     "TimeScale",
+    "distances",
     "bfloat16_to_float32",
     "diff_program",
     "float32_to_bfloat16",

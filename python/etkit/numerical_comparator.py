@@ -1,8 +1,10 @@
 """Distances for Inspector.calculate_numeric_gap, with upstream's names and
 definitions (devtools/inspector/numerical_comparator): MSE is the mean
 squared difference, L1 the sum of absolute differences, SNR
-10·log10(power of the reference / power of the difference) in dB. Values
-are compared as float64 numpy arrays.
+10·log10(power of the reference / power of the difference) in dB. They are
+computed by etkit's inspector library (the one definition `etinspect gap`
+uses), on float64 values with numpy's arithmetic: a NaN, or inf - inf,
+makes the distance NaN, as in upstream.
 
 A custom comparator subclasses NumericalComparatorBase and implements
 ``element_compare(a, b) -> float``; it may override ``preprocessing(pairs)``
@@ -14,7 +16,7 @@ tuples, and preprocessing returns a list of the same shape."""
 
 from abc import ABC, abstractmethod
 
-import numpy as np
+from . import _etkit
 
 
 class NumericalComparatorBase(ABC):
@@ -34,27 +36,25 @@ class NumericalComparatorBase(ABC):
         return [[float(self.element_compare(a, b))] for _, a, _, b in pairs]
 
 
-def _floats(value):
-    return np.asarray(value, dtype=np.float64)
+def distances(reference, actual):
+    """All of etkit's distances between two values of one shape:
+    ``{"mse", "l1", "snr_db", "cosine", "max_abs"}``."""
+    return _etkit._compare(reference, actual)
 
 
 class MSEComparator(NumericalComparatorBase):
     def element_compare(self, a, b) -> float:
-        return float(np.mean(np.square(_floats(a) - _floats(b))))
+        return distances(a, b)["mse"]
 
 
 class L1Comparator(NumericalComparatorBase):
     def element_compare(self, a, b) -> float:
-        return float(np.sum(np.abs(_floats(a) - _floats(b))))
+        return distances(a, b)["l1"]
 
 
 class SNRComparator(NumericalComparatorBase):
     def element_compare(self, a, b) -> float:
-        a, b = _floats(a), _floats(b)
-        original_power = np.mean(np.square(a))
-        error_power = np.mean(np.square(a - b))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return float(10 * np.log10(original_power / error_power))
+        return distances(a, b)["snr_db"]
 
 
 def comparator_for(distance, inspector):

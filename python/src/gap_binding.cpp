@@ -17,6 +17,7 @@
 #include "etkit/core/program_summary.h"
 #include "etkit/etrecord/etrecord.h"
 #include "etkit/inspector/gap_report.h"
+#include "etkit/inspector/numeric_gap.h"
 #include "etkit/inspector/recorded_outputs_file.h"
 
 namespace py = pybind11;
@@ -91,9 +92,36 @@ py::tuple gap_rows(const std::string& etdump_path, const std::string& debug_buff
   return py::make_tuple(rows, text_list(warnings));
 }
 
+// Upstream's distances between a reference and a runtime value, computed
+// by the inspector's compare_values as numpy would (plain float64
+// arithmetic): {"mse", "l1", "snr_db", "cosine", "max_abs"}.
+py::dict compare(const py::array_t<double, py::array::forcecast>& reference,
+                 const py::array_t<double, py::array::forcecast>& actual) {
+  std::vector<py::ssize_t> reference_shape(reference.shape(), reference.shape() + reference.ndim());
+  std::vector<py::ssize_t> actual_shape(actual.shape(), actual.shape() + actual.ndim());
+  if (reference_shape != actual_shape) {
+    throw py::value_error("the two values must have one shape; got " + std::string(py::str(reference.attr("shape"))) +
+                          " and " + std::string(py::str(actual.attr("shape"))));
+  }
+  const auto flat = [](const py::array_t<double, py::array::forcecast>& array) {
+    const py::array_t<double, py::array::c_style | py::array::forcecast> contiguous(array);
+    return std::vector<double>(contiguous.data(), contiguous.data() + contiguous.size());
+  };
+  const inspector::GapMetrics metrics =
+      inspector::compare_values(flat(actual), flat(reference), inspector::NonFinite::kPlainArithmetic);
+  py::dict result;
+  result["mse"] = metrics.mse;
+  result["l1"] = metrics.l1;
+  result["snr_db"] = metrics.snr_db;
+  result["cosine"] = metrics.cosine;
+  result["max_abs"] = metrics.max_abs;
+  return result;
+}
+
 }  // namespace
 
 void register_gap(py::module_& m) {
+  m.def("_compare", &compare, py::arg("reference"), py::arg("actual"));
   m.def("_gap_rows", &gap_rows, py::arg("etdump_path"), py::arg("debug_buffer_path"), py::arg("reference"),
         py::arg("reference_debug_buffer"), py::arg("etrecord_path"), py::arg("program_path"), py::arg("method"));
 }

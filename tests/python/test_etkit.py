@@ -430,6 +430,47 @@ CORPUS_FILES = [
 ]
 
 
+class DistancesAreNumpys(unittest.TestCase):
+    """The comparators' distances come from the inspector library (C++);
+    upstream defines them as numpy formulas, which are the truth here,
+    non-finite values included."""
+
+    FORMULAS = {
+        "mse": lambda a, b: np.mean((a - b) ** 2),
+        "l1": lambda a, b: np.sum(np.abs(a - b)),
+        "snr_db": lambda a, b: 10 * np.log10(np.mean(a ** 2) / np.mean((a - b) ** 2)),
+        "max_abs": lambda a, b: np.max(np.abs(a - b)),
+    }
+
+    def check(self, a, b):
+        a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+        got = etkit.distances(a, b)
+        with np.errstate(all="ignore"):
+            for name, formula in self.FORMULAS.items():
+                np.testing.assert_allclose(got[name], formula(a, b), rtol=1e-12, err_msg=f"{name} of {a} {b}")
+
+    def test_random_values_of_several_shapes(self):
+        rng = np.random.default_rng(5)
+        for shape in [(1,), (7,), (3, 4, 5), (2, 64, 9)]:
+            a = rng.standard_normal(shape)
+            self.check(a, a + rng.standard_normal(shape) * 1e-3)
+        a = rng.standard_normal(12)
+        np.testing.assert_allclose(etkit.distances(a, 2 * a)["cosine"], 1.0, rtol=1e-12)
+        np.testing.assert_allclose(etkit.distances(a, -a)["cosine"], -1.0, rtol=1e-12)
+
+    def test_non_finite_values_as_numpy_has_them(self):
+        self.check([1.0, np.nan, 3.0], [1.0, np.nan, 3.5])        # NaN anywhere: NaN
+        self.check([-np.inf, 1.0], [-np.inf, 1.0])                # inf - inf is NaN
+        self.check([np.inf, 1.0], [0.0, 1.0])                     # an infinite difference
+        self.check([0.0, 0.0], [0.0, 0.0])                        # 0/0: a NaN SNR
+        self.check([1.0, 2.0], [1.0, 2.0])                        # identical: +inf SNR
+        self.assertTrue(np.isnan(etkit.MSEComparator().element_compare([np.nan], [1.0])))
+
+    def test_values_of_two_shapes_are_refused(self):
+        with self.assertRaises(ValueError):
+            etkit.distances(np.zeros((2, 3)), np.zeros((3, 2)))
+
+
 class CorruptCorpusRaisesOnly(Scratch):
     """Truncations and byte flips of every kind of file: each entry point
     either reads the mutant or raises a Python exception (under the test

@@ -35,8 +35,23 @@ struct TensorStats {
 };
 TensorStats tensor_stats(const std::vector<double>& values);
 
-/// Element-wise comparison; sizes must match (checked by the caller).
-GapMetrics compare_values(const std::vector<double>& actual, const std::vector<double>& reference);
+/// How compare_values treats values that are not finite.
+enum class NonFinite {
+  /// etinspect gap's rule: equal values (masked -inf scores, NaN against
+  /// NaN) agree, as allclose(equal_nan=True) has it; any other pair holding
+  /// an infinity or a NaN makes the distances infinite.
+  kEqualValuesAgree,
+  /// Upstream's comparators (MSEComparator, L1Comparator, SNRComparator):
+  /// the plain formulas in IEEE float64, as numpy computes them, so a NaN or
+  /// an inf - inf difference makes the distance NaN.
+  kPlainArithmetic,
+};
+
+/// Element-wise comparison of `actual` against `reference` (the SNR's
+/// signal); sizes must match (checked by the caller). The one definition of
+/// the distances: etinspect gap, the GUI and the Python comparators use it.
+GapMetrics compare_values(const std::vector<double>& actual, const std::vector<double>& reference,
+                          NonFinite rule = NonFinite::kEqualValuesAgree);
 
 /// One recorded output tensor of an instruction. An op with several out
 /// arguments (max_pool2d_with_indices: values, indices) has one per out
