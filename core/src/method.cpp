@@ -359,6 +359,28 @@ void Method::reset_state() {
   }
 }
 
+Status Method::copy_state_from(const Method& other) {
+  MethodState& state = *state_;
+  const MethodState& from = *other.state_;
+  bool same_plan = state.name == from.name && state.arenas.size() == from.arenas.size();
+  for (size_t id = 1; same_plan && id < state.arenas.size(); ++id) {
+    same_plan = state.arenas[id].size() == from.arenas[id].size();
+  }
+  if (!same_plan) {
+    return Error::make(ErrorCode::kInvalidArgument,
+                       "method '%s': cannot take the state of method '%s', whose memory is planned otherwise",
+                       state.name.c_str(), from.name.c_str());
+  }
+  for (size_t id = 1; id < state.arenas.size(); ++id) {
+    uint8_t* to = state.arenas[id].data();
+    const uint8_t* source = from.arenas[id].data();
+    if (to != nullptr && source != nullptr && to != source) {
+      std::memcpy(to, source, state.arenas[id].size());
+    }
+  }
+  return Ok{};
+}
+
 std::vector<size_t> Method::initial_state_values() const {
   std::vector<size_t> indices;
   for (const auto& entry : state_->initial_states) indices.push_back(entry.first);

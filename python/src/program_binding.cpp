@@ -7,6 +7,7 @@
 #include <pybind11/stl.h>
 
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -121,6 +122,19 @@ void execute(Method& method, const std::string& program_path) {
   if (!status.ok()) throw EtkitError(program_path + ": " + status.error().message());
 }
 
+// Holds a method's run mutex. Waits without the GIL: the thread running
+// the method needs the GIL back to finish, and must not wait on a waiter.
+class RunLock {
+ public:
+  explicit RunLock(std::mutex& mutex) : lock_(mutex, std::defer_lock) {
+    py::gil_scoped_release released;
+    lock_.lock();
+  }
+
+ private:
+  std::unique_lock<std::mutex> lock_;
+};
+
 class PyMethod {
  public:
   PyMethod(std::shared_ptr<PyProgram> program, const std::string& name) : program_(std::move(program)), name_(name) {
@@ -146,6 +160,9 @@ class PyMethod {
 
   py::list run(const py::sequence& inputs, const std::optional<std::string>& etdump,
                const std::optional<std::string>& debug_buffer, const std::string& debug_level) {
+    // One run at a time: the method's planned memory is shared by every
+    // call, and the GIL is released while it executes.
+    const RunLock lock(run_mutex_);
     if (!etdump) {
       if (debug_buffer || debug_level != "none") throw EtkitError("debug_buffer and debug_level need etdump");
       BorrowedInputs borrowed;
@@ -153,8 +170,11 @@ class PyMethod {
       execute(*method_, program_->path());
       return outputs_of(*method_);
     }
-    // Traced: a method loaded with the recorder, so the trace holds its load
-    // block and one "Execute" block, as `etinspect run --etdump` writes.
+    // Traced: a copy of the method loaded with the recorder, so the trace
+    // holds its load block and one "Execute" block, as `etinspect run
+    // --etdump` writes (delegates prepare per-node events at load). The
+    // copy starts from this method's state and hands it back, so a traced
+    // step of a KV-cache decoder computes what the untraced step would.
     session::TracingOptions options;
     options.etdump = *etdump;
     options.debug_level = debug_level;
@@ -164,21 +184,28 @@ class PyMethod {
     MethodOptions method_options = session::method_options_for(program_->loaded());
     method_options.tracer = tracing.gen.get();
     std::unique_ptr<Method> traced = unwrap(Method::load(*program_->loaded().program, name_, method_options));
+    check(traced->copy_state_from(*method_));
     tracing.gen->reserve_events(64 + traced->trace_events_per_execute(debug_level != "none"));
     BorrowedInputs borrowed;
     set_inputs(*traced, inputs, borrowed);
     execute(*traced, program_->path());
     py::list outputs = outputs_of(*traced);
+    check(method_->copy_state_from(*traced));
     check(tracing.finish(*etdump));
     return outputs;
   }
 
-  void reset_state() { method_->reset_state(); }
+  void reset_state() {
+    const RunLock lock(run_mutex_);
+    method_->reset_state();
+  }
+
 
  private:
   std::shared_ptr<PyProgram> program_;
   std::string name_;
   std::unique_ptr<Method> method_;
+  std::mutex run_mutex_;
 };
 
 }  // namespace
@@ -201,8 +228,9 @@ void register_program(py::module_& m) {
       .def_property_readonly("inputs", &PyMethod::input_specs, "(dtype, sizes) of each input.")
       .def("run", &PyMethod::run, py::arg("inputs"), py::arg("etdump") = py::none(),
            py::arg("debug_buffer") = py::none(), py::arg("debug_level") = "none",
-           "Runs the method on numpy arrays (one per input) and returns its outputs as new arrays. With etdump, "
-           "a freshly loaded copy of the method runs traced and the trace is written there.")
+           "Runs the method on numpy arrays (one per input) and returns its outputs as new arrays; one call at a "
+           "time (other threads wait). With etdump, a copy of the method loaded with the recorder runs traced from "
+           "this method's state (a KV cache), hands the state back, and the trace is written there.")
       .def("reset_state", &PyMethod::reset_state, "Puts mutable buffers (a KV cache) back to their initial state.")
       .def("__repr__", [](const PyMethod& method) { return "<etkit.Method " + method.name() + ">"; });
 }

@@ -589,5 +589,38 @@ TEST(MutableBuffers, InitialStateIsCopiedInAtLoadAndKeptAcrossExecutions) {
   EXPECT_EQ((*fresh)->output(0).unchecked_tensor().data_as<float>()[0], 10.f);
 }
 
+// A copy of the method (as a traced run loads one) takes the state, runs
+// one step, and gives the state back: the sums continue as if every step
+// ran on one method (hand-derived: 10 + 1 + 1 + 1 ...).
+TEST(MutableBuffers, StateMovesBetweenCopiesOfOneMethod) {
+  auto program = test::running_sum_program().load();
+  ASSERT_TRUE(program.ok()) << program.error().message();
+  auto method = Method::load(*program, "forward", test::with_kernels());
+  auto copy = Method::load(*program, "forward", test::with_kernels());
+  ASSERT_TRUE(method.ok() && copy.ok());
+  auto first = [](Method& m) { return m.output(0).unchecked_tensor().data_as<float>()[0]; };
+  std::vector<float> x = {1, 2, 3, 4};
+  ASSERT_TRUE((*method)->set_input(0, f32(x, {4})).ok());
+  ASSERT_TRUE((*method)->execute().ok());
+  EXPECT_EQ(first(**method), 11.f);
+  ASSERT_TRUE((*copy)->copy_state_from(**method).ok());
+  ASSERT_TRUE((*copy)->set_input(0, f32(x, {4})).ok());
+  ASSERT_TRUE((*copy)->execute().ok());
+  EXPECT_EQ(first(**copy), 12.f);
+  ASSERT_TRUE((*method)->copy_state_from(**copy).ok());
+  ASSERT_TRUE((*method)->set_input(0, f32(x, {4})).ok());
+  ASSERT_TRUE((*method)->execute().ok());
+  EXPECT_EQ(first(**method), 13.f);
+  // Another method's plan is refused.
+  auto other = test::two_step_program(0, 32).load();
+  ASSERT_TRUE(other.ok());
+  auto stranger = Method::load(*other, "forward", test::with_kernels());
+  ASSERT_TRUE(stranger.ok());
+  const Status refused = (*method)->copy_state_from(**stranger);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(std::string(refused.error().message()).find("planned otherwise"), std::string::npos);
+  EXPECT_EQ(first(**method), 13.f);
+}
+
 }  // namespace
 }  // namespace etkit

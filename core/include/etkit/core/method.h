@@ -98,6 +98,11 @@ class Method {
   /// Puts planned memory back as load left it: zeroed, with every mutable
   /// buffer's initial state copied in again (inputs must be set again).
   void reset_state();
+  /// Takes the planned memory of `other`, a copy of this method loaded from
+  /// the same program (e.g. one loaded with a tracer): what its executions
+  /// left in mutable buffers (a KV cache) continues here. Fails, changing
+  /// nothing, when the two are not copies of one method.
+  Status copy_state_from(const Method& other);
   /// Value indices of the mutable buffers that carry an initial state.
   std::vector<size_t> initial_state_values() const;
 
