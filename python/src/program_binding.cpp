@@ -24,8 +24,32 @@ namespace py = pybind11;
 namespace etkit::python {
 namespace {
 
+// A str or os.PathLike argument as a path; TypeError naming the argument
+// for anything else.
+std::string path_argument(py::handle value, const char* argument) {
+  if (py::isinstance<py::str>(value) || py::hasattr(value, "__fspath__")) {
+    return py::str(py::module_::import("os").attr("fspath")(value)).cast<std::string>();
+  }
+  throw py::type_error(std::string(argument) + " must be a path (str or os.PathLike), not " +
+                       py::str(py::type::of(value).attr("__name__")).cast<std::string>());
+}
+
+// `data=`: None, one path, or a sequence of paths.
+std::vector<std::string> data_argument(py::handle value) {
+  if (value.is_none()) return {};
+  if (py::isinstance<py::str>(value) || py::hasattr(value, "__fspath__")) return {path_argument(value, "data")};
+  if (!py::isinstance<py::sequence>(value)) {
+    throw py::type_error("data must be a path or a list of paths (.ptd files), not " +
+                         py::str(py::type::of(value).attr("__name__")).cast<std::string>());
+  }
+  std::vector<std::string> paths;
+  for (py::handle item : py::reinterpret_borrow<py::sequence>(value)) paths.push_back(path_argument(item, "data[i]"));
+  return paths;
+}
+
 class PyProgram {
  public:
+  PyProgram(py::handle path, py::handle data) : PyProgram(path_argument(path, "path"), data_argument(data)) {}
   PyProgram(const std::string& path, const std::vector<std::string>& data) : path_(path) {
     loaded_ = unwrap(session::load_program(path, data));
     for (const MethodSummary& method : summarize(*loaded_->program).methods) methods_.push_back(method.name);
@@ -64,7 +88,9 @@ void set_tensor_input(Method& method, size_t index, py::handle item, BorrowedInp
     for (uint8_t d : dim_order) axes.append(int(d));
     array = array.attr("transpose")(axes);
   }
-  array = py::module_::import("numpy").attr("ascontiguousarray")(array);
+  // C-contiguous and writeable (a read-only array is copied: the tensor
+  // view takes a mutable pointer).
+  array = py::module_::import("numpy").attr("require")(array, py::none(), py::make_tuple("C", "W"));
   Result<Tensor> view = Tensor::make(spec.scalar_type(), {sizes.data(), sizes.size()},
                                      dim_order.size() == sizes.size() ? Span<const uint8_t>{dim_order.data(), dim_order.size()}
                                                                       : Span<const uint8_t>{},
@@ -75,7 +101,17 @@ void set_tensor_input(Method& method, size_t index, py::handle item, BorrowedInp
   borrowed.arrays.push_back(array);
 }
 
-void set_inputs(Method& method, const py::sequence& inputs, BorrowedInputs& borrowed) {
+void set_inputs(Method& method, py::handle given, BorrowedInputs& borrowed) {
+  // A bare array or a string is a sequence too: say what run takes.
+  const bool listlike = py::isinstance<py::sequence>(given) && !py::isinstance<py::str>(given) &&
+                        !py::isinstance<py::bytes>(given) && !py::isinstance<py::array>(given);
+  if (!listlike) {
+    throw py::type_error("Method.run(inputs): inputs must be a list with one value per input of method '" +
+                         method.name() + "' (" + std::to_string(method.input_count()) + "), not a " +
+                         py::str(py::type::of(given).attr("__name__")).cast<std::string>() +
+                         (py::isinstance<py::array>(given) ? " (pass [array])" : ""));
+  }
+  const auto inputs = py::reinterpret_borrow<py::sequence>(given);
   if (size_t(py::len(inputs)) != method.input_count()) {
     throw EtkitError("method '" + method.name() + "' takes " + std::to_string(method.input_count()) + " inputs, " +
                      std::to_string(py::len(inputs)) + " given");
@@ -158,7 +194,7 @@ class PyMethod {
     return specs;
   }
 
-  py::list run(const py::sequence& inputs, const std::optional<std::string>& etdump,
+  py::list run(py::handle inputs, const std::optional<std::string>& etdump,
                const std::optional<std::string>& debug_buffer, const std::string& debug_level) {
     // One run at a time: the method's planned memory is shared by every
     // call, and the GIL is released while it executes.
@@ -212,9 +248,9 @@ class PyMethod {
 
 void register_program(py::module_& m) {
   py::class_<PyProgram, std::shared_ptr<PyProgram>>(m, "Program")
-      .def(py::init<const std::string&, const std::vector<std::string>&>(), py::arg("path"),
-           py::arg("data") = std::vector<std::string>{},
-           "Loads a .pte (or the program inside a .bpte) and its .ptd data files.")
+      .def(py::init<py::handle, py::handle>(), py::arg("path"), py::arg("data") = py::none(),
+           "Loads a .pte (or the program inside a .bpte) and its .ptd data files (`data`: a path or a list "
+           "of paths).")
       .def_property_readonly("path", &PyProgram::path)
       .def_property_readonly(
           "methods", [](const PyProgram& p) { return text_list(p.methods()); }, "The method names.")

@@ -360,6 +360,23 @@ class ProgramsRun(Scratch):
         cli("run", path, "--input", self.path("kws.npy"), "--output-dir", self.path("kws"))
         np.testing.assert_array_equal(out[0], np.load(self.path("kws/output_0.npy")))
 
+    def test_python_arguments_as_python_takes_them(self):
+        import pathlib
+        pte, ptd = corpus("upstream/ptd/add_mul_external.pte"), corpus("upstream/ptd/add_mul_external.ptd")
+        x = np.array([[1, 2], [3, 4]], dtype=np.float32)
+        x.flags.writeable = False  # read-only arrays are inputs too
+        for program in [etkit.Program(pathlib.Path(pte), data=pathlib.Path(ptd)), etkit.Program(pte, data=(ptd,))]:
+            np.testing.assert_array_equal(program.method().run((x,))[0], [[5, 8], [11, 14]])  # 3x + 2
+        method = etkit.Program(pte, data=[ptd]).method()
+        for wrong, hint in [("abc", "not a str"), (x, r"not a ndarray \(pass \[array\]\)"), (5, "not a int")]:
+            with self.assertRaisesRegex(TypeError, "inputs must be a list with one value per input of method "
+                                                   "'forward' \\(1\\), " + hint):
+                method.run(wrong)
+        with self.assertRaisesRegex(TypeError, "path must be a path"):
+            etkit.Program(3)
+        with self.assertRaisesRegex(TypeError, "data must be a path or a list of paths"):
+            etkit.Program(pte, data=3)
+
     def test_errors_name_the_input_and_method(self):
         method = etkit.Program(corpus("upstream/ptd/add_mul_external.pte"),
                                data=[corpus("upstream/ptd/add_mul_external.ptd")]).method()
