@@ -26,7 +26,9 @@ class CMakeExtension(build_ext):
                             "-DETKIT_BUILD_PYTHON=ON", "-DETKIT_BUILD_TESTS=OFF", "-DETKIT_BUILD_BENCH=OFF",
                             "-DETKIT_BUILD_GUI=OFF", "-DETKIT_BUILD_DEVICE=OFF",
                             f"-DPython3_EXECUTABLE={sys.executable}"], check=True)
-        subprocess.run(["cmake", "--build", build_dir, "--target", "_etkit"], check=True)
+        # Every core; CMake's progress lines show with `pip install -v`.
+        subprocess.run(["cmake", "--build", build_dir, "--target", "_etkit", "--parallel", str(os.cpu_count() or 1)],
+                       check=True)
         built = glob.glob(os.path.join(build_dir, "python", "etkit", "_etkit*.so"))
         if len(built) != 1:
             raise RuntimeError(f"expected one _etkit module in {build_dir}/python/etkit, found {built}")
