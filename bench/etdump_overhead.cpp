@@ -124,6 +124,29 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
+// The method loaded with `tracer` (none: null), its inputs set to random
+// values kept in `inputs`; exits on a load error.
+std::unique_ptr<Method> load_with_inputs(const char* label, const Program& program, EventTracer* tracer,
+                                         std::mt19937& rng, std::vector<std::vector<float>>& inputs) {
+  MethodOptions options;
+  options.kernels = &all_kernels();
+  options.tracer = tracer;
+  auto method = Method::load(program, "forward", options);
+  if (!method.ok()) {
+    std::fprintf(stderr, "%s: %s\n", label, method.error().message());
+    std::exit(2);
+  }
+  std::normal_distribution<float> normal(0, 0.1f);
+  for (size_t i = 0; i < (*method)->input_count(); ++i) {
+    const Tensor& spec = (*method)->input(i).unchecked_tensor();
+    inputs.emplace_back(size_t(spec.numel()));
+    for (float& f : inputs.back()) f = normal(rng);
+    auto view = Tensor::make(spec.scalar_type(), spec.sizes(), spec.dim_order(), inputs.back().data(), spec.nbytes());
+    (void)(*method)->set_input(i, *view);
+  }
+  return std::move(method).value();
+}
+
 void measure(const char* label, const ProgramBuilder& builder, int runs) {
   auto program = builder.load();
   if (!program.ok()) {
@@ -141,27 +164,8 @@ void measure(const char* label, const ProgramBuilder& builder, int runs) {
   EventTracer* tracers[3] = {nullptr, &profiler, &logger};
   std::unique_ptr<Method> methods[3];
   std::mt19937 rng(1);
-  std::normal_distribution<float> normal(0, 0.1f);
   std::vector<std::vector<float>> inputs;
-  for (int m = 0; m < 3; ++m) {
-    MethodOptions options;
-    options.kernels = &all_kernels();
-    options.tracer = tracers[m];
-    auto method = Method::load(*program, "forward", options);
-    if (!method.ok()) {
-      std::fprintf(stderr, "%s: %s\n", label, method.error().message());
-      std::exit(2);
-    }
-    methods[m] = std::move(method).value();
-    for (size_t i = 0; i < methods[m]->input_count(); ++i) {
-      const Tensor& spec = methods[m]->input(i).unchecked_tensor();
-      inputs.emplace_back(size_t(spec.numel()));
-      for (float& f : inputs.back()) f = normal(rng);
-      auto view = Tensor::make(spec.scalar_type(), spec.sizes(), spec.dim_order(), inputs.back().data(),
-                               spec.nbytes());
-      (void)methods[m]->set_input(i, *view);
-    }
-  }
+  for (int m = 0; m < 3; ++m) methods[m] = load_with_inputs(label, *program, tracers[m], rng, inputs);
   const size_t load_events[3] = {0, profiler.stats().events, logger.stats().events};
   std::vector<double> times[3];
   for (int r = 0; r < runs; ++r) {

@@ -119,6 +119,7 @@ void bench_convolutions_and_norms(bool quick) {
   }
 }
 
+void bench_scan_and_select_ops();
 
 void bench_portable_ops() {
   using etkit::test::OpRunner;
@@ -155,6 +156,12 @@ void bench_portable_ops() {
     runner.tensor(x).tensor(grid).integer(0).integer(0).boolean(false).out(at::kFloat, {1, 16, 64, 64}).returned();
     report("grid_sample", "16x64x64 bilinear", runner, [&] { (void)at::grid_sampler_2d(x, grid, 0, 0, false); });
   }
+  bench_scan_and_select_ops();
+}
+
+// Cumsum, gather and topk, as audio, detection and language models run them.
+void bench_scan_and_select_ops() {
+  using etkit::test::OpRunner;
   for (auto [rows, cols, dim] : std::vector<std::array<int64_t, 3>>{{64, 4096, 1}, {4096, 64, 0}}) {
     at::Tensor x = at::randn({rows, cols}), out = at::empty({rows, cols});
     OpRunner runner("aten::cumsum.out");

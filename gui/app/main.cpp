@@ -58,6 +58,15 @@ bool parse_view(const QString& text, etkit::gui::View& view, QString& error) {
   return true;
 }
 
+// --bench-frames N: a whole number >= 1.
+bool parse_frames(const QString& text, int& frames, QString& error) {
+  bool ok = false;
+  frames = text.toInt(&ok);
+  if (ok && frames >= 1) return true;
+  error = "--bench-frames '" + text + "' is not a whole number >= 1";
+  return false;
+}
+
 // The options, or the usage error to print (exit 2).
 std::optional<Options> parse(const QApplication& app, QString& error) {
   QCommandLineParser parser;
@@ -104,14 +113,7 @@ std::optional<Options> parse(const QApplication& app, QString& error) {
   if (!parse_size(parser.value(size), options.size, error) || !parse_view(parser.value(view), options.view, error)) {
     return std::nullopt;
   }
-  if (parser.isSet(bench)) {
-    bool ok = false;
-    options.bench_frames = parser.value(bench).toInt(&ok);
-    if (!ok || options.bench_frames < 1) {
-      error = "--bench-frames '" + parser.value(bench) + "' is not a whole number >= 1";
-      return std::nullopt;
-    }
-  }
+  if (parser.isSet(bench) && !parse_frames(parser.value(bench), options.bench_frames, error)) return std::nullopt;
   options.screenshot = parser.value(screenshot);
   options.select = parser.value(select_name);
   if ((!options.screenshot.isEmpty() || options.bench_frames > 0) && request.empty()) {

@@ -14,6 +14,21 @@
 namespace etkit::kernels {
 namespace {
 
+// A transposed convolution's output height and width, from the input's
+// (PyTorch's formula), against the out tensor's.
+Status check_output_size(KernelContext& context, const Tensor& in, const Tensor& out, const int64_t kernel[2],
+                         const int64_t stride[2], const int64_t padding[2], const int64_t output_padding[2],
+                         const int64_t dilation[2]) {
+  for (int d = 0; d < 2; ++d) {
+    const int64_t expected =
+        (in.size(2 + d) - 1) * stride[d] - 2 * padding[d] + dilation[d] * (kernel[d] - 1) + output_padding[d] + 1;
+    ETKIT_KERNEL_CHECK(context, out.size(2 + d) == expected, "output %s is %lld, the geometry gives %lld",
+                       d == 0 ? "height" : "width", static_cast<long long>(out.size(2 + d)),
+                       static_cast<long long>(expected));
+  }
+  return Ok{};
+}
+
 // quantized_transpose_conv2d.out(input, weight, bias?, stride, padding, output_padding, dilation,
 //     input_offset, output_offset, requantize_multipliers, requantize_shifts, activation_min,
 //     activation_max, scratch, output_scratch, *, out)
@@ -37,14 +52,8 @@ Status quantized_transpose_conv2d_out(KernelContext& context, Span<Value*> args)
                      static_cast<long long>(channels_out), static_cast<long long>(kernel_h),
                      static_cast<long long>(kernel_w), static_cast<long long>(channels_in),
                      static_cast<long long>(in.size(1)), static_cast<long long>(out.size(1)));
-  for (int d = 0; d < 2; ++d) {
-    const int64_t k = d == 0 ? kernel_h : kernel_w;
-    const int64_t expected =
-        (in.size(2 + d) - 1) * stride[d] - 2 * padding[d] + dilation[d] * (k - 1) + output_padding[d] + 1;
-    ETKIT_KERNEL_CHECK(context, out.size(2 + d) == expected, "output %s is %lld, the geometry gives %lld",
-                       d == 0 ? "height" : "width", static_cast<long long>(out.size(2 + d)),
-                       static_cast<long long>(expected));
-  }
+  const int64_t kernel[2] = {kernel_h, kernel_w};
+  ETKIT_TRY(check_output_size(context, in, out, kernel, stride, padding, output_padding, dilation));
   ETKIT_TRY(check_int32_vector(context, tensor_arg(args, 9), channels_out, "requantize multipliers"));
   ETKIT_TRY(check_int32_vector(context, tensor_arg(args, 10), channels_out, "requantize shifts"));
   ETKIT_TRY(check_shifts(context, tensor_arg(args, 10)));

@@ -79,19 +79,7 @@ class AdvancedIndex {
     int free_count = 0;
     for (int d = 0; d < self.dim(); ++d) free_count += !indexed_[d];
     ETKIT_KERNEL_CHECK(context, brank + free_count <= kMaxRank, "result rank too large");
-    // Each dim of self not indexed keeps its size at its place in the result.
-    index_start = adjacent ? first : 0;
-    for (int d = 0; d < self.dim(); ++d) {
-      if (indexed_[d]) continue;
-      const bool before = adjacent && d < first;
-      free_position_[d] = before ? d : brank + (adjacent ? d - (last + 1) + first : free_rank_);
-      ++free_rank_;
-    }
-    rank = brank + free_count;
-    for (int d = 0; d < brank; ++d) sizes[index_start + d] = bsizes[d];
-    for (int d = 0; d < self.dim(); ++d) {
-      if (!indexed_[d]) sizes[free_position_[d]] = self.size(d);
-    }
+    place_result_dims(self, bsizes, free_count);
     return Ok{};
   }
 
@@ -129,6 +117,24 @@ class AdvancedIndex {
   }
 
  private:
+  /// The result's shape: the broadcast index shape `bsizes` at
+  /// index_start (where the indexed dims were, when adjacent; else first),
+  /// and each dim of self not indexed keeping its size at its place.
+  void place_result_dims(const Tensor& self, const int64_t* bsizes, int free_count) {
+    index_start = adjacent ? first : 0;
+    for (int d = 0; d < self.dim(); ++d) {
+      if (indexed_[d]) continue;
+      const bool before = adjacent && d < first;
+      free_position_[d] = before ? d : brank + (adjacent ? d - (last + 1) + first : free_rank_);
+      ++free_rank_;
+    }
+    rank = brank + free_count;
+    for (int d = 0; d < brank; ++d) sizes[index_start + d] = bsizes[d];
+    for (int d = 0; d < self.dim(); ++d) {
+      if (!indexed_[d]) sizes[free_position_[d]] = self.size(d);
+    }
+  }
+
   struct Entry {
     const Tensor* tensor = nullptr;  // null: None
     int dim = 0;                     // the first dim of self it indexes

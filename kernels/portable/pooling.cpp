@@ -137,6 +137,40 @@ Status max_pool2d_with_indices_out(KernelContext& context, Span<Value*> args) {
   return Ok{};
 }
 
+// What avg_pool2d divides a window's sum by: divisor_override when set,
+// else the window's size with or without its padding.
+struct AverageRule {
+  int64_t divisor = 0;  // 0: none
+  bool count_include_pad = false;
+};
+
+// The average of output (y0, x0)'s window of plane (n, c); 0 for a window
+// wholly in the padding.
+template <typename T>
+T window_average(const T* x, const Layout4& li, const PoolGeometry& g, int64_t n, int64_t c, int64_t y0, int64_t x0,
+                 const AverageRule& rule) {
+  const int64_t ih = li.size[2], iw = li.size[3];
+  int64_t hstart = y0 * g.sh - g.ph, wstart = x0 * g.sw - g.pw;
+  int64_t hend = std::min(hstart + g.kh, ih + g.ph);
+  int64_t wend = std::min(wstart + g.kw, iw + g.pw);
+  const int64_t pool_size = (hend - hstart) * (wend - wstart);
+  hstart = std::max<int64_t>(hstart, 0);
+  wstart = std::max<int64_t>(wstart, 0);
+  hend = std::min(hend, ih);
+  wend = std::min(wend, iw);
+  if (hstart >= hend || wstart >= wend) return T(0);
+  const T sum = window_sum(x, li, n, c, hstart, hend, wstart, wend);
+  const int64_t factor = rule.divisor           ? rule.divisor
+                         : rule.count_include_pad ? pool_size
+                                                  : (hend - hstart) * (wend - wstart);
+  if constexpr (std::is_integral_v<T>) {
+    // INT64_MIN / -1 traps on x86: negate instead (wrapping).
+    return factor == -1 ? T(0) - sum : sum / T(factor);
+  } else {
+    return sum / T(factor);
+  }
+}
+
 // avg_pool2d.out(self, kernel_size, stride, padding, ceil_mode,
 // count_include_pad, divisor_override?, out).
 Status avg_pool2d_out(KernelContext& context, Span<Value*> args) {
@@ -169,33 +203,13 @@ Status avg_pool2d_out(KernelContext& context, Span<Value*> args) {
     using T = decltype(tag);
     const T* x = in.data_as<const T>();
     T* y = out.data_as<T>();
+    const AverageRule rule{divisor, count_include_pad};
     for (int64_t n = 0; n < li.size[0]; ++n)
       for (int64_t c = 0; c < li.size[1]; ++c)
         for (int64_t y0 = 0; y0 < oh; ++y0)
           for (int64_t x0 = 0; x0 < ow; ++x0) {
-            int64_t hstart = y0 * g.sh - g.ph, wstart = x0 * g.sw - g.pw;
-            int64_t hend = std::min(hstart + g.kh, ih + g.ph);
-            int64_t wend = std::min(wstart + g.kw, iw + g.pw);
-            const int64_t pool_size = (hend - hstart) * (wend - wstart);
-            hstart = std::max<int64_t>(hstart, 0);
-            wstart = std::max<int64_t>(wstart, 0);
-            hend = std::min(hend, ih);
-            wend = std::min(wend, iw);
-            T& dst = y[n * lo.stride[0] + c * lo.stride[1] + y0 * lo.stride[2] + x0 * lo.stride[3]];
-            if (hstart >= hend || wstart >= wend) {
-              dst = T(0);
-              continue;
-            }
-            const T sum = window_sum(x, li, n, c, hstart, hend, wstart, wend);
-            const int64_t factor = divisor ? divisor
-                                   : count_include_pad ? pool_size
-                                                       : (hend - hstart) * (wend - wstart);
-            if constexpr (std::is_integral_v<T>) {
-              // INT64_MIN / -1 traps on x86: negate instead (wrapping).
-              dst = factor == -1 ? T(0) - sum : sum / T(factor);
-            } else {
-              dst = sum / T(factor);
-            }
+            y[n * lo.stride[0] + c * lo.stride[1] + y0 * lo.stride[2] + x0 * lo.stride[3]] =
+                window_average(x, li, g, n, c, y0, x0, rule);
           }
   });
   ETKIT_KERNEL_CHECK(context, known, "avg_pool2d supports float32, float64 and int64, got %s",

@@ -32,6 +32,36 @@ Status flip_out(KernelContext& context, Span<Value*> args) {
   return copy_into(context, view, out);
 }
 
+// roll without dims: the tensor rolls in logical (row-major) order,
+// element k going to (k + shift) mod n.
+void roll_flattened(const Tensor& in, int64_t shift_by, Tensor& out) {
+  const size_t size = in.element_size();
+  const auto* src = static_cast<const uint8_t*>(in.data());
+  auto* dst = static_cast<uint8_t*>(out.data());
+  const int64_t n = in.numel();
+  const int64_t shift = ((shift_by % n) + n) % n;
+  int64_t in_index[kMaxRank] = {}, out_index[kMaxRank] = {};
+  // Position the out odometer at `shift`, then walk both.
+  for (int64_t k = 0, rest = shift; k < in.dim(); ++k) {
+    int64_t block = 1;
+    for (int d = int(k) + 1; d < in.dim(); ++d) block *= in.size(d);
+    out_index[k] = rest / block;
+    rest %= block;
+  }
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t io = 0, oo = 0;
+    for (int d = 0; d < in.dim(); ++d) {
+      io += in_index[d] * in.stride(d);
+      oo += out_index[d] * out.stride(d);
+    }
+    std::memcpy(dst + oo * int64_t(size), src + io * int64_t(size), size);
+    next_index(in_index, in.sizes().data(), in.dim());
+    if (!next_index(out_index, out.sizes().data(), out.dim())) {
+      for (int d = 0; d < out.dim(); ++d) out_index[d] = 0;
+    }
+  }
+}
+
 // roll.out(self, shifts, dims, out): element i of a rolled dim comes from
 // i - shift (mod size); without dims the flattened tensor rolls by one shift.
 Status roll_out(KernelContext& context, Span<Value*> args) {
@@ -49,29 +79,7 @@ Status roll_out(KernelContext& context, Span<Value*> args) {
   if (dims.size == 0) {
     ETKIT_KERNEL_CHECK(context, shifts.size == 1, "shifts must have one value when dims is empty, got %zu",
                        shifts.size);
-    // Roll in logical (row-major) order: element k goes to (k + shift) mod n.
-    const int64_t n = in.numel();
-    const int64_t shift = ((shifts[0] % n) + n) % n;
-    int64_t in_index[kMaxRank] = {}, out_index[kMaxRank] = {};
-    // Position the out odometer at `shift`, then walk both.
-    for (int64_t k = 0, rest = shift; k < in.dim(); ++k) {
-      int64_t block = 1;
-      for (int d = int(k) + 1; d < in.dim(); ++d) block *= in.size(d);
-      out_index[k] = rest / block;
-      rest %= block;
-    }
-    for (int64_t k = 0; k < n; ++k) {
-      int64_t io = 0, oo = 0;
-      for (int d = 0; d < in.dim(); ++d) {
-        io += in_index[d] * in.stride(d);
-        oo += out_index[d] * out.stride(d);
-      }
-      std::memcpy(dst + oo * int64_t(size), src + io * int64_t(size), size);
-      next_index(in_index, in.sizes().data(), in.dim());
-      if (!next_index(out_index, out.sizes().data(), out.dim())) {
-        for (int d = 0; d < out.dim(); ++d) out_index[d] = 0;
-      }
-    }
+    roll_flattened(in, shifts[0], out);
     return Ok{};
   }
   ETKIT_KERNEL_CHECK(context, shifts.size == dims.size,

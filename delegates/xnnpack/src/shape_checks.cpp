@@ -126,6 +126,19 @@ bool argmax_pooling_dims(const XnnGraph& g, const GraphNode& n, Dims& out) {
   return out[1] > 0 && out[2] > 0;
 }
 
+// A static transpose's output: input dims in the order of `permutation`,
+// which must name each dim once.
+bool transpose_dims(const Dims& in, const std::vector<size_t>& permutation, Dims& out) {
+  if (permutation.size() != in.size()) return false;
+  std::vector<uint8_t> seen(in.size(), 0);
+  out.clear();
+  for (size_t p : permutation) {
+    if (p >= in.size() || seen[p]++) return false;
+    out.push_back(in[p]);
+  }
+  return true;
+}
+
 // The output dims the node implies, or false when its inputs do not fit it;
 // `checked` is false for kinds whose shapes the portable kernel checks.
 bool implied_dims(const XnnGraph& g, const GraphNode& n, Dims& out, bool& checked) {
@@ -156,16 +169,8 @@ bool implied_dims(const XnnGraph& g, const GraphNode& n, Dims& out, bool& checke
       out = in;
       for (size_t d = 0; d < in.size(); ++d) out[d] += n.list_a[d] + n.list_b[d];
       return true;
-    case K::kStaticTranspose: {
-      if (n.list_a.size() != in.size()) return false;
-      std::vector<uint8_t> seen(in.size(), 0);
-      out.clear();
-      for (size_t p : n.list_a) {
-        if (p >= in.size() || seen[p]++) return false;
-        out.push_back(in[p]);
-      }
-      return true;
-    }
+    case K::kStaticTranspose:
+      return transpose_dims(in, n.list_a, out);
     case K::kPReLU:
       // XNNPACK reads one slope per channel (the input's last dim).
       out = in;

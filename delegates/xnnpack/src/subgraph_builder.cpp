@@ -24,15 +24,12 @@ struct SubgraphHolder {
   }
 };
 
-}  // namespace
-
-Result<xnn_runtime_t> create_step_runtime(const XnnGraph& graph, const PlanStep& step,
-                                          const std::vector<uint8_t>& boundary,
-                                          const std::vector<void*>& buffers,
-                                          pthreadpool_t threadpool) {
-  // The step's values in first-use order; boundary ones become external.
-  std::vector<uint32_t> used;
-  std::vector<uint8_t> written(graph.values.size(), 0), seen(graph.values.size(), 0);
+// The values a step's nodes read or write, in first-use order, and which
+// of them (by graph value) the step writes.
+void list_step_values(const XnnGraph& graph, const PlanStep& step, std::vector<uint32_t>& used,
+                      std::vector<uint8_t>& written) {
+  std::vector<uint8_t> seen(graph.values.size(), 0);
+  written.assign(graph.values.size(), 0);
   for (uint32_t n : step.nodes) {
     for (uint32_t v : graph.nodes[n].inputs) {
       if (v != kNoValue && !seen[v]) seen[v] = 1, used.push_back(v);
@@ -42,6 +39,18 @@ Result<xnn_runtime_t> create_step_runtime(const XnnGraph& graph, const PlanStep&
       written[v] = 1;
     }
   }
+}
+
+}  // namespace
+
+Result<xnn_runtime_t> create_step_runtime(const XnnGraph& graph, const PlanStep& step,
+                                          const std::vector<uint8_t>& boundary,
+                                          const std::vector<void*>& buffers,
+                                          pthreadpool_t threadpool) {
+  // The step's values in first-use order; boundary ones become external.
+  std::vector<uint32_t> used;
+  std::vector<uint8_t> written;
+  list_step_values(graph, step, used, written);
   uint32_t external_count = 0;
   for (uint32_t v : used) external_count += boundary[v];
   SubgraphHolder holder;
