@@ -28,6 +28,7 @@ constexpr float kHeaderHeight = 20;
 constexpr float kRowHeight = 18;
 constexpr float kTrackGap = 4;
 constexpr double kMinPixels = 3;  // narrower events fold (Tracy's rule)
+constexpr LaneMetrics kLaneMetrics{kHeaderHeight, kRowHeight, kTrackGap};
 constexpr ImU32 kText = IM_COL32(20, 20, 20, 255);
 constexpr ImU32 kFolded = IM_COL32(170, 170, 170, 255);
 constexpr ImU32 kHatch = IM_COL32(120, 120, 120, 255);
@@ -53,9 +54,7 @@ void TimelineCanvas::set_workspace(const Workspace* workspace, const TimelineSty
   range_.reset();
   aggregate_.clear();
   summary_.reset();
-  scroll_y_ = 0;
-  tracks_ = visible_tracks();
-  rebuild_lanes();
+  lanes_.set_tracks(visible_tracks(), kLaneMetrics);
   typical_ = workspace_ != nullptr ? typical_run(workspace_->timeline().tracks()) : std::nullopt;
   // Open on one typical run with its ops readable; without one, everything.
   if (typical_) frame_typical_run();
@@ -64,19 +63,10 @@ void TimelineCanvas::set_workspace(const Workspace* workspace, const TimelineSty
 
 void TimelineCanvas::set_show_baseline(bool show) {
   show_baseline_ = show;
-  tracks_ = visible_tracks();
-  rebuild_lanes();
-  clamp_scroll();
+  const float scroll = lanes_.scroll();
+  lanes_.set_tracks(visible_tracks(), kLaneMetrics);
+  lanes_.scroll_to(scroll, view_height());
   update();
-}
-
-void TimelineCanvas::rebuild_lanes() {
-  std::vector<std::string> keys;
-  for (const TrackRef& ref : tracks_) keys.push_back((ref.baseline ? "baseline: " : "") + run_base_name(ref.track->name));
-  lane_of_ = lane_indices(keys);
-  lanes_.assign(lane_of_.empty() ? 0 : lane_of_.back() + 1, {});
-  for (size_t t = 0; t < lane_of_.size(); ++t) lanes_[lane_of_[t]].push_back(t);
-  collapsed_.assign(lanes_.size(), false);
 }
 
 void TimelineCanvas::frame_typical_run() {
@@ -88,14 +78,13 @@ void TimelineCanvas::frame_typical_run() {
   fitted_ = false;
   opening_view_ = true;
   // Its lane in view, near the top.
-  scroll_y_ = 0;
-  scroll_y_ = std::max(0.0f, lane_top(lane_of_[*typical_]) - kTracksTop - 2 * kHeaderHeight);
-  clamp_scroll();
+  lanes_.scroll_to(0, view_height());
+  lanes_.scroll_to(lanes_.track_top(*typical_) - 2 * kHeaderHeight, view_height());
   update();
 }
 
-std::vector<TimelineCanvas::TrackRef> TimelineCanvas::visible_tracks() const {
-  std::vector<TrackRef> refs;
+std::vector<LaneTrack> TimelineCanvas::visible_tracks() const {
+  std::vector<LaneTrack> refs;
   if (workspace_ == nullptr) return refs;
   const auto& primary = workspace_->timeline().tracks();
   for (size_t i = 0; i < primary.size(); ++i) refs.push_back({&primary[i], false, i});
@@ -120,70 +109,18 @@ void TimelineCanvas::fit_all() {
   update();
 }
 
-float TimelineCanvas::lane_height(size_t lane) const {
-  if (collapsed_[lane]) return kHeaderHeight + kTrackGap;
-  int depth = 0;
-  for (size_t t : lanes_[lane]) depth = std::max(depth, tracks_[t].track->max_depth);
-  return kHeaderHeight + float(depth + 1) * kRowHeight + kTrackGap;
-}
+float TimelineCanvas::view_height() const { return std::max(0.0f, float(height()) - kTracksTop); }
 
-float TimelineCanvas::lane_top(size_t lane) const {
-  float y = kTracksTop - scroll_y_;
-  for (size_t l = 0; l < lane; ++l) y += lane_height(l);
-  return y;
-}
-
-float TimelineCanvas::content_height() const {
-  float h = 0;
-  for (size_t l = 0; l < lanes_.size(); ++l) h += lane_height(l);
-  return h;
-}
-
-void TimelineCanvas::clamp_scroll() {
-  const float max_scroll = std::max(0.0f, content_height() - float(height()) + kTracksTop);
-  scroll_y_ = std::clamp(scroll_y_, 0.0f, max_scroll);
-}
-
-std::optional<TimelineCanvas::Hit> TimelineCanvas::hit(float x, float y) const {
-  if (y < kTracksTop) return std::nullopt;
-  float top = kTracksTop - scroll_y_;
-  const double time = viewport_.time_at(x);
-  for (size_t l = 0; l < lanes_.size(); ++l) {
-    const float h = lane_height(l);
-    if (y >= top && y < top + h) {
-      // The lane's run at that time (runs of one lane never overlap), else the nearest.
-      size_t t = lanes_[l].front();
-      double best = INFINITY;
-      for (size_t candidate : lanes_[l]) {
-        const TimelineTrack& c = *tracks_[candidate].track;
-        const double distance = time < c.start ? c.start - time : time > c.end ? time - c.end : 0;
-        if (distance < best) best = distance, t = candidate;
-      }
-      Hit result{t, y < top + kHeaderHeight, std::nullopt, std::nullopt};
-      if (result.header || collapsed_[l]) return result;
-      const int depth = int((y - top - kHeaderHeight) / kRowHeight);
-      const TimelineTrack& track = *tracks_[t].track;
-      // What is drawn there: a folded span answers for its events.
-      const double half = viewport_.ns_per_pixel;
-      for (const DrawItem& item : layout_track(track, time - half, time + half, viewport_.ns_per_pixel, kMinPixels)) {
-        if (item.depth != depth || item.start > time + half || item.end < time - half) continue;
-        if (item.folded) result.folded = item;
-        else if (time >= item.start - half && time <= item.end + half) result.event = item.first_event;
-      }
-      if (!result.event && !result.folded) result.event = hit_test(track, time, depth);
-      return result;
-    }
-    top += h;
-  }
-  return std::nullopt;
+std::optional<LaneHit> TimelineCanvas::hit(float x, float y) const {
+  return lanes_.hit(viewport_.time_at(x), y - kTracksTop, viewport_.ns_per_pixel, kMinPixels);
 }
 
 std::optional<QRectF> TimelineCanvas::event_rect(EventId event) const {
-  if (event.first >= tracks_.size() || collapsed_[lane_of_[event.first]]) return std::nullopt;
-  const TimelineTrack& track = *tracks_[event.first].track;
+  if (event.first >= lanes_.track_count() || lanes_.collapsed(lanes_.lane_of(event.first))) return std::nullopt;
+  const TimelineTrack& track = *lanes_.track(event.first).track;
   if (event.second >= track.events.size()) return std::nullopt;
   const TimelineEvent& e = track.events[event.second];
-  const float top = track_top(event.first) + kHeaderHeight + float(e.depth) * kRowHeight;
+  const float top = kTracksTop + lanes_.track_top(event.first) + kHeaderHeight + float(e.depth) * kRowHeight;
   if (top + kRowHeight < kTracksTop || top > float(height())) return std::nullopt;
   const double x0 = viewport_.x_of(e.start), x1 = viewport_.x_of(e.end);
   return QRectF(x0, top, std::max(1.0, x1 - x0), kRowHeight);
@@ -191,17 +128,16 @@ std::optional<QRectF> TimelineCanvas::event_rect(EventId event) const {
 
 void TimelineCanvas::select(std::optional<EventId> event, bool frame) {
   selection_ = event;
-  if (event && frame && event->first < tracks_.size()) {
-    collapsed_[lane_of_[event->first]] = false;
+  if (event && frame && event->first < lanes_.track_count()) {
+    lanes_.expand(lanes_.lane_of(event->first));
     opening_view_ = false;
-    const TimelineEvent& e = tracks_[event->first].track->events.at(event->second);
+    const TimelineEvent& e = lanes_.track(event->first).track->events.at(event->second);
     const double pad = std::max((e.end - e.start) * 0.25, 1.0);
     viewport_.fit(e.start - pad, e.end + pad, std::max(1, width()));
     fitted_ = false;
     // Scroll so the event's row sits in the upper third of the canvas.
-    const float row = track_top(event->first) + scroll_y_ + kHeaderHeight + float(e.depth) * kRowHeight;
-    scroll_y_ = row - kTracksTop - float(height()) / 3;
-    clamp_scroll();
+    const float row = lanes_.track_top(event->first) + lanes_.scroll() + kHeaderHeight + float(e.depth) * kRowHeight;
+    lanes_.scroll_to(row - float(height()) / 3, view_height());
   }
   update();
 }
@@ -215,9 +151,9 @@ void TimelineCanvas::select_range(double t0, double t1) {
 }
 
 void TimelineCanvas::show_span(double t0, double t1) {
-  for (size_t t = 0; t < tracks_.size(); ++t) {
-    if (tracks_[t].baseline) continue;
-    const std::vector<TimelineEvent>& events = tracks_[t].track->events;
+  for (size_t t = 0; t < lanes_.track_count(); ++t) {
+    if (lanes_.track(t).baseline) continue;
+    const std::vector<TimelineEvent>& events = lanes_.track(t).track->events;
     for (size_t i = 0; i < events.size(); ++i) {
       if (events[i].start <= t0 && events[i].end >= t1) {
         select(EventId{t, i}, true);
@@ -253,8 +189,7 @@ void TimelineCanvas::mouseMoveEvent(QMouseEvent* event) {
   viewport_.pan(-delta.x());
   fitted_ = false;
   opening_view_ = false;
-  scroll_y_ -= float(delta.y());
-  clamp_scroll();
+  lanes_.scroll_by(-float(delta.y()), view_height());
   press_ = event->position();
   update();
 }
@@ -267,8 +202,8 @@ void TimelineCanvas::mouseReleaseEvent(QMouseEvent* event) {
   const auto h = hit(float(event->position().x()), float(event->position().y()));
   if (!h) return;
   if (h->header) {
-    collapsed_[lane_of_[h->track]] = !collapsed_[lane_of_[h->track]];
-    clamp_scroll();
+    lanes_.toggle(lanes_.lane_of(h->track));
+    lanes_.scroll_by(0, view_height());
     update();
     return;
   }
@@ -278,7 +213,7 @@ void TimelineCanvas::mouseReleaseEvent(QMouseEvent* event) {
     update();
     return;
   }
-  if (tracks_[h->track].baseline) return;  // baseline events have no table rows
+  if (lanes_.track(h->track).baseline) return;  // baseline events have no table rows
   if (h->event) {
     select(EventId{h->track, *h->event}, false);
     emit event_selected(h->track, *h->event);
@@ -291,8 +226,7 @@ void TimelineCanvas::wheelEvent(QWheelEvent* event) {
   ImGuiCanvas::wheelEvent(event);
   const double steps = event->angleDelta().y() / 120.0;
   if (event->modifiers() & Qt::ShiftModifier) {
-    scroll_y_ -= float(steps * 3 * kRowHeight);
-    clamp_scroll();
+    lanes_.scroll_by(-float(steps * 3 * kRowHeight), view_height());
   } else {
     viewport_.zoom_at(event->position().x(), std::pow(1.25, steps));
     fitted_ = false;
@@ -316,17 +250,16 @@ void TimelineCanvas::keyPressEvent(QKeyEvent* event) {
     case Qt::Key_A: viewport_.pan(-0.1 * width()); break;
     case Qt::Key_D: viewport_.pan(0.1 * width()); break;
     case Qt::Key_F: fit_all(); break;
-    case Qt::Key_Up: scroll_y_ -= 3 * kRowHeight; break;
-    case Qt::Key_Down: scroll_y_ += 3 * kRowHeight; break;
-    case Qt::Key_PageUp: scroll_y_ -= float(height()) * 0.8f; break;
-    case Qt::Key_PageDown: scroll_y_ += float(height()) * 0.8f; break;
+    case Qt::Key_Up: lanes_.scroll_by(-3 * kRowHeight, view_height()); break;
+    case Qt::Key_Down: lanes_.scroll_by(3 * kRowHeight, view_height()); break;
+    case Qt::Key_PageUp: lanes_.scroll_by(-float(height()) * 0.8f, view_height()); break;
+    case Qt::Key_PageDown: lanes_.scroll_by(float(height()) * 0.8f, view_height()); break;
     case Qt::Key_Escape:
       range_.reset();
       aggregate_.clear();
       break;
     default: return;
   }
-  clamp_scroll();
   update();
 }
 
@@ -337,7 +270,7 @@ void TimelineCanvas::resizeEvent(QResizeEvent* event) {
   if (opening_view_) frame_typical_run();
   else if (fitted_) fit_all();
   else if (old_width > 0 && width() > 0) viewport_.ns_per_pixel *= double(old_width) / double(width());
-  clamp_scroll();
+  lanes_.scroll_by(0, view_height());
 }
 
 // --- drawing (ImGui side) ---
@@ -345,7 +278,7 @@ void TimelineCanvas::resizeEvent(QResizeEvent* event) {
 void TimelineCanvas::draw() {
   ImDrawList* list = ImGui::GetWindowDrawList();
   const ImVec2 size = ImGui::GetIO().DisplaySize;
-  if (workspace_ == nullptr || tracks_.empty()) {
+  if (workspace_ == nullptr || lanes_.track_count() == 0) {
     const char* hint = workspace_ == nullptr ? "Open a trace: File > Open, or drop files here"
                                              : "No trace in this workspace: open an .etdp";
     const ImVec2 text = ImGui::CalcTextSize(hint);
@@ -353,40 +286,19 @@ void TimelineCanvas::draw() {
     return;
   }
   labels_drawn_ = 0;
-  float top = kTracksTop - scroll_y_;
   const double t0 = viewport_.t0, t1 = viewport_.time_at(size.x);
-  for (size_t l = 0; l < lanes_.size(); ++l) {
-    const float h = lane_height(l);
-    if (top + h >= kTracksTop && top <= size.y) {
-      draw_lane_header(l, top);
-      if (!collapsed_[l]) {
-        // Runs narrower than a few pixels (thousands of runs fitted to the
-        // window) fold together like narrow events: one hatched span per
-        // cluster instead of a layout per run.
-        double fold_start = 0, fold_end = -1;
-        size_t fold_runs = 0;
-        const auto flush = [&] {
-          if (fold_runs > 0) draw_folded_runs(fold_start, fold_end, fold_runs, top);
-          fold_runs = 0;
-        };
-        for (size_t t : lanes_[l]) {
-          const TimelineTrack& track = *tracks_[t].track;
-          if (track.end < t0 || track.start > t1) continue;
-          if ((track.end - track.start) / viewport_.ns_per_pixel >= kMinPixels) {
-            flush();
-            draw_track(tracks_[t], t, top);
-            continue;
-          }
-          if (fold_runs > 0 && (track.start - fold_end) / viewport_.ns_per_pixel > kMinPixels) flush();
-          if (fold_runs == 0) fold_start = track.start;
-          fold_end = track.end;
-          ++fold_runs;
-        }
-        flush();
-      }
-    }
-    top += h;
+  for (size_t l = 0; l < lanes_.lane_count(); ++l) {
+    const float top = kTracksTop + lanes_.lane_top(l), h = lanes_.lane_height(l);
     if (top > size.y) break;
+    if (top + h < kTracksTop) continue;
+    draw_lane_header(l, top);
+    if (lanes_.collapsed(l)) continue;
+    // Runs narrower than a few pixels (thousands of runs fitted to the
+    // window) come folded: one hatched span per cluster.
+    for (const LaneSpan& span : lanes_.spans(l, t0, t1, viewport_.ns_per_pixel, kMinPixels)) {
+      if (span.runs > 0) draw_folded_runs(span.start, span.end, span.runs, top);
+      else draw_track(lanes_.track(span.track), span.track, top);
+    }
   }
   draw_range();
   draw_ruler();
@@ -415,7 +327,7 @@ void TimelineCanvas::draw_ruler() {
   }
 }
 
-void TimelineCanvas::draw_track(const TrackRef& ref, size_t t, float top) {
+void TimelineCanvas::draw_track(const LaneTrack& ref, size_t t, float top) {
   ImDrawList* list = ImGui::GetWindowDrawList();
   const float w = ImGui::GetIO().DisplaySize.x;
   const TimelineTrack& track = *ref.track;
@@ -472,11 +384,11 @@ void TimelineCanvas::draw_folded_runs(double start, double end, size_t runs, flo
 void TimelineCanvas::draw_lane_header(size_t lane, float top) {
   ImDrawList* list = ImGui::GetWindowDrawList();
   const float w = ImGui::GetIO().DisplaySize.x;
-  const std::vector<size_t>& runs = lanes_[lane];
-  const TrackRef& first = tracks_[runs.front()];
+  const std::vector<size_t>& runs = lanes_.lane(lane);
+  const LaneTrack& first = lanes_.track(runs.front());
   const ImU32 header = first.baseline ? IM_COL32(255, 236, 210, 255) : IM_COL32(232, 236, 242, 255);
   list->AddRectFilled(ImVec2(0, top), ImVec2(w, top + kHeaderHeight), header);
-  std::string title = std::string(collapsed_[lane] ? "+ " : "- ") + (first.baseline ? "baseline: " : "");
+  std::string title = std::string(lanes_.collapsed(lane) ? "+ " : "- ") + (first.baseline ? "baseline: " : "");
   if (runs.size() == 1) {
     const TimelineTrack& track = *first.track;
     title += track.name + "   " + std::to_string(track.events.size()) + " events, " +
@@ -487,18 +399,18 @@ void TimelineCanvas::draw_lane_header(size_t lane, float top) {
     std::vector<double> spans;
     size_t events = 0;
     for (size_t t : runs) {
-      spans.push_back(tracks_[t].track->end - tracks_[t].track->start);
-      events += tracks_[t].track->events.size();
+      spans.push_back(lanes_.track(t).track->end - lanes_.track(t).track->start);
+      events += lanes_.track(t).track->events.size();
     }
     std::nth_element(spans.begin(), spans.begin() + long((spans.size() - 1) / 2), spans.end());
     const std::string& a = first.track->name;
-    const std::string& b = tracks_[runs.back()].track->name;
+    const std::string& b = lanes_.track(runs.back()).track->name;
     title += run_base_name(a) + " x" + std::to_string(runs.size()) + " (" + a.substr(run_base_name(a).size() + 1) + "-" +
              b.substr(run_base_name(b).size() + 1) + ")   " + std::to_string(events) + " events, median run " +
              format_duration(spans[(spans.size() - 1) / 2]);
   }
   if (typical_ && std::find(runs.begin(), runs.end(), *typical_) != runs.end() && !first.baseline) {
-    title += "   (opened at " + tracks_[*typical_].track->name + ", a run of median length)";
+    title += "   (opened at " + lanes_.track(*typical_).track->name + ", a run of median length)";
   }
   list->AddText(ImVec2(6, top + 3), kText, title.c_str());
 }
@@ -591,10 +503,10 @@ void TimelineCanvas::draw_summary() {
   }
 }
 
-void TimelineCanvas::draw_tooltip(const Hit& h) {
-  const TrackRef& ref = tracks_[h.track];
+void TimelineCanvas::draw_tooltip(const LaneHit& h) {
+  const LaneTrack& ref = lanes_.track(h.track);
   if (h.header) {
-    ImGui::SetTooltip("%s: click to %s", ref.track->name.c_str(), collapsed_[h.track] ? "expand" : "collapse");
+    ImGui::SetTooltip("%s: click to %s", ref.track->name.c_str(), lanes_.collapsed(lanes_.lane_of(h.track)) ? "expand" : "collapse");
     return;
   }
   if (h.folded) {
@@ -614,8 +526,8 @@ void TimelineCanvas::draw_tooltip(const Hit& h) {
 
 std::vector<std::string> TimelineCanvas::tooltip_lines(EventId id) const {
   std::vector<std::string> lines;
-  if (id.first >= tracks_.size() || id.second >= tracks_[id.first].track->events.size()) return lines;
-  const TrackRef& ref = tracks_[id.first];
+  if (id.first >= lanes_.track_count() || id.second >= lanes_.track(id.first).track->events.size()) return lines;
+  const LaneTrack& ref = lanes_.track(id.first);
   const TimelineEvent& event = ref.track->events[id.second];
   lines.push_back(ref.track->name_of(event));
   lines.push_back("duration     " + format_duration(event.end - event.start));

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "etkit/gui/timeline_lanes.h"
 #include "etkit/gui/timeline_model.h"
 #include "etkit/gui/timeline_style.h"
 #include "imgui_canvas.h"
@@ -32,8 +33,8 @@ class TimelineCanvas : public ImGuiCanvas {
   void set_show_baseline(bool show);
   void fit_all();
   /// How many lanes the tracks are drawn in, and the tracks of one.
-  size_t lane_count() const { return lanes_.size(); }
-  const std::vector<size_t>& lane(size_t index) const { return lanes_.at(index); }
+  size_t lane_count() const { return lanes_.lane_count(); }
+  const std::vector<size_t>& lane(size_t index) const { return lanes_.lane(index); }
   /// The run the opening view frames (a track index), if the trace has one.
   std::optional<size_t> typical_run_track() const { return typical_; }
   /// Event labels the last frame drew (tests: the opening view is readable).
@@ -70,30 +71,16 @@ class TimelineCanvas : public ImGuiCanvas {
   void resizeEvent(QResizeEvent* event) override;
 
  private:
-  struct TrackRef {
-    const TimelineTrack* track = nullptr;
-    bool baseline = false;
-    size_t index = 0;  // in its model
-  };
-  struct Hit {
-    size_t track = 0;
-    bool header = false;
-    std::optional<size_t> event;
-    std::optional<DrawItem> folded;
-  };
-  std::vector<TrackRef> visible_tracks() const;
-  void rebuild_lanes();
-  float lane_height(size_t lane) const;
-  float lane_top(size_t lane) const;
-  float track_top(size_t track) const { return lane_top(lane_of_[track]); }
-  float content_height() const;
-  std::optional<Hit> hit(float x, float y) const;
-  void clamp_scroll();
+  std::vector<LaneTrack> visible_tracks() const;
+  /// The height below the ruler and summary strips, where lanes scroll.
+  float view_height() const;
+  /// What lies under widget point (x, y).
+  std::optional<LaneHit> hit(float x, float y) const;
   void draw_ruler();
   void draw_lane_header(size_t lane, float top);
   void draw_folded_runs(double start, double end, size_t runs, float top);
-  void draw_track(const TrackRef& ref, size_t track, float top);
-  void draw_tooltip(const Hit& hit);
+  void draw_track(const LaneTrack& ref, size_t track, float top);
+  void draw_tooltip(const LaneHit& hit);
   void draw_range();
   void draw_summary();
   void frame_typical_run();
@@ -101,17 +88,12 @@ class TimelineCanvas : public ImGuiCanvas {
   const Workspace* workspace_ = nullptr;
   const TimelineStyle* style_ = nullptr;
   bool show_baseline_ = true;
-  std::vector<TrackRef> tracks_;
-  // Consecutive runs of one block share a lane (one row, no staircase).
-  std::vector<size_t> lane_of_;                 // per track
-  std::vector<std::vector<size_t>> lanes_;      // per lane: its tracks
-  std::vector<bool> collapsed_;                 // per lane
+  TimelineLanes lanes_;                         // tracks in lanes, collapsing, vertical scroll
   std::optional<size_t> typical_;               // the run the opening view frames
   bool opening_view_ = false;                   // until the user moves: resizes re-frame the typical run
   size_t labels_drawn_ = 0;
   Viewport viewport_;
   bool fitted_ = true;  // showing everything: a resize re-fits instead of cropping
-  float scroll_y_ = 0;
   std::optional<EventId> selection_;
   std::optional<std::pair<double, double>> range_;
   std::vector<RangeAggregate> aggregate_;
