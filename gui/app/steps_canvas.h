@@ -7,7 +7,7 @@
 #include <optional>
 #include <vector>
 
-#include "etkit/inspector/generation_steps.h"
+#include "etkit/gui/steps_chart.h"
 #include "imgui_canvas.h"
 
 namespace etkit::gui {
@@ -19,7 +19,7 @@ class StepsCanvas : public ImGuiCanvas {
  public:
   explicit StepsCanvas(QWidget* parent = nullptr);
   void set_workspace(const Workspace* workspace);
-  const std::vector<inspector::GenerationStepTiming>& steps() const { return steps_; }
+  const std::vector<inspector::GenerationStepTiming>& steps() const { return chart_.steps(); }
 
  signals:
   /// A step was clicked: its run's span, in ns from the trace's first event.
@@ -32,12 +32,12 @@ class StepsCanvas : public ImGuiCanvas {
  private:
   struct Plot {
     float x0, y0, x1, y1;
-    double max_latency;
+    float y_of(double fraction) const { return y1 - float(fraction) * (y1 - y0); }
   };
   Plot plot() const;
   std::optional<size_t> step_at(float x, float y) const;
 
-  std::vector<inspector::GenerationStepTiming> steps_;
+  StepsChart chart_;
 };
 
 }  // namespace etkit::gui
