@@ -323,7 +323,7 @@ void TimelineCanvas::draw_ruler() {
       const float mx = float(viewport_.x_of(t + step * minor / 5));
       list->AddLine(ImVec2(mx, kRulerHeight - 4), ImVec2(mx, kRulerHeight - 1), IM_COL32(170, 170, 170, 255));
     }
-    list->AddText(ImVec2(x + 3, 4), kText, format_duration(t).c_str());
+    list->AddText(ImVec2(x + 3, 4), kText, tick_label(t, step).c_str());
   }
 }
 

@@ -160,6 +160,20 @@ TEST(Ruler, TicksAreOneTwoOrFiveTimesAPowerOfTen) {
   EXPECT_DOUBLE_EQ(tick_step(0.01, 80), 1);     // 0.8 ns -> 1
 }
 
+// Zoomed into a run 19.5 ms from the trace's start, ticks 10 µs apart were
+// all "19.5 ms"; the labels carry the decimals their step needs.
+TEST(Ruler, NeighbouringLabelsDifferAtEveryZoom) {
+  EXPECT_EQ(tick_label(19.50e6, 1e4), "19.50 ms");
+  EXPECT_EQ(tick_label(19.51e6, 1e4), "19.51 ms");
+  EXPECT_EQ(tick_label(19.512e6, 2e3), "19.512 ms");
+  EXPECT_EQ(tick_label(19.512005e6, 5), "19.512005 ms");
+  EXPECT_EQ(tick_label(0, 1e4), "0 µs");
+  EXPECT_EQ(tick_label(2e9, 5e8), "2.0 s");
+  EXPECT_EQ(tick_label(750, 50), "750 ns");
+  EXPECT_EQ(tick_label(3e5, 1e5), "300 µs");
+  EXPECT_EQ(tick_label(1e6, 1e5), "1.0 ms");
+}
+
 TEST(Viewport, ZoomKeepsTheTimeUnderTheCursor) {
   Viewport view;
   view.fit(1000, 5000, 800);  // 5 ns per pixel

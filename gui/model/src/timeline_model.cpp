@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 
 #include "etkit/etdump/etdump_reader.h"
@@ -248,6 +249,22 @@ double tick_step(double ns_per_pixel, double min_pixels) {
     }
     decade *= 10;
   }
+}
+
+std::string tick_label(double ns, double step_ns) {
+  const double magnitude = std::max(std::abs(ns), std::abs(step_ns));
+  double scale = 1;
+  const char* unit = "ns";
+  if (magnitude >= 1e9) scale = 1e9, unit = "s";
+  else if (magnitude >= 1e6) scale = 1e6, unit = "ms";
+  else if (magnitude >= 1e3) scale = 1e3, unit = "µs";
+  // A step of 0.01 units needs two decimals (the epsilon keeps log10's
+  // rounding of exact powers of ten from asking for one more).
+  const double step = step_ns / scale;
+  const int decimals = step > 0 ? std::clamp(int(std::ceil(-std::log10(step) - 1e-9)), 0, 9) : 0;
+  char text[48];
+  std::snprintf(text, sizeof(text), "%.*f %s", decimals, ns / scale, unit);
+  return text;
 }
 
 void Viewport::zoom_at(double x, double factor) {

@@ -138,6 +138,12 @@ double readable_ns_per_pixel(const TimelineTrack& track, double width, double op
 /// ticks at least `min_pixels` apart.
 double tick_step(double ns_per_pixel, double min_pixels = 80);
 
+/// A ruler label for the tick at `ns`, ticks `step_ns` apart: in the unit of
+/// the larger of the two (ns, µs, ms, s), with the decimals the step needs,
+/// so neighbouring labels differ however far in a run one zooms
+/// ("19.51 ms", "19.52 ms", not "19.5 ms" twice).
+std::string tick_label(double ns, double step_ns);
+
 /// What part of time a canvas shows: its left edge and scale.
 struct Viewport {
   double t0 = 0;            ///< ns at the left edge
