@@ -8,6 +8,7 @@ a Release build of the module alone is configured under build/.
 
 import glob
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -16,6 +17,9 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 SOURCE = os.path.dirname(os.path.abspath(__file__))
+# The one version: CMake's project() line, which etinspect --version and etkit.__version__ also say.
+with open(os.path.join(SOURCE, "CMakeLists.txt"), encoding="utf-8") as cmake_lists:
+    PROJECT_VERSION = re.search(r"project\(etkit VERSION ([0-9.]+)", cmake_lists.read()).group(1)
 
 
 class CMakeExtension(build_ext):
@@ -39,7 +43,7 @@ class CMakeExtension(build_ext):
 
 setup(
     name="etkit",
-    version="0.1.0",
+    version=PROJECT_VERSION,
     description="ExecuTorch's Inspector, runtime and bundled-program verifier, without PyTorch",
     packages=["etkit"],
     package_dir={"": "python"},

@@ -14,6 +14,7 @@ void register_reports(pybind11::module_& m);
 
 PYBIND11_MODULE(_etkit, m) {
   m.doc() = "etkit's inspector, runtime and verifier (see the etkit package)";
+  m.attr("__version__") = ETKIT_VERSION;  // the project's version, as `etinspect --version` says it
   etkit::python::register_errors(m);
   etkit::python::register_inspector(m);
   etkit::python::register_gap(m);

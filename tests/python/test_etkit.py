@@ -298,6 +298,9 @@ class TracedSample(Scratch):
 
 
 class ProgramsRun(Scratch):
+    def test_version_is_etinspects(self):
+        self.assertEqual(f"etinspect {etkit.__version__}", cli("--version").stdout.strip())
+
     def test_threads_sharing_a_method_get_their_own_results(self):
         # Each thread's outputs equal a run of the same input alone (the
         # method's memory is shared; runs take turns).
