@@ -3,6 +3,7 @@
 
 #include <pybind11/pybind11.h>
 
+#include "backend_notes.h"
 #include "errors.h"
 
 namespace etkit::python {
@@ -16,6 +17,7 @@ PYBIND11_MODULE(_etkit, m) {
   m.doc() = "etkit's inspector, runtime and verifier (see the etkit package)";
   m.attr("__version__") = ETKIT_VERSION;  // the project's version, as `etinspect --version` says it
   etkit::python::register_errors(m);
+  etkit::python::collect_backend_notes();
   etkit::python::register_inspector(m);
   etkit::python::register_gap(m);
   etkit::python::register_program(m);

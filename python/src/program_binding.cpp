@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "backend_notes.h"
 #include "errors.h"
 #include "etkit/core/method.h"
 #include "etkit/core/program_summary.h"
@@ -174,7 +175,9 @@ class RunLock {
 class PyMethod {
  public:
   PyMethod(std::shared_ptr<PyProgram> program, const std::string& name) : program_(std::move(program)), name_(name) {
-    method_ = unwrap(Method::load(*program_->loaded().program, name, session::method_options_for(program_->loaded())));
+    auto method = Method::load(*program_->loaded().program, name, session::method_options_for(program_->loaded()));
+    warn_backend_notes();
+    method_ = unwrap(std::move(method));
   }
 
   const std::string& name() const { return name_; }
@@ -219,7 +222,9 @@ class PyMethod {
     check(session::setup_tracing(options, 1024, 8, tracing));
     MethodOptions method_options = session::method_options_for(program_->loaded());
     method_options.tracer = tracing.gen.get();
-    std::unique_ptr<Method> traced = unwrap(Method::load(*program_->loaded().program, name_, method_options));
+    auto loaded_copy = Method::load(*program_->loaded().program, name_, method_options);
+    warn_backend_notes();
+    std::unique_ptr<Method> traced = unwrap(std::move(loaded_copy));
     check(traced->copy_state_from(*method_));
     tracing.gen->reserve_events(64 + traced->trace_events_per_execute(debug_level != "none"));
     BorrowedInputs borrowed;

@@ -45,6 +45,28 @@ Result<std::unique_ptr<LoadedProgram>> load_program(const std::string& path,
   return loaded;
 }
 
+namespace {
+
+std::mutex notes_mutex;
+BackendNotes notes_sink;           // guarded by notes_mutex
+std::set<std::string> notes_said;  // guarded by notes_mutex
+
+// Each distinct line once per process: a program with many delegate calls
+// (one per linear) or loaded twice (metadata, untraced copies) says it once.
+[[maybe_unused]] void note_once(const std::string& line) {
+  std::lock_guard<std::mutex> lock(notes_mutex);
+  if (!notes_said.insert(line).second) return;
+  if (notes_sink) notes_sink(line);
+  else std::fprintf(stderr, "etinspect: %s\n", line.c_str());
+}
+
+}  // namespace
+
+void set_backend_notes(BackendNotes sink) {
+  std::lock_guard<std::mutex> lock(notes_mutex);
+  notes_sink = std::move(sink);
+}
+
 MethodOptions method_options_for(LoadedProgram& loaded, int threads) {
   MethodOptions options;
   options.kernels = &all_kernels();
@@ -55,14 +77,7 @@ MethodOptions method_options_for(LoadedProgram& loaded, int threads) {
   if (!loaded.xnnpack) {
     xnnpack::XnnpackOptions xnn_options;
     xnn_options.threads = threads;
-    // Each distinct line once per process: a program with many delegate calls
-    // (one per linear) or loaded twice (metadata, untraced copies) says it once.
-    xnn_options.log = [](const std::string& line) {
-      static std::mutex mutex;
-      static std::set<std::string> said;
-      std::lock_guard<std::mutex> lock(mutex);
-      if (said.insert(line).second) std::fprintf(stderr, "etinspect: %s\n", line.c_str());
-    };
+    xnn_options.log = &note_once;
     loaded.xnnpack = std::make_unique<xnnpack::XnnpackBackend>(xnn_options);
     loaded.backends.add(xnnpack::kXnnpackBackendId, loaded.xnnpack.get());
   }

@@ -298,6 +298,21 @@ class TracedSample(Scratch):
 
 
 class ProgramsRun(Scratch):
+    def test_backend_notes_are_python_warnings(self):
+        # A fresh interpreter: each note is said once per process.
+        script = ("import warnings, etkit\n"
+                  "with warnings.catch_warnings(record=True) as said:\n"
+                  "    warnings.simplefilter('always')\n"
+                  f"    etkit.Program({os.path.join(SOURCE, 'samples/mobilenet_v2_xnnpack/mobilenet_v2_xnnpack.pte')!r})"
+                  ".method()\n"
+                  "print(len(said), said[0].message if said else '')\n")
+        done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=os.environ)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertNotIn("etinspect:", done.stderr)
+        count, first = done.stdout.split(" ", 1)
+        self.assertGreater(int(count), 0, done.stdout)
+        self.assertIn("XNNPACK", first)
+
     def test_version_is_etinspects(self):
         self.assertEqual(f"etinspect {etkit.__version__}", cli("--version").stdout.strip())
 

@@ -3,6 +3,7 @@
 // .pte or the program inside a .bpte, its external data files, and etkit's
 // delegate backends, with the method options that point at them.
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -31,8 +32,14 @@ Result<std::unique_ptr<LoadedProgram>> load_program(const std::string& path,
 
 /// Method options pointing at the loaded data files and at etkit's
 /// backends; XNNPACK's pool gets `threads` threads (0: all cores; the
-/// first call makes the backend). Each XNNPACK delegate says on stderr, once
-/// per process, how its nodes run.
+/// first call makes the backend). Each XNNPACK delegate says, once per
+/// process, how its nodes run: to the backend notes sink.
 MethodOptions method_options_for(LoadedProgram& loaded, int threads = 1);
+
+/// Where backends' load-time notes go, for the whole process: each distinct
+/// line once. Empty (the default): stderr as "etinspect: LINE". The Python
+/// module collects them and hands them to `warnings`.
+using BackendNotes = std::function<void(const std::string& line)>;
+void set_backend_notes(BackendNotes sink);
 
 }  // namespace etkit::session
