@@ -2,13 +2,15 @@
 // the flags name roles a file's bytes cannot tell (a debug buffer, a
 // reference folder) as `etinspect gap` does.
 //
-//   --screenshot OUT.png --view timeline|table|memory|gap|tokens|size --size WxH [--select NAME]
+//   --screenshot OUT.png --view timeline|table|memory|gap|tokens|size|graph --size WxH [--select NAME]
 //   --bench-frames N   (timeline frame times, one JSON line)
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QCoreApplication>
 #include <QElapsedTimer>
 #include <cstdio>
+#include <cstring>
 #include <optional>
 
 #include "etkit/inspector/event_blocks.h"
@@ -68,7 +70,7 @@ bool parse_frames(const QString& text, int& frames, QString& error) {
 }
 
 // The options, or the usage error to print (exit 2).
-std::optional<Options> parse(const QApplication& app, QString& error) {
+std::optional<Options> parse(const QCoreApplication& app, QString& error) {
   QCommandLineParser parser;
   parser.setApplicationDescription("Where the time goes in an ExecuTorch program: timeline, events, memory, gaps.");
   parser.addHelpOption();
@@ -83,7 +85,7 @@ std::optional<Options> parse(const QApplication& app, QString& error) {
   const QCommandLineOption method(QString("method"), "Method to link and analyze.", "NAME", "forward");
   const QCommandLineOption source_unit(QString("source-time-unit"), "Unit of the trace's timestamps.", "UNIT", "ns");
   const QCommandLineOption screenshot(QString("screenshot"), "Write a PNG of one view and exit.", "OUT.png");
-  const QCommandLineOption view(QString("view"), "View for --screenshot: timeline, table, memory, gap, tokens, size.", "VIEW", "timeline");
+  const QCommandLineOption view(QString("view"), "View for --screenshot: timeline, table, memory, gap, tokens, size, graph.", "VIEW", "timeline");
   const QCommandLineOption size(QString("size"), "Window size for --screenshot and --bench-frames.", "WxH", "1600x1000");
   const QCommandLineOption select_name(QString("select"), "Select the first event of this name (for --screenshot).",
                                        "NAME");
@@ -147,7 +149,25 @@ int run_headless(etkit::gui::MainWindow& window, const Options& options) {
 
 }  // namespace
 
+// --help needs no display: answered before any window system is opened.
+bool asks_for_help(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "-h") == 0 || std::strcmp(argv[i], "--help") == 0 ||
+        std::strcmp(argv[i], "--help-all") == 0 || std::strcmp(argv[i], "-?") == 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
 int main(int argc, char** argv) {
+  if (asks_for_help(argc, argv)) {
+    QCoreApplication core(argc, argv);
+    QCoreApplication::setApplicationName("etinspect-gui");
+    QString error;
+    parse(core, error);  // prints the help and exits
+    return 0;
+  }
   etkit::gui::use_imgui_gl_format();
   QApplication app(argc, argv);
   QApplication::setApplicationName("etinspect-gui");
