@@ -7,7 +7,7 @@ Python lacks (running programs on numpy arrays, verifying bundles, memory
 plans, sizes) comes from etkit's C++ library, the same code as ``etinspect``.
 """
 
-from ._etkit import Error, Method, Program, __version__
+from ._etkit import Error, InputSpec, Method, Program, __version__
 from .dtypes import bfloat16_to_float32, float32_to_bfloat16, is_bfloat16
 from .inspector import Event, EventBlock, Inspector, PerfData, TimeScale
 from .numerical_comparator import (
@@ -23,6 +23,7 @@ __all__ = [
     "Error",
     "Event",
     "EventBlock",
+    "InputSpec",
     "Inspector",
     "L1Comparator",
     "Method",

@@ -183,15 +183,17 @@ class PyMethod {
   const std::string& name() const { return name_; }
 
   /// (dtype name, sizes) per input; scalars as (tag, None).
+  /// InputSpec(dtype, sizes) per input; scalars as (tag, None).
   py::list input_specs() const {
+    const py::object spec = py::module_::import("etkit._etkit").attr("InputSpec");
     py::list specs;
     for (size_t i = 0; i < method_->input_count(); ++i) {
       const Value& v = method_->input(i);
       if (v.is_tensor()) {
         const Tensor& t = v.unchecked_tensor();
-        specs.append(py::make_tuple(to_string(t.scalar_type()), std::vector<int64_t>(t.sizes().begin(), t.sizes().end())));
+        specs.append(spec(to_string(t.scalar_type()), std::vector<int64_t>(t.sizes().begin(), t.sizes().end())));
       } else {
-        specs.append(py::make_tuple(to_string(v.tag()), py::none()));
+        specs.append(spec(to_string(v.tag()), py::none()));
       }
     }
     return specs;
@@ -252,6 +254,8 @@ class PyMethod {
 }  // namespace
 
 void register_program(py::module_& m) {
+  m.attr("InputSpec") = py::module_::import("collections").attr("namedtuple")("InputSpec", py::make_tuple("dtype", "sizes"));
+  m.attr("InputSpec").attr("__module__") = "etkit";
   py::class_<PyProgram, std::shared_ptr<PyProgram>>(m, "Program")
       .def(py::init<py::handle, py::handle>(), py::arg("path"), py::arg("data") = py::none(),
            "Loads a .pte (or the program inside a .bpte) and its .ptd data files (`data`: a path or a list "
@@ -266,7 +270,8 @@ void register_program(py::module_& m) {
       .def("__repr__", [](const PyProgram& p) { return "<etkit.Program " + p.path() + ">"; });
   py::class_<PyMethod, std::shared_ptr<PyMethod>>(m, "Method")
       .def_property_readonly("name", &PyMethod::name)
-      .def_property_readonly("inputs", &PyMethod::input_specs, "(dtype, sizes) of each input.")
+      .def_property_readonly("inputs", &PyMethod::input_specs,
+                             "InputSpec(dtype, sizes) of each input (a named tuple; scalars have sizes None).")
       .def("run", &PyMethod::run, py::arg("inputs"), py::arg("etdump") = py::none(),
            py::arg("debug_buffer") = py::none(), py::arg("debug_level") = "none",
            "Runs the method on numpy arrays (one per input) and returns its outputs as new arrays; one call at a "

@@ -313,6 +313,12 @@ class ProgramsRun(Scratch):
         self.assertGreater(int(count), 0, done.stdout)
         self.assertIn("XNNPACK", first)
 
+    def test_inputs_are_named_records(self):
+        method = etkit.Program(corpus("upstream/pte/add.pte")).method()
+        self.assertEqual(method.inputs, [("float32", [1]), ("float32", [1])])  # still tuples
+        self.assertEqual((method.inputs[1].dtype, method.inputs[1].sizes), ("float32", [1]))
+        self.assertIsInstance(method.inputs[0], etkit.InputSpec)
+
     def test_version_is_etinspects(self):
         self.assertEqual(f"etinspect {etkit.__version__}", cli("--version").stdout.strip())
 
