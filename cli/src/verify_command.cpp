@@ -65,10 +65,8 @@ std::string number_text(double v) {
 Result<bundled::VerifyReport> verify_on_device(const VerifyCliOptions& options, const std::string& bundle,
                                                Diagnostics& diagnostics) {
   const session::VerifyRequest& request = options.request;
-  ETKIT_ASSIGN_OR_RETURN(std::unique_ptr<session::LoadedProgram> loaded, session::load_program(bundle, request.data));
-  if (!loaded->bundle) {
-    return Error::make(ErrorCode::kInvalidArgument, "%s: not a bundled program (.bpte)", bundle.c_str());
-  }
+  // Read on the host first, so a bundle that cannot be read is reported as on the host.
+  ETKIT_TRY(session::load_bundle(bundle, request.data));
   session::Tracing checked;  // the trace options are checked as on the host
   ETKIT_TRY(session::setup_tracing(request.tracing, 1, 1, checked));
   DeviceJob job;

@@ -7,10 +7,7 @@ namespace etkit::session {
 
 Result<bundled::VerifyReport> verify_on_host(const std::string& bundle, const VerifyRequest& request,
                                              std::vector<std::string>& warnings) {
-  ETKIT_ASSIGN_OR_RETURN(std::unique_ptr<LoadedProgram> loaded, load_program(bundle, request.data));
-  if (!loaded->bundle) {
-    return Error::make(ErrorCode::kInvalidArgument, "%s: not a bundled program (.bpte)", bundle.c_str());
-  }
+  ETKIT_ASSIGN_OR_RETURN(std::unique_ptr<LoadedProgram> loaded, load_bundle(bundle, request.data));
   MethodOptions method_options = method_options_for(*loaded, request.threads);
   size_t cases = 0;
   for (const auto& suite : loaded->bundle->suites()) cases += suite.cases.size();

@@ -45,6 +45,14 @@ Result<std::unique_ptr<LoadedProgram>> load_program(const std::string& path,
   return loaded;
 }
 
+Result<std::unique_ptr<LoadedProgram>> load_bundle(const std::string& path, const std::vector<std::string>& data) {
+  ETKIT_ASSIGN_OR_RETURN(std::unique_ptr<LoadedProgram> loaded, load_program(path, data));
+  if (!loaded->bundle) {
+    return Error::make(ErrorCode::kInvalidArgument, "%s: not a bundled program (.bpte)", path.c_str());
+  }
+  return loaded;
+}
+
 namespace {
 
 std::mutex notes_mutex;

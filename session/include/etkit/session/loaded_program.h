@@ -30,6 +30,10 @@ struct LoadedProgram {
 Result<std::unique_ptr<LoadedProgram>> load_program(const std::string& path,
                                                     const std::vector<std::string>& data);
 
+/// The same for a bundled program only: anything else is refused, naming
+/// the file (verify's input, on the host or a device).
+Result<std::unique_ptr<LoadedProgram>> load_bundle(const std::string& path, const std::vector<std::string>& data);
+
 /// Method options pointing at the loaded data files and at etkit's
 /// backends; XNNPACK's pool gets `threads` threads (0: all cores; the
 /// first call makes the backend). Each XNNPACK delegate says, once per
