@@ -197,7 +197,9 @@ TEST_F(TextJsonAgree, Memory) {
         out.text, {std::to_string(tensor["value"].get<int>()), std::to_string(tensor["arena"].get<int>()),
                    std::to_string(tensor["offset"].get<int64_t>()), std::to_string(tensor["bytes"].get<int64_t>())});
     ASSERT_FALSE(line.empty()) << tensor.dump() << "\n" << out.text;
-    if (tensor["producer"].is_string()) EXPECT_TRUE(has(line, tensor["producer"].get<std::string>())) << line;
+    if (tensor["producer"].is_string()) {
+      EXPECT_TRUE(has(line, tensor["producer"].get<std::string>())) << line;
+    }
   }
 }
 
