@@ -8,7 +8,6 @@ import os
 import warnings
 
 from . import _etkit
-from ._etkit import Error
 
 
 def _report(call, *args):
