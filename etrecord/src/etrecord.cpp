@@ -111,6 +111,31 @@ void load_handle_map(const EtrecordArchive& zip, Loaded& loaded) {
   }
 }
 
+// instruction_id_to_num_outs_map: method -> instruction -> output count.
+// Optional (records before upstream added it have none): no warning.
+void load_output_counts(const EtrecordArchive& zip, Loaded& loaded) {
+  Result<std::string> text = zip.read("instruction_id_to_num_outs_map");
+  if (!text.ok()) return;
+  const json counts = json::parse(*text, nullptr, false);
+  if (counts.is_discarded() || !counts.is_object()) {
+    loaded.warn("instruction_id_to_num_outs_map is not a JSON object; ignored");
+    return;
+  }
+  for (const auto& [method, instructions] : counts.items()) {
+    if (!instructions.is_object()) continue;
+    MethodRecord& m = loaded.methods[name_of(method)];
+    for (const auto& [key, value] : instructions.items()) {
+      int64_t instruction = 0;
+      if (!parse_int(key, instruction) || !value.is_number_integer() || value.get<int64_t>() < 0) {
+        loaded.warn("instruction_id_to_num_outs_map[" + method + "][" + key + "] = " + value.dump() +
+                    " is not instruction -> output count; ignored");
+        continue;
+      }
+      m.outputs_by_instruction[instruction] = value.get<int64_t>();
+    }
+  }
+}
+
 // One delegate_map entry: {"name": backend, "delegate_map": {id: handles}}.
 std::optional<DelegateMapping> delegate_mapping(const json& value, const std::string& where, Loaded& loaded) {
   const json* map = value.is_object() && value.contains("delegate_map") ? &value["delegate_map"] : nullptr;
@@ -232,6 +257,7 @@ Result<Etrecord> Etrecord::load(std::shared_ptr<const FileData> owner, std::stri
   load_graphs(archive, loaded);
   load_handle_map(archive, loaded);
   load_delegate_map(archive, loaded);
+  load_output_counts(archive, loaded);
   infer_handles_in_graph_order(loaded);
   report_dangling_handles(loaded);
   Etrecord record;

@@ -99,6 +99,29 @@ TEST(Etrecord, PerMethodRecordWithMaps) {
   EXPECT_EQ(mul->inputs, std::vector<std::string>{"x"});
 }
 
+// instruction_id_to_num_outs_map (upstream's Event.num_outputs): read per
+// method; a bad entry is a warning and the rest still read.
+TEST(Etrecord, OutputCountsOfDelegateCalls) {
+  const std::string path = write_zip("num_outs.etrecord", {
+      {"ETRECORD_V0", ""},
+      {"edge_dialect_exported_program/forward", kGraph},
+      {"debug_handle_map", R"({"forward": {"0": [1]}})"},
+      {"delegate_map", R"({})"},
+      {"instruction_id_to_num_outs_map", R"({"forward": {"3": 2, "5": 1, "x": 4, "6": -1}})"},
+  });
+  auto record = Etrecord::load_file(path);
+  ASSERT_TRUE(record.ok()) << record.error().message();
+  EXPECT_EQ(record->method("forward")->outputs_by_instruction, (std::map<int64_t, int64_t>{{3, 2}, {5, 1}}));
+  ASSERT_EQ(record->warnings().size(), 2u);
+  EXPECT_NE(record->warnings()[0].find("instruction_id_to_num_outs_map[forward]"), std::string::npos);
+  // Upstream's exporter writes it: the YOLO sample's first delegate call
+  // returns the two heads' maps (read with Info-ZIP's unzip -p: {"8": 2, "22": 1}).
+  auto sample = Etrecord::load_file(std::string(ETKIT_SOURCE_DIR) +
+                                    "/samples/yolo_detector_xnnpack/yolo_detector_xnnpack.etrecord");
+  ASSERT_TRUE(sample.ok()) << sample.error().message();
+  EXPECT_EQ(sample->method("forward")->outputs_by_instruction, (std::map<int64_t, int64_t>{{8, 2}, {22, 1}}));
+}
+
 // torch.export's traces end in PyTorch's own module code; the line worth
 // naming is the user's call (as in upstream's samples' records).
 TEST(EdgeGraph, SourceLineIsTheUsersInnermostFrame) {

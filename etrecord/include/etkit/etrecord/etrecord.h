@@ -26,6 +26,10 @@ struct MethodRecord {
   bool has_graph = false;
   std::map<int64_t, std::vector<int64_t>> handles_by_instruction;
   std::map<int64_t, DelegateMapping> delegates_by_instruction;
+  /// instruction_id_to_num_outs_map: outputs of a delegate call's lowered
+  /// graph, by instruction (upstream's emitter lists only delegate calls;
+  /// an instruction it does not list has one output).
+  std::map<int64_t, int64_t> outputs_by_instruction;
   /// True when the record had no map for this method and instructions were
   /// matched to graph nodes in order.
   bool handles_inferred = false;
