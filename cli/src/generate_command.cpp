@@ -23,6 +23,7 @@
 #include "etkit/inspector/npy.h"
 #include "option_checks.h"
 #include "etkit/report/printer.h"
+#include "etkit/session/generation_report.h"
 #include "etkit/session/loaded_program.h"
 #include "etkit/session/tracing.h"
 #include "tracing_options.h"
@@ -95,85 +96,6 @@ class PhaseTagger : public GenerationObserver {
   etdump::ETDumpGen* gen_;
   int64_t tokens_ = 0;
 };
-
-// Upstream's runner stats (extension/llm/runner/stats.h) from the steps.
-struct GenerationStats {
-  int64_t prompt_tokens = 0, generated_tokens = 0;
-  double model_load_start_ms = 0, model_load_end_ms = 0, inference_start_ms = 0, inference_end_ms = 0;
-  double prompt_eval_end_ms = 0, first_token_ms = 0, execution_ms = 0;
-};
-
-GenerationStats stats_of(const GenerationResult& result, int64_t prompt_tokens, uint64_t origin_ns,
-                         uint64_t load_start_ns, uint64_t load_end_ns) {
-  const auto ms = [origin_ns](uint64_t ns) { return double(ns - origin_ns) / 1e6; };
-  GenerationStats stats;
-  stats.prompt_tokens = prompt_tokens;
-  stats.generated_tokens = int64_t(result.generated.size());
-  stats.model_load_start_ms = ms(load_start_ns);
-  stats.model_load_end_ms = ms(load_end_ns);
-  if (result.steps.empty()) return stats;
-  stats.inference_start_ms = ms(result.steps.front().start_ns);
-  stats.inference_end_ms = ms(result.steps.back().end_ns);
-  for (const GenerationStep& step : result.steps) {
-    stats.execution_ms += double(step.end_ns - step.start_ns) / 1e6;
-    if (step.phase == GenerationPhase::kPrefill) stats.prompt_eval_end_ms = ms(step.end_ns);
-  }
-  stats.first_token_ms = stats.prompt_eval_end_ms;  // the prefill's last step samples it
-  return stats;
-}
-
-void print_generation(const GenerateOptions& options, const std::vector<int64_t>& prompt,
-                      const GenerationResult& result, const GenerationStats& stats, const DecoderMetadata& metadata) {
-  const double prefill_ms = stats.prompt_eval_end_ms - stats.inference_start_ms;
-  const double decode_ms = stats.inference_end_ms - stats.prompt_eval_end_ms;
-  // Upstream's rates: prompt tokens over the prefill, generated tokens
-  // (the first, which the prefill samples, included) over the decode.
-  const double prefill_rate = prefill_ms > 0 ? double(stats.prompt_tokens) / prefill_ms * 1000 : 0;
-  const double decode_rate = decode_ms > 0 ? double(stats.generated_tokens) / decode_ms * 1000 : 0;
-  std::vector<double> decode_latencies;
-  int64_t prefill_calls = 0;
-  for (const GenerationStep& step : result.steps) {
-    if (step.phase == GenerationPhase::kDecode) decode_latencies.push_back(double(step.end_ns - step.start_ns) / 1e6);
-    prefill_calls += step.phase == GenerationPhase::kPrefill;
-  }
-  std::unique_ptr<report::Printer> out = options.json ? report::make_json_printer(std::cout) : report::make_text_printer(std::cout);
-  out->begin_object("");
-  if (prefill_ms > 0) out->field("prefill_token_per_sec", prefill_rate);
-  if (decode_ms > 0) out->field("decode_token_per_sec", decode_rate);
-  out->field("prompt_tokens", stats.prompt_tokens);
-  out->field("generated_tokens", stats.generated_tokens);
-  out->field("model_load_start_ms", stats.model_load_start_ms);
-  out->field("model_load_end_ms", stats.model_load_end_ms);
-  out->field("inference_start_ms", stats.inference_start_ms);
-  out->field("inference_end_ms", stats.inference_end_ms);
-  out->field("model_execution_start_ms", stats.inference_start_ms);
-  out->field("model_execution_end_ms", stats.inference_end_ms);
-  out->field("prompt_eval_end_ms", stats.prompt_eval_end_ms);
-  out->field("first_token_ms", stats.first_token_ms);
-  out->field("aggregate_sampling_time_ms", (stats.inference_end_ms - stats.inference_start_ms) - stats.execution_ms);
-  out->field("aggregate_model_execution_time_ms", stats.execution_ms);
-  out->field("SCALING_FACTOR_UNITS_PER_SECOND", int64_t{1000});
-  // etkit's additions.
-  out->field("time_to_first_token_ms", stats.first_token_ms - stats.inference_start_ms);
-  out->field("model_load_time_ms", stats.model_load_end_ms - stats.model_load_start_ms);
-  out->int_list("prompt_token_ids", prompt);
-  out->int_list("generated_token_ids", result.generated);
-  // etkit's: executes the prompt took (one on a dynamic-length program).
-  out->field("prefill_calls", prefill_calls);
-  out->double_list("decode_latencies_ms", decode_latencies, decode_latencies.size());
-  out->field("stopped_at_max_seq_len", result.stopped_at_max_seq_len);
-  out->begin_object("program");
-  out->field("path", options.program);
-  out->field("method", options.method);
-  out->field("max_seq_len", metadata.max_seq_len);
-  out->field("vocab_size", metadata.vocab_size);
-  out->field("use_kv_cache", metadata.use_kv_cache);
-  out->field("enable_dynamic_shape", metadata.enable_dynamic_shape);
-  out->string_list("metadata_methods", metadata.read_from_program);
-  out->end_object();
-  out->end_object();
-  out->finish();
-}
 
 // The same generation inside a device: the runner generates and returns the
 // tokens (as output_0.npy) and each step's latency; the steps after the
@@ -272,8 +194,12 @@ int generate(const GenerateOptions& options) {
     diagnostics.warning(fmt::format("{}: stopped after {} tokens: the sequence reached max_seq_len {}",
                                     options.program, result.generated.size(), metadata->max_seq_len));
   }
-  print_generation(options, *prompt, result, stats_of(result, int64_t(prompt->size()), origin, load_start, load_end),
-                   *metadata);
+  session::GenerationReport generation{options.program, options.method, *prompt, std::move(result), {}, *metadata};
+  generation.stats = session::stats_of(generation.result, int64_t(prompt->size()), origin, load_start, load_end);
+  std::unique_ptr<report::Printer> out =
+      options.json ? report::make_json_printer(std::cout) : report::make_text_printer(std::cout);
+  print(*out, generation);
+  out->finish();
   return kExitOk;
 }
 

@@ -26,8 +26,8 @@
 #include "device_target.h"
 #include "etkit/report/printer.h"
 #include "etkit/session/loaded_program.h"
+#include "etkit/session/run_report.h"
 #include "etkit/core/tensor_access.h"
-#include "tensor_format.h"
 #include "etkit/session/tracing.h"
 #include "tracing_options.h"
 
@@ -274,48 +274,14 @@ Status write_outputs(const Method& method, const std::string& dir) {
   return Ok{};
 }
 
-void print_report(const RunOptions& options, const std::vector<Value>& outputs,
-                  const std::vector<double>& latencies, const etdump::ETDumpGenStats* trace,
-                  const std::vector<double>& untraced = {}) {
-  std::unique_ptr<report::Printer> out = options.json ? report::make_json_printer(std::cout) : report::make_text_printer(std::cout);
-  out->begin_object("");
-  out->field("program", options.program);
-  out->field("method", options.method);
-  out->field("iterations", int64_t(options.iterations));
-  out->begin_object("latency_ms");
-  out->field("min", *std::min_element(latencies.begin(), latencies.end()));
-  // The inspector's percentile (NumPy's linear rule), as every table uses.
-  out->field("median", inspector::percentile(latencies, 50));
-  out->field("p90", inspector::percentile(latencies, 90));
-  out->end_object();
-  if (trace != nullptr) {
-    const etdump::ETDumpGenStats& stats = *trace;
-    out->begin_object("etdump");
-    out->field("path", options.tracing.etdump);
-    out->field("blocks", uint64_t(stats.blocks));
-    out->field("events", uint64_t(stats.events));
-    out->field("dropped_events", uint64_t(stats.dropped_events));
-    out->field("debug_bytes", uint64_t(stats.debug_bytes));
-    out->end_object();
-  }
-  if (!untraced.empty()) {
-    const double traced_median = inspector::percentile(latencies, 50);
-    const double untraced_median = inspector::percentile(untraced, 50);
-    out->begin_object("tracing_overhead");
-    out->field("traced_median_ms", traced_median);
-    out->field("untraced_median_ms", untraced_median);
-    out->field("ratio", traced_median / untraced_median);
-    out->end_object();
-  }
-  out->begin_list("outputs");
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    out->begin_object("");
-    out->field("index", uint64_t(i));
-    print_value(*out, outputs[i], options.print_outputs ? 8 : 0);
-    out->end_object();
-  }
-  out->end_list();
-  out->end_object();
+void print_report(const RunOptions& options, std::vector<Value> outputs, std::vector<double> latencies,
+                  const etdump::ETDumpGenStats* trace, std::vector<double> untraced = {}) {
+  session::RunReport run{options.program, options.method, options.iterations, std::move(latencies), std::nullopt,
+                         std::move(untraced), std::move(outputs), options.print_outputs ? 8u : 0u};
+  if (trace != nullptr) run.trace = session::RunReport::Trace{options.tracing.etdump, *trace};
+  std::unique_ptr<report::Printer> out =
+      options.json ? report::make_json_printer(std::cout) : report::make_text_printer(std::cout);
+  print(*out, run);
   out->finish();
 }
 

@@ -1,9 +1,10 @@
 #pragma once
 // The rows of `etinspect table`, block by block: each grouped block is
 // materialized, named with its backends, linked to the ETRecord and
-// filtered, on this thread and (on a multi-core machine) one more, with the
-// output order kept. Memory stays that of one block per worker, so traces
-// of millions of events print in about the memory of the trace itself.
+// filtered on the inspector's block workers (inspector/block_workers.h),
+// with the output order kept. Memory stays that of a few blocks per worker,
+// so traces of millions of events print in about the memory of the trace
+// itself.
 
 #include <functional>
 #include <string>
@@ -13,6 +14,7 @@
 #include "etkit/etrecord/etrecord.h"
 #include "etkit/inspector/event_blocks.h"
 #include "etkit/inspector/event_table.h"
+#include "etkit/inspector/source_links.h"
 #include "table_rows.h"
 
 namespace etkit::cli {
@@ -26,7 +28,7 @@ class TableSource {
   /// Every kept row in trace order, at most `top` (0: all), on this thread.
   void for_each_row(const std::function<void(const Row&)>& visit);
   /// Every kept row through `format`, its text appended to `out` in order:
-  /// on the workers when every row is wanted, else on this thread.
+  /// formatted on the workers when every row is wanted, else on this thread.
   void write_rows(Output& out, const std::function<void(std::string&, const Row&)>& format);
   /// Widens `width` to every kept row's cells.
   void widen(std::vector<size_t>& width, const CellFormat& format);
@@ -37,22 +39,13 @@ class TableSource {
   size_t unmatched() const;
 
  private:
-  struct Worker {
-    inspector::EventBlock block;  // materialized into, one block at a time
-    std::vector<size_t> width;
-    std::string text;
-  };
-  void block_rows(Worker& worker, size_t index, const std::function<void(const Row&)>& visit);
-  void in_parallel(size_t begin, size_t end, const std::function<void(Worker&, size_t, size_t)>& work);
+  void kept_rows(const inspector::EventBlock& block, const std::function<void(const Row&)>& visit) const;
 
   const inspector::GroupedEvents& grouped_;
-  const MethodSummary* method_;
-  const etrecord::Etrecord* record_;
-  std::string record_method_;
+  inspector::BlockContext context_;
   inspector::EventFilter filter_;
   size_t top_;
   std::vector<size_t> unmatched_;  // per block
-  std::vector<Worker> workers_;
 };
 
 }  // namespace etkit::cli

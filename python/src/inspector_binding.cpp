@@ -9,9 +9,6 @@
 #include <pybind11/stl.h>
 
 #include <cmath>
-#include <condition_variable>
-#include <mutex>
-#include <thread>
 #include <map>
 #include <memory>
 #include <optional>
@@ -27,6 +24,7 @@
 #include "etkit/core/program_summary.h"
 #include "etkit/etdump/etdump_reader.h"
 #include "etkit/etrecord/etrecord.h"
+#include "etkit/inspector/block_workers.h"
 #include "etkit/inspector/event_blocks.h"
 #include "etkit/inspector/module_totals.h"
 #include "etkit/inspector/source_links.h"
@@ -251,59 +249,6 @@ class TraceInspector {
   /// to the statistics' names. Cells are numpy arrays (object arrays for
   /// lists, dicts and strings): pandas then takes them as they are instead
   /// of inferring a type from a million Python lists.
-  // Materializes the blocks in order on a second thread, a few ahead of
-  // the caller, who turns each into Python objects meanwhile (the grouping
-  // needs no interpreter; the objects need the GIL).
-  class BlockPrefetcher {
-   public:
-    explicit BlockPrefetcher(const TraceInspector& owner) : owner_(owner), slots_(kSlots) {
-      worker_ = std::thread([this] { produce(); });
-    }
-    ~BlockPrefetcher() {
-      {
-        std::lock_guard<std::mutex> lock(mutex_);
-        stop_ = true;
-      }
-      changed_.notify_all();
-      worker_.join();
-    }
-    /// The next block; valid until the following call.
-    const inspector::EventBlock& next() {
-      std::unique_lock<std::mutex> lock(mutex_);
-      if (consumed_ > 0) {
-        ++released_;  // the previous block's slot is free again
-        changed_.notify_all();
-      }
-      changed_.wait(lock, [this] { return produced_ > consumed_; });
-      return slots_[consumed_++ % kSlots];
-    }
-
-   private:
-    static constexpr size_t kSlots = 4;
-    void produce() {
-      for (size_t b = 0; b < owner_.block_count(); ++b) {
-        {
-          std::unique_lock<std::mutex> lock(mutex_);
-          changed_.wait(lock, [this] { return stop_ || produced_ - released_ < kSlots; });
-          if (stop_) return;
-        }
-        owner_.materialize(b, slots_[b % kSlots]);
-        {
-          std::lock_guard<std::mutex> lock(mutex_);
-          ++produced_;
-        }
-        changed_.notify_all();
-      }
-    }
-    const TraceInspector& owner_;
-    std::vector<inspector::EventBlock> slots_;
-    std::mutex mutex_;
-    std::condition_variable changed_;
-    size_t produced_ = 0, consumed_ = 0, released_ = 0;
-    bool stop_ = false;
-    std::thread worker_;
-  };
-
   py::dict columns(const std::string& units, bool with_metadata, py::handle self) {
     index_trace_events(with_metadata);
     const BulkArenas arenas;  // a million rows of lists and dicts: see bulk_arenas.h
@@ -324,9 +269,11 @@ class TraceInspector {
     size_t row = 0;
     const bool any_metadata = with_metadata && !metadata_.empty();
     std::unordered_map<std::string, py::str> interned;  // event names repeat across blocks
-    BlockPrefetcher blocks(*this);
+    // Blocks are materialized ahead on other threads (no interpreter needed)
+    // while this one turns each into Python objects (which needs the GIL).
+    inspector::BlockStream blocks(*grouped_, block_context());
     for (size_t b = 0; b < block_count(); ++b) {
-      const inspector::EventBlock& block = blocks.next();
+      const inspector::EventBlock& block = blocks.next().block;
       const py::str block_name = text(block.name);
       for (size_t e = 0; e < block.events.size(); ++e) {
         const inspector::Event& event = block.events[e];
@@ -365,21 +312,32 @@ class TraceInspector {
     return out;
   }
 
+  /// The ETRecord's output count of each delegate call of the method
+  /// (upstream's Event.num_outputs; other instructions have one).
+  std::map<int64_t, int64_t> output_counts() const {
+    const etrecord::MethodRecord* method = record_ ? record_->method(method_) : nullptr;
+    return method != nullptr ? method->outputs_by_instruction : std::map<int64_t, int64_t>{};
+  }
+
   /// Upstream's find_total_for_module over every block (the library's rule).
   double upstream_module_total(const std::string& name) const {
+    std::vector<double> per_block(block_count(), 0.0);
+    inspector::for_each_block(*grouped_, block_context(), {}, [&](const inspector::BlockJob& job) {
+      per_block[job.index] = inspector::upstream_module_total(job.block, name);
+      return true;
+    });
     double total = 0;
-    inspector::EventBlock block;
-    for (size_t b = 0; b < block_count(); ++b) {
-      materialize(b, block);
-      total += inspector::upstream_module_total(block, name);
-    }
+    for (double block_total : per_block) total += block_total;  // in block order, as one thread would add
     return total;
   }
 
  private:
+  inspector::BlockContext block_context() const {
+    return {method_summary_ ? &*method_summary_ : nullptr, record_ ? &*record_ : nullptr, method_};
+  }
   void materialize(size_t index, inspector::EventBlock& block) const {
     grouped_->block_into(index, block);
-    inspector::annotate_block(block, {method_summary_ ? &*method_summary_ : nullptr, record_ ? &*record_ : nullptr, method_});
+    inspector::annotate_block(block, block_context());
   }
 
   // Upstream's start_time: the raw timestamps of the runs.
@@ -499,6 +457,7 @@ void register_inspector(py::module_& m) {
       .def_property_readonly("block_count", &TraceInspector::block_count)
       .def_property_readonly("warnings", &TraceInspector::warnings)
       .def_property_readonly("has_debug_buffer", &TraceInspector::has_debug_buffer)
+      .def("output_counts", &TraceInspector::output_counts)
       .def("block", [](py::object self, size_t index) { return self.cast<TraceInspector&>().block(index, self); })
       .def("upstream_module_total", &TraceInspector::upstream_module_total, py::arg("name"),
            py::call_guard<py::gil_scoped_release>())

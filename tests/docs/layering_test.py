@@ -29,7 +29,7 @@ ALLOWED = {
     "gui/model": {"core", "kernels", "etdump", "bundled", "etrecord", "delegates", "report", "inspector"},
     # What the front ends share: loading, tracing, host verification and
     # the reports made from file paths.
-    "session": {"core", "kernels", "etdump", "bundled", "etrecord", "delegates", "report", "inspector"},
+    "session": {"core", "kernels", "generation", "etdump", "bundled", "etrecord", "delegates", "report", "inspector"},
     # The front ends: they present what the libraries compute.
     "python": {"core", "etdump", "etrecord", "inspector", "report", "session"},
     # The device runner: the runtime, op sets, verifier, traces, generation

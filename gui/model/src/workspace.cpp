@@ -5,13 +5,13 @@
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
-#include <thread>
 
 #include "etkit/bundled/bundled_program.h"
 #include "etkit/core/file_data.h"
 #include "etkit/core/file_kind.h"
 #include "etkit/core/program.h"
 #include "etkit/etdump/etdump_reader.h"
+#include "etkit/inspector/block_workers.h"
 #include "etkit/inspector/source_links.h"
 
 namespace etkit::gui {
@@ -186,28 +186,24 @@ struct Workspace::Loader {
     }
     ws.grouped_ = std::make_unique<inspector::GroupedEvents>(std::move(*grouped));
     const inspector::BlockContext context{ws.method(), ws.record(), request.method};
-    // Blocks are independent: materialized on every core (a million events
-    // in per-run blocks are a million allocations' worth of work), and the
-    // timeline is built meanwhile by whichever thread takes it first.
+    // Blocks materialized on the inspector's block workers (a million events
+    // in per-run blocks are a million allocations' worth of work); the
+    // timeline is built meanwhile by whichever worker takes it first.
     const size_t count = ws.grouped_->block_count();
     ws.blocks_.resize(count);
-    std::atomic<size_t> next{0}, done{0};
+    std::atomic<size_t> done{0};
     std::atomic<bool> timeline_taken{false};
     Result<TimelineModel> timeline = Error::make(ErrorCode::kInternal, "timeline not built");
-    auto work = [&](bool reports) {
+    auto build_timeline = [&] {
       if (!timeline_taken.exchange(true)) timeline = TimelineModel::build(*ws.trace_, request.source_unit, ws.grouped_.get());
-      for (size_t b = next++; b < count; b = next++) {
-        ws.grouped_->block_into(b, ws.blocks_[b]);
-        inspector::annotate_block(ws.blocks_[b], context);
-        if (++done % 64 == 0 && reports) report(0.25 + 0.5 * double(done) / double(count), "event blocks");
-      }
     };
-    std::vector<std::thread> workers;
-    for (unsigned w = 1; w < std::clamp(std::thread::hardware_concurrency(), 1u, 8u); ++w) {
-      workers.emplace_back(work, false);
-    }
-    work(true);
-    for (std::thread& worker : workers) worker.join();
+    inspector::for_each_block(*ws.grouped_, context, {}, [&](const inspector::BlockJob& job) {
+      build_timeline();
+      std::swap(ws.blocks_[job.index], job.block);
+      if (++done % 64 == 0 && job.worker == 0) report(0.25 + 0.5 * double(done) / double(count), "event blocks");
+      return true;
+    });
+    build_timeline();  // a trace without blocks
     // As the CLI judges it: kernels linked to nodes of other ops count as unmatched.
     const inspector::LinkReport links =
         ws.record_ ? inspector::record_fit(*ws.grouped_, *ws.record_, request.method) : inspector::LinkReport{};

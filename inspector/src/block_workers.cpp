@@ -1,0 +1,91 @@
+#include "etkit/inspector/block_workers.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cassert>
+
+namespace etkit::inspector {
+
+unsigned default_block_workers() { return std::clamp(std::thread::hardware_concurrency(), 1u, 8u); }
+
+size_t for_each_block(const GroupedEvents& grouped, const BlockContext& context, const BlockWorkOptions& options,
+                      const std::function<bool(const BlockJob&)>& work) {
+  const size_t end = std::min(options.end, grouped.block_count());
+  const size_t begin = std::min(options.begin, end);
+  const size_t wanted = options.workers == 0 ? default_block_workers() : options.workers;
+  const size_t workers = std::max<size_t>(1, std::min(wanted, end - begin));
+  std::atomic<size_t> next{begin};
+  std::atomic<bool> stopped{false};
+  auto run = [&](size_t worker) {
+    EventBlock block;  // reused: block_into writes over its storage
+    while (!stopped.load(std::memory_order_relaxed)) {
+      const size_t index = next.fetch_add(1);
+      if (index >= end) return;
+      grouped.block_into(index, block);
+      const LinkReport links = annotate_block(block, context);
+      if (!work(BlockJob{worker, index, block, links})) stopped = true;
+    }
+  };
+  std::vector<std::thread> threads;
+  for (size_t w = 1; w < workers; ++w) threads.emplace_back(run, w);
+  run(0);
+  for (std::thread& thread : threads) thread.join();
+  return workers;
+}
+
+BlockStream::BlockStream(const GroupedEvents& grouped, BlockContext context, unsigned workers, size_t window)
+    : grouped_(grouped),
+      context_(std::move(context)),
+      slots_(std::max<size_t>(window, 2)),
+      slot_block_(slots_.size(), size_t(-1)),
+      slot_links_(slots_.size()) {
+  // The caller's thread is busy with the blocks: one worker fewer by default.
+  const unsigned materializing = workers != 0 ? workers : std::max(1u, default_block_workers() - 1);
+  producer_ = std::thread([this, materializing] {
+    for_each_block(grouped_, context_, {0, size_t(-1), materializing},
+                   [this](const BlockJob& job) { return produce(job); });
+  });
+}
+
+BlockStream::~BlockStream() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  changed_.notify_all();
+  producer_.join();
+}
+
+// Block b may overwrite its slot once the caller has moved past block
+// b - window, the slot's last occupant: the block it took last stays valid
+// until its next call.
+bool BlockStream::produce(const BlockJob& job) {
+  const size_t slot = job.index % slots_.size();
+  {
+    std::unique_lock<std::mutex> lock(mutex_);
+    changed_.wait(lock, [&] { return stop_ || job.index + 2 <= consumed_ + slots_.size(); });
+    if (stop_) return false;
+  }
+  std::swap(slots_[slot], job.block);  // the worker gets the old slot's storage to reuse
+  slot_links_[slot] = job.links;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    slot_block_[slot] = job.index;
+  }
+  changed_.notify_all();
+  return true;
+}
+
+StreamedBlock BlockStream::next() {
+  assert(consumed_ < grouped_.block_count());
+  std::unique_lock<std::mutex> lock(mutex_);
+  const size_t index = consumed_;
+  const size_t slot = index % slots_.size();
+  changed_.wait(lock, [&] { return slot_block_[slot] == index; });
+  ++consumed_;  // frees the slot of the block taken before this one
+  lock.unlock();
+  changed_.notify_all();
+  return {index, slots_[slot], slot_links_[slot]};
+}
+
+}  // namespace etkit::inspector
