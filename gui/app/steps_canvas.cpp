@@ -67,7 +67,7 @@ void StepsCanvas::draw() {
   const Plot p = plot();
   list->AddLine(ImVec2(p.x0, p.y1), ImVec2(p.x1, p.y1), kAxis);
   list->AddLine(ImVec2(p.x0, p.y0), ImVec2(p.x0, p.y1), kAxis);
-  for (double value : chart_.latency_ticks(4)) {
+  for (double value : chart_.latency_ticks()) {
     const float y = p.y_of(chart_.height_fraction(value));
     list->AddLine(ImVec2(p.x0 - 4, y), ImVec2(p.x0, y), kAxis);
     list->AddText(ImVec2(4, y - 7), kText, ms_text(value).c_str());

@@ -24,13 +24,16 @@ TEST(StepsChart, AxisSummaryAndHitsOfAPrefillAndThreeDecodeSteps) {
   EXPECT_EQ(chart.prefill_steps(), 1u);
   EXPECT_EQ(chart.decode().steps, 3u);
   EXPECT_DOUBLE_EQ(chart.decode().median, 3e6);
-  EXPECT_DOUBLE_EQ(chart.axis_max(), 11e6);  // 10% above the slowest
-  EXPECT_DOUBLE_EQ(chart.height_fraction(5.5e6), 0.5);
+  // 10% above the slowest is 11 ms; a sixth of that, 1.83 ms, rounds to a
+  // 2 ms step, and the axis ends at the first tick past 11 ms.
+  EXPECT_DOUBLE_EQ(chart.tick_step(), 2e6);
+  EXPECT_DOUBLE_EQ(chart.axis_max(), 12e6);
+  EXPECT_DOUBLE_EQ(chart.height_fraction(6e6), 0.5);
   EXPECT_DOUBLE_EQ(chart.height_fraction(20e6), 1.0);
-  const std::vector<double> ticks = chart.latency_ticks(4);
-  ASSERT_EQ(ticks.size(), 5u);
-  EXPECT_DOUBLE_EQ(ticks[1], 2.75e6);
-  EXPECT_DOUBLE_EQ(ticks[4], 11e6);
+  const std::vector<double> ticks = chart.latency_ticks();
+  ASSERT_EQ(ticks.size(), 7u);
+  EXPECT_DOUBLE_EQ(ticks[1], 2e6);
+  EXPECT_DOUBLE_EQ(ticks[6], 12e6);
   EXPECT_EQ(chart.step_at(0.0), std::optional<size_t>(0));
   EXPECT_EQ(chart.step_at(0.26), std::optional<size_t>(1));
   EXPECT_EQ(chart.step_at(0.99), std::optional<size_t>(3));
@@ -39,6 +42,18 @@ TEST(StepsChart, AxisSummaryAndHitsOfAPrefillAndThreeDecodeSteps) {
   EXPECT_EQ(chart.label_every(10, 80), 8u);
   EXPECT_EQ(chart.label_every(100, 80), 1u);
   EXPECT_EQ(chart.title(), "latency per step: 1 prefill (orange), 3 decode (blue), decode median 3.000 ms (red line)");
+}
+
+TEST(StepsChart, TicksAreRoundForAnySlowestStep) {
+  // Decode steps of 3.3 ms with one of 3.9 ms: 4.29 ms / 6 = 0.715 ms -> 1 ms
+  // ticks to 5 ms; a 0.05 ms step: 0.055 / 6 -> 0.01 ms ticks to 0.06 ms.
+  const StepsChart llm({step(0, true, 0, 3.3), step(1, true, 3.3, 3.9)});
+  EXPECT_DOUBLE_EQ(llm.tick_step(), 1e6);
+  EXPECT_DOUBLE_EQ(llm.axis_max(), 5e6);
+  const StepsChart fast({step(0, true, 0, 0.05)});
+  EXPECT_NEAR(fast.tick_step(), 1e4, 1e-6);
+  EXPECT_NEAR(fast.axis_max(), 6e4, 1e-6);
+  EXPECT_EQ(fast.latency_ticks().size(), 7u);
 }
 
 TEST(StepsChart, NoStepsHitNothing) {

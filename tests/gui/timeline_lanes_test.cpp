@@ -61,6 +61,25 @@ TEST(TimelineLanes, ConsecutiveRunsOfOneBlockShareALane) {
   EXPECT_FLOAT_EQ(lanes.content_height(), 60 + 24 + 42 + 42);
 }
 
+TEST(TimelineLanes, TheOpeningViewCollapsesLanesWithNothingInIt) {
+  const std::vector<TimelineTrack> tracks = {run("Program::load_method", 0, 100, 1), run("Warmup", 150, 190, 2),
+                                             run("Execute #1", 200, 300, 2), run("Execute #2", 400, 500, 3)};
+  std::vector<TimelineTrack> baseline = {run("Execute #1", 250, 350, 0)};
+  std::vector<LaneTrack> all = refs(tracks);
+  for (const LaneTrack& ref : refs(baseline, true)) all.push_back(ref);
+  TimelineLanes lanes;
+  lanes.set_tracks(all, kMetrics);
+  lanes.collapse_outside(390, 520);  // Execute #2 framed; the baseline's run ended at 350
+  EXPECT_TRUE(lanes.collapsed(0));
+  EXPECT_TRUE(lanes.collapsed(1));
+  EXPECT_FALSE(lanes.collapsed(2));  // Execute's lane holds the framed run
+  EXPECT_TRUE(lanes.collapsed(3));
+  // Titles of the load and warm-up lanes above it: 2 x (20 + 4).
+  EXPECT_FLOAT_EQ(lanes.lane_top(2), 48);
+  lanes.collapse_outside(300, 320);  // a window with the baseline's run: its lane opens again
+  EXPECT_FALSE(lanes.collapsed(3));
+}
+
 TEST(TimelineLanes, ScrollStaysWithinTheContent) {
   const std::vector<TimelineTrack> tracks = {run("A", 0, 100, 0), run("B", 200, 300, 0), run("C", 400, 500, 0)};
   TimelineLanes lanes;

@@ -1,22 +1,42 @@
 #include "etkit/gui/steps_chart.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 namespace etkit::gui {
+
+namespace {
+
+// The smallest 1, 2 or 5 x 10^k at least `value` (> 0).
+double round_step(double value) {
+  const double decade = std::pow(10.0, std::floor(std::log10(value)));
+  for (double m : {1.0, 2.0, 5.0, 10.0}) {
+    if (m * decade >= value * (1 - 1e-12)) return m * decade;
+  }
+  return 10 * decade;
+}
+
+}  // namespace
 
 StepsChart::StepsChart(std::vector<inspector::GenerationStepTiming> steps)
     : steps_(std::move(steps)), decode_(inspector::summarize_phase(steps_, true)) {
   double slowest = 0;
   for (const auto& s : steps_) slowest = std::max(slowest, s.latency());
-  axis_max_ = slowest > 0 ? slowest * 1.1 : 1;
+  if (slowest <= 0) return;
+  // Round ticks (at most kMaxIntervals of them) up to the first one at
+  // least 10% above the slowest step.
+  constexpr double kMaxIntervals = 6;
+  tick_step_ = round_step(slowest * 1.1 / kMaxIntervals);
+  axis_max_ = std::ceil(slowest * 1.1 / tick_step_ * (1 - 1e-12)) * tick_step_;
 }
 
 double StepsChart::height_fraction(double latency) const { return std::clamp(latency / axis_max_, 0.0, 1.0); }
 
-std::vector<double> StepsChart::latency_ticks(int count) const {
+std::vector<double> StepsChart::latency_ticks() const {
   std::vector<double> ticks;
-  for (int t = 0; t <= count; ++t) ticks.push_back(axis_max_ * t / std::max(count, 1));
+  const int intervals = int(std::lround(axis_max_ / tick_step_));
+  for (int t = 0; t <= intervals; ++t) ticks.push_back(tick_step_ * t);
   return ticks;
 }
 

@@ -18,6 +18,14 @@ void TimelineLanes::set_tracks(std::vector<LaneTrack> tracks, LaneMetrics metric
   scroll_ = 0;
 }
 
+void TimelineLanes::collapse_outside(double t0, double t1) {
+  for (size_t l = 0; l < lanes_.size(); ++l) {
+    bool overlaps = false;
+    for (size_t t : lanes_[l]) overlaps = overlaps || (tracks_[t].track->start <= t1 && tracks_[t].track->end >= t0);
+    collapsed_[l] = !overlaps;
+  }
+}
+
 float TimelineLanes::lane_height(size_t lane) const {
   if (collapsed_.at(lane)) return metrics_.header + metrics_.gap;
   int depth = 0;

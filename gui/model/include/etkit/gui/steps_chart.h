@@ -23,12 +23,16 @@ class StepsChart {
   const inspector::PhaseSummary& decode() const { return decode_; }
   size_t prefill_steps() const { return steps_.size() - decode_.steps; }
 
-  /// The latency axis' top: 10% above the slowest step (1 with no steps).
+  /// The latency axis' top: the first round tick at least 10% above the
+  /// slowest step (1 with no steps).
   double axis_max() const { return axis_max_; }
+  /// The spacing of the latency ticks: 1, 2 or 5 x 10^k ns, at most six
+  /// intervals up to the axis' top.
+  double tick_step() const { return tick_step_; }
   /// A latency's height as a fraction of the axis, in [0, 1].
   double height_fraction(double latency) const;
-  /// `count` + 1 evenly spaced latencies from 0 to the axis' top.
-  std::vector<double> latency_ticks(int count) const;
+  /// The round latencies from 0 to the axis' top, tick_step() apart.
+  std::vector<double> latency_ticks() const;
   /// The step drawn at `fraction` ([0, 1)) of the way across the plot;
   /// nullopt outside it or with no steps.
   std::optional<size_t> step_at(double fraction) const;
@@ -42,6 +46,7 @@ class StepsChart {
   std::vector<inspector::GenerationStepTiming> steps_;
   inspector::PhaseSummary decode_;
   double axis_max_ = 1;
+  double tick_step_ = 1;
 };
 
 }  // namespace etkit::gui

@@ -61,6 +61,10 @@ class TimelineLanes {
   bool collapsed(size_t lane) const { return collapsed_.at(lane); }
   void toggle(size_t lane) { collapsed_.at(lane) = !collapsed_.at(lane); }
   void expand(size_t lane) { collapsed_.at(lane) = false; }
+  /// Collapses every lane with no run overlapping [t0, t1] and expands the
+  /// others: the opening view shows the framed run's lane (and a baseline's
+  /// runs at the same time) without the load and warm-up lanes' empty rows.
+  void collapse_outside(double t0, double t1);
 
   /// A collapsed lane is its title only; else title and one row per depth
   /// of its deepest run.
