@@ -9,7 +9,7 @@ plans, sizes) comes from etkit's C++ library, the same code as ``etinspect``.
 
 from ._etkit import Error, InputSpec, Method, Program, __version__
 from .dtypes import bfloat16_to_float32, float32_to_bfloat16, is_bfloat16
-from .inspector import Event, EventBlock, Inspector, PerfData, TimeScale
+from .inspector import Event, EventBlock, Inspector, PerfData, TimeScale, compare_results
 from .numerical_comparator import (
     L1Comparator,
     MSEComparator,
@@ -35,6 +35,7 @@ __all__ = [
     "TimeScale",
     "distances",
     "bfloat16_to_float32",
+    "compare_results",
     "diff_program",
     "float32_to_bfloat16",
     "info",

@@ -35,6 +35,9 @@ from .numerical_comparator import comparator_for
 
 EXCLUDED_COLUMNS_WHEN_PRINTING = ["raw", "delegate_debug_identifier", "stack_traces", "module_hierarchy", "debug_data"]
 EXCLUDED_EVENTS_WHEN_PRINTING = {"OPERATOR_CALL"}
+EDGE_DIALECT_GRAPH_KEY = "edge_dialect_graph_module"  # upstream's default reference_graph_name
+# Units per second of each time scale, for upstream's source/target factor.
+_UNITS_PER_SECOND = {"ns": 1e9, "us": 1e6, "ms": 1e3, "s": 1.0, "cycles": 1.0}
 
 
 @contextlib.contextmanager
@@ -100,20 +103,24 @@ class PerfData:
 
 @dataclasses.dataclass
 class Event:
+    """One event of a block over its runs (upstream's fields, in upstream's order)."""
+
     name: str
     perf_data: Optional[PerfData] = None
     op_types: List[str] = dataclasses.field(default_factory=list)
     delegate_debug_identifier: Optional[Union[int, str]] = None
-    debug_handles: Optional[List[int]] = None
+    debug_handles: Optional[Union[int, List[int]]] = None
+    num_outputs: int = 1
     stack_traces: Dict[str, str] = dataclasses.field(default_factory=dict)
     module_hierarchy: Dict[str, Dict] = dataclasses.field(default_factory=dict)
     is_delegated_op: Optional[bool] = None
     delegate_backend_name: Optional[str] = None
+    _delegate_debug_metadatas: List[str] = dataclasses.field(default_factory=list)
     debug_data: list = dataclasses.field(default_factory=list)
     _instruction_id: Optional[int] = None
-    _start_time: Optional[List[int]] = None
-    _delegate_debug_metadatas: List[str] = dataclasses.field(default_factory=list)
     _delegate_metadata_parser: Optional[Callable] = None
+    _delegate_time_scale_converter: Optional[Callable] = None
+    _start_time: Optional[List[int]] = None
 
     @property
     def start_time(self):
@@ -128,6 +135,21 @@ class Event:
         if not self.is_delegated_op or self._delegate_metadata_parser is None:
             return self._delegate_debug_metadatas
         return self._delegate_metadata_parser(self._delegate_debug_metadatas)
+
+    def asdict(self, _units: str = "") -> dict:
+        """This event as one dataframe row: upstream's keys, each list-valued
+        cell wrapped in a one-element list (as upstream's)."""
+        row = {name: values[0] for name, values in _rows_of_events(None, [self], _units).items()}
+        del row["event_block_name"], row["_delegate_debug_metadatas"]
+        for key in ("raw", "op_types", "stack_traces", "module_hierarchy", "debug_data", "start_time"):
+            row[key] = [row[key]]
+        return row
+
+    def to_dataframe(self, _units: str = ""):
+        """asdict() as a one-row pandas DataFrame."""
+        import pandas as pd
+
+        return pd.DataFrame(self.asdict(_units=_units))
 
 
 @dataclasses.dataclass
@@ -240,12 +262,14 @@ class Inspector:
         self,
         etdump_path: Optional[str] = None,
         etdump_data: Optional[bytes] = None,
-        etrecord: Optional[str] = None,
+        etrecord: Optional[Any] = None,
         source_time_scale: TimeScale = TimeScale.NS,
         target_time_scale: TimeScale = TimeScale.MS,
         debug_buffer_path: Optional[str] = None,
         delegate_metadata_parser: Optional[Callable[[List[str]], Any]] = None,
+        delegate_time_scale_converter: Optional[Callable[[Union[int, str], Union[int, float]], Union[int, float]]] = None,
         enable_module_hierarchy: bool = False,
+        reference_graph_name: str = EDGE_DIALECT_GRAPH_KEY,
         *,
         program: Optional[str] = None,
         method: str = "forward",
@@ -253,31 +277,50 @@ class Inspector:
     ):
         if (etdump_path is None) == (etdump_data is None):
             raise ValueError("Expecting exactly one of etdump_path or etdump_data to be specified.")
-        if etrecord is not None and not isinstance(etrecord, (str, os.PathLike)):
-            raise TypeError("Unsupported ETRecord type: etkit reads ETRecord files (pass the path)")
+        if reference_graph_name != EDGE_DIALECT_GRAPH_KEY:
+            raise NotImplementedError(
+                f"reference_graph_name={reference_graph_name!r}: etkit links events through the ETRecord's edge "
+                f"dialect program ({EDGE_DIALECT_GRAPH_KEY!r}); other graphs are PyTorch objects it does not load")
         self._source_time_scale = TimeScale(_unit(source_time_scale))
         self._target_time_scale = TimeScale(_unit(target_time_scale))
         self._delegate_metadata_parser = delegate_metadata_parser
+        self._delegate_time_scale_converter = delegate_time_scale_converter
+        # Upstream's flag shapes its internal operator graph, which etkit does
+        # not build: events carry their module hierarchy either way.
         self._enable_module_hierarchy = enable_module_hierarchy
         self._etdump_path = etdump_path
-        self._scratch = None
+        self._scratch = []
         if etdump_data is not None:
             # The reader maps files: in-memory data goes through one.
-            self._scratch = tempfile.NamedTemporaryFile(prefix="etkit-", suffix=".etdp")
-            self._scratch.write(etdump_data)
-            self._scratch.flush()
-            self._etdump_path = self._scratch.name
+            self._etdump_path = self._scratch_file(".etdp", lambda f: f.write(etdump_data))
         if debug_buffer_path is None:
             warnings.warn("Output Buffer not found. Tensor Debug Data will not be available.", stacklevel=2)
-        self._etrecord_path = None if etrecord is None else os.fspath(etrecord)
+        self._etrecord_path = self._etrecord_file(etrecord)
         self._debug_buffer_path = None if debug_buffer_path is None else os.fspath(debug_buffer_path)
         self._program = None if program is None else os.fspath(program)
         self._method = method
         self._native = _etkit._Inspector(
             os.fspath(self._etdump_path), self._etrecord_path, self._debug_buffer_path, self._program,
             self._source_time_scale.value, self._target_time_scale.value, include_warmup, method)
+        self._output_counts = self._native.output_counts()
         for warning in self._native.warnings:
             warnings.warn(warning, stacklevel=2)
+
+    def _scratch_file(self, suffix, write):
+        scratch = tempfile.NamedTemporaryFile(prefix="etkit-", suffix=suffix)
+        write(scratch)
+        scratch.flush()
+        self._scratch.append(scratch)  # removed when the Inspector goes
+        return scratch.name
+
+    def _etrecord_file(self, etrecord):
+        """A path for the ETRecord: upstream's ETRecord object is saved to a
+        scratch file (its save() writes the same archive etkit reads)."""
+        if etrecord is None or isinstance(etrecord, (str, os.PathLike)):
+            return None if etrecord is None else os.fspath(etrecord)
+        if callable(getattr(etrecord, "save", None)):
+            return self._scratch_file(".etrecord", lambda f: etrecord.save(f.name))
+        raise TypeError(f"etrecord: expected a path or upstream's ETRecord object, got {type(etrecord).__name__}")
 
     @cached_property
     def event_blocks(self) -> List[EventBlock]:
@@ -292,21 +335,57 @@ class Inspector:
                                target_time_scale=self._target_time_scale, bundled_input_index=bundled)
             for (ename, raw, start, op_types, delegate_id, handles, traces, hierarchy, delegated, backend, debug,
                  instruction, metadata) in events:
+                if delegated and raw is not None:
+                    raw = self._delegate_raw(ename, raw, start)
                 block.events.append(Event(
                     name=ename, perf_data=PerfData(raw) if raw is not None else None, op_types=op_types,
-                    delegate_debug_identifier=delegate_id, debug_handles=handles, stack_traces=traces,
+                    delegate_debug_identifier=delegate_id, debug_handles=handles,
+                    num_outputs=self._output_counts.get(instruction, 1), stack_traces=traces,
                     module_hierarchy=hierarchy, is_delegated_op=delegated, delegate_backend_name=backend,
                     debug_data=debug, _instruction_id=instruction if instruction >= 0 else None, _start_time=start,
-                    _delegate_debug_metadatas=metadata, _delegate_metadata_parser=self._delegate_metadata_parser))
+                    _delegate_debug_metadatas=metadata, _delegate_metadata_parser=self._delegate_metadata_parser,
+                    _delegate_time_scale_converter=self._delegate_time_scale_converter))
             blocks.append(block)
         return blocks
+
+    def _delegate_raw(self, name, raw, start_times):
+        """A delegated event's durations through delegate_time_scale_converter
+        when one is given, as upstream: converter(name, end) - converter(name,
+        start) per run. The trace's raw start and the duration in source units
+        give the end (the default conversion, source / target, is exact to the
+        tick for integer clocks)."""
+        convert = self._delegate_time_scale_converter
+        if convert is None:
+            return raw
+        factor = (_UNITS_PER_SECOND[self._source_time_scale.value]
+                  / _UNITS_PER_SECOND[self._target_time_scale.value])
+        converted = []
+        for duration, start in zip(raw, start_times):
+            end = start + round(duration * factor)
+            converted.append(convert(name, end) - convert(name, start))
+        return converted
 
     def to_dataframe(self, include_units: bool = True, include_delegate_debug_data: bool = False):
         """Every event of every block as a row, upstream's columns in upstream's order."""
         units = " (" + self._target_time_scale.value + ")" if include_units else ""
+        if self._delegate_time_scale_converter is not None:
+            # Converted durations are per event in Python: the blocks' path.
+            return self._frame_of_blocks(units, include_delegate_debug_data)
         with _without_cyclic_gc():
             columns = self._native.columns(units, include_delegate_debug_data)
             return _frame(columns, include_delegate_debug_data, [self._delegate_metadata_parser])
+
+    def _frame_of_blocks(self, units, include_delegate_debug_data):
+        columns = None
+        for block in self.event_blocks:
+            rows = _rows_of_events(block.name, block.events, units)
+            if columns is None:
+                columns = rows
+            else:
+                for name, values in rows.items():
+                    columns[name].extend(values)
+        columns = columns or _rows_of_events(None, [], units)
+        return _frame(columns, include_delegate_debug_data, [self._delegate_metadata_parser])
 
     def _prepare_dataframe(self, include_units=True, include_delegate_debug_data=False):
         frame = self.to_dataframe(include_units, include_delegate_debug_data)
@@ -347,9 +426,44 @@ class Inspector:
         modules`` gives exact totals."""
         return self._native.upstream_module_total(module_name)
 
-    def calculate_numeric_gap(self, distance="MSE", reference: Optional[str] = None,
-                              reference_debug_buffer: Optional[str] = None,
-                              disable_debug_handle_valdiation: bool = False, reference_graph: Optional[str] = None):
+    def get_op_list(self, event_block: str, show_delegated_ops: Optional[bool] = True) -> Dict[str, List[Event]]:
+        """The events of the block named ``event_block`` by op type (an event
+        linked to several graph nodes is listed under each of their ops).
+        Upstream's method returns an empty dict (its body is a to-do); this is
+        what its docstring promises. Delegated ops are left out when
+        ``show_delegated_ops`` is false; events with no op type (OPERATOR_CALL,
+        Method::execute) are not ops."""
+        ops: Dict[str, List[Event]] = {}
+        for block in self.event_blocks:
+            if block.name != event_block:
+                continue
+            for event in block.events:
+                if event.is_delegated_op and not show_delegated_ops:
+                    continue
+                for op_type in dict.fromkeys(event.op_types):
+                    ops.setdefault(op_type, []).append(event)
+        return ops
+
+    def get_exported_program(self, graph: Optional[str] = None):
+        """Upstream returns the ETRecord's PyTorch ExportedProgram: etkit reads
+        ETRecords without PyTorch and has none to return."""
+        raise NotImplementedError(
+            "get_exported_program returns a PyTorch ExportedProgram: etkit reads ETRecords without PyTorch "
+            "(load the ETRecord with executorch.devtools.parse_etrecord for the graph itself)")
+
+    def write_tensorboard_artifact(self, path: str) -> None:
+        """Upstream's is an empty method (a to-do): etkit says so instead of
+        writing nothing."""
+        raise NotImplementedError("write_tensorboard_artifact: upstream's Inspector does not implement it either "
+                                  "(etinspect trace writes a Chrome/Perfetto trace)")
+
+    def get_vgf_neural_statistics(self) -> List[Dict[str, Any]]:
+        """Statistics of the Arm VGF backend's delegate metadata: not read by etkit."""
+        raise NotImplementedError("get_vgf_neural_statistics: etkit does not parse the Arm VGF backend's metadata")
+
+    def calculate_numeric_gap(self, distance="MSE", disable_debug_handle_valdiation: bool = False,
+                              reference_graph: Optional[str] = None, *, reference: Optional[str] = None,
+                              reference_debug_buffer: Optional[str] = None):
         """The gap between this trace's intermediate outputs and a reference:
         a folder of .npy files named by debug handle (the sample exporter's
         --references) or a second trace with its debug buffer. Rows are
@@ -390,3 +504,52 @@ class Inspector:
                 "stacktraces": {ops[0]: row["source"] or None},
             })
         return pd.DataFrame(records)
+
+
+def compare_results(reference_output, run_output, metrics: Optional[List[str]] = None,
+                    plot: bool = False) -> Dict[str, List[float]]:
+    """Upstream's compare_results on numpy arrays: for each pair of outputs,
+    "snr", "mse" and "cosine_similarity" (those named in ``metrics``, all by
+    default) computed in float32 and rounded to two decimals, None for a pair
+    that is not two arrays; each metric's list is printed, as upstream's."""
+    if plot:
+        raise NotImplementedError("compare_results(plot=True) draws with matplotlib, which etkit does not use")
+    functions = {"snr": _snr, "mse": _mse, "cosine_similarity": _cosine_similarity}
+    results = {}
+    for name, function in functions.items():
+        if metrics is not None and name not in metrics:
+            continue
+        values = []
+        for reference, actual in zip(reference_output, run_output):
+            if isinstance(reference, np.ndarray) and isinstance(actual, np.ndarray):
+                values.append(function(reference.astype(np.float32), actual.astype(np.float32)))
+            else:
+                values.append(None)
+        results[name] = values
+        print(name)
+        print("-" * 20)
+        for index, value in enumerate(values):
+            print(f"{index:<5}{value:>8.5f}" if value is not None else f"{index:<5}{'None':>8}")
+        print("\n")
+    return results
+
+
+def _mse(reference, actual):
+    return round(float(np.mean(np.square(reference - actual, dtype=np.float32), dtype=np.float32)), 2)
+
+
+def _snr(reference, actual):
+    noise = reference - actual
+    signal_power = np.mean(np.square(reference, dtype=np.float32), dtype=np.float32)
+    noise_power = np.mean(np.square(noise, dtype=np.float32), dtype=np.float32)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return round(float(np.float32(10) * np.log10(signal_power / noise_power)), 2)
+
+
+def _cosine_similarity(reference, actual):
+    if reference.shape != actual.shape:
+        raise ValueError("Input tensors must have the same shape")
+    dot = np.sum(reference * actual, dtype=np.float32)
+    norms = np.sqrt(np.sum(np.square(reference), dtype=np.float32)) * np.sqrt(np.sum(np.square(actual), dtype=np.float32))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return round(float(dot / norms), 2)

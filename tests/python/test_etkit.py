@@ -7,6 +7,7 @@ Run by ctest with PYTHONPATH at the build tree's python/ folder and
 ETINSPECT, ETKIT_FLATC, ETKIT_SOURCE_DIR and ETKIT_CORPUS_DIR set.
 """
 
+import contextlib
 import csv
 import io
 import json
@@ -180,6 +181,111 @@ class DataframeMatchesUpstream(unittest.TestCase):
             etkit.Inspector()
         with self.assertWarnsRegex(UserWarning, "Output Buffer not found"):
             etkit.Inspector(etdump_path=corpus("upstream/etdump/tutorial_cnn.etdp"))
+
+
+class UpstreamSurface(Scratch):
+    """Upstream's Inspector names added for parity (the README's table), each
+    against hand-derived values or a second path through etkit."""
+
+    def test_event_asdict_is_its_row_of_the_dataframe(self):
+        inspector = quiet_inspector(etdump_path=corpus("upstream-runtime/xnn_mlp.etdp"))
+        frame = inspector.to_dataframe()
+        events = [e for b in inspector.event_blocks for e in b.events]
+        for event, (_, row) in zip(events, frame.iterrows()):
+            as_dict = event.asdict(" (ms)")
+            self.assertEqual(list(as_dict), [c for c in frame.columns if c != "event_block_name"])
+            for key, value in as_dict.items():
+                wrapped = key in ("raw", "op_types", "stack_traces", "module_hierarchy", "debug_data", "start_time")
+                self.assertEqual(value[0] if wrapped else value, row[key], key)
+            self.assertEqual(len(event.to_dataframe()), 1)
+
+    def test_delegate_time_scale_converter_converts_only_delegated_durations(self):
+        trace = corpus("upstream-runtime/xnn_mlp.etdp")
+        plain = quiet_inspector(etdump_path=trace)
+        # A clock twice as fast as the default conversion (ns -> ms).
+        doubled = quiet_inspector(etdump_path=trace, delegate_time_scale_converter=lambda name, t: 2 * t / 1e6)
+        pairs = list(zip([e for b in plain.event_blocks for e in b.events],
+                         [e for b in doubled.event_blocks for e in b.events]))
+        self.assertTrue(any(a.is_delegated_op for a, _ in pairs))
+        for a, b in pairs:
+            factor = 2.0 if a.is_delegated_op else 1.0
+            np.testing.assert_allclose(b.perf_data.raw, [factor * r for r in a.perf_data.raw], rtol=1e-12)
+        frame = doubled.to_dataframe()
+        np.testing.assert_allclose(np.concatenate(frame["raw"].to_numpy()),
+                                   [r for _, b in pairs for r in b.perf_data.raw], rtol=1e-12)
+
+    def test_num_outputs_come_from_the_records_map(self):
+        import zipfile
+
+        sample = os.path.join(SOURCE, "samples", "yolo_detector_xnnpack")
+        record = os.path.join(sample, "yolo_detector_xnnpack.etrecord")
+        with zipfile.ZipFile(record) as archive:
+            counts = json.loads(archive.read("instruction_id_to_num_outs_map"))["forward"]
+        self.assertIn(2, counts.values())  # the detector's first delegate call returns two maps
+        trace = self.path("yolo.etdp")
+        cli("run", os.path.join(sample, "yolo_detector_xnnpack.pte"), "--etdump", trace)
+        inspector = quiet_inspector(etdump_path=trace, etrecord=record)
+        calls = [e for b in inspector.event_blocks for e in b.events if e.name == "DELEGATE_CALL"]
+        self.assertEqual(len(calls), len(counts))
+        for event in calls:
+            self.assertEqual(event.num_outputs, counts[str(event._instruction_id)])
+        others = [e for b in inspector.event_blocks for e in b.events if e._instruction_id is not None
+                  and str(e._instruction_id) not in counts]
+        self.assertTrue(others and all(e.num_outputs == 1 for e in others))
+
+    def test_upstreams_positional_order_and_an_etrecord_object(self):
+        trace = corpus("upstream-runtime/tutorial_cnn_intermediates.etdp")  # the fixture record's program
+
+        class SavesItself:  # what etkit uses of upstream's ETRecord object
+            def __init__(self, path):
+                self.path = path
+
+            def save(self, path):
+                shutil.copyfile(self.path, path)
+
+        record = os.path.join(SOURCE, "tests", "fixtures", "corpus_programs", "tutorial_cnn.etrecord")
+        by_path = quiet_inspector(etdump_path=trace, etrecord=record).to_dataframe()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            positional = etkit.Inspector(trace, None, SavesItself(record), etkit.TimeScale.NS, etkit.TimeScale.MS,
+                                         None, None, None, False, "edge_dialect_graph_module").to_dataframe()
+            self.assertEqual(by_path["op_types"].tolist(), positional["op_types"].tolist())
+            with self.assertRaisesRegex(NotImplementedError, "edge dialect"):
+                etkit.Inspector(trace, reference_graph_name="aten_dialect_output")
+            with self.assertRaisesRegex(TypeError, "etrecord"):
+                etkit.Inspector(trace, etrecord=42)
+            with self.assertRaisesRegex(NotImplementedError, "PyTorch"):
+                etkit.Inspector(trace).get_exported_program()
+
+    def test_get_op_list_groups_a_blocks_events_by_op_type(self):
+        trace = corpus("upstream-runtime/tutorial_cnn_intermediates.etdp")  # the fixture record's program
+        record = os.path.join(SOURCE, "tests", "fixtures", "corpus_programs", "tutorial_cnn.etrecord")
+        inspector = quiet_inspector(etdump_path=trace, etrecord=record)
+        ops = inspector.get_op_list("Execute")
+        frame = inspector.to_dataframe()
+        execute = frame[frame["event_block_name"] == "Execute"]
+        expected = {}
+        for _, row in execute.iterrows():
+            for op in set(row["op_types"]):
+                expected[op] = expected.get(op, 0) + 1
+        self.assertTrue(expected)
+        self.assertEqual({op: len(events) for op, events in ops.items()}, expected)
+        self.assertEqual(inspector.get_op_list("no such block"), {})
+
+    def test_compare_results_hand_derived(self):
+        reference = [np.array([1, 2, 3, 4], dtype=np.float32), np.zeros(2, dtype=np.float32), 3]
+        actual = [np.array([1, 2, 3, 5], dtype=np.float32), np.zeros(2, dtype=np.float32), 3]
+        with contextlib.redirect_stdout(io.StringIO()) as printed:
+            results = etkit.compare_results(reference, actual)
+        # mse = (0+0+0+1)/4; snr = 10 log10((1+4+9+16)/4 / 0.25) = 10 log10(30);
+        # cosine = 34 / sqrt(30 * 39); all rounded to two decimals, as upstream.
+        self.assertEqual(results["mse"][0], 0.25)
+        self.assertEqual(results["snr"][0], 14.77)
+        self.assertEqual(results["cosine_similarity"][0], 0.99)
+        self.assertEqual(results["mse"][1], 0.0)
+        self.assertEqual([r[2] for r in results.values()], [None, None, None])
+        self.assertIn("cosine_similarity", printed.getvalue())
+        self.assertEqual(list(etkit.compare_results(reference, actual, metrics=["mse"])), ["mse"])
 
 
 class TracedSample(Scratch):
