@@ -33,7 +33,16 @@ bool link_event(Event& event, const etrecord::Etrecord& record, const std::strin
     event.debug_handles = record.instruction_handles(method, event.instruction_id);
   }
   const etrecord::MethodRecord* m = record.method(method);
-  if (m == nullptr || !m->has_graph) return false;
+  if (m == nullptr) return false;
+  // A delegate call's events (the call and the ops inside it) take the
+  // backend its delegate_map entry names, as upstream's Inspector does,
+  // unless the program already named it.
+  if (event.delegate_backend_name.empty() && m->handles_by_instruction.count(event.instruction_id) > 0) {
+    if (auto d = m->delegates_by_instruction.find(event.instruction_id); d != m->delegates_by_instruction.end()) {
+      event.delegate_backend_name = d->second.backend;
+    }
+  }
+  if (!m->has_graph) return false;
   bool any = false;
   std::vector<std::string> op_types;
   for (int64_t handle : event.debug_handles) {

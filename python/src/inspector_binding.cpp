@@ -42,6 +42,15 @@ py::object op_types_cell(const std::vector<std::string>& op_types) {
                  std::to_string(op_types.size()) + " total)");
 }
 
+// Upstream's Inspector names a delegated event by its delegate debug id,
+// whatever name the trace gives it (etkit's XNNPACK events also carry the
+// operator's name, which etinspect shows).
+std::string upstream_event_name(const inspector::Event& event) {
+  if (event.delegate_debug_id_int) return std::to_string(*event.delegate_debug_id_int);
+  if (event.delegate_debug_id_str) return *event.delegate_debug_id_str;
+  return event.name;
+}
+
 py::object delegate_id_of(const inspector::Event& event) {
   if (event.delegate_debug_id_int) return py::int_(*event.delegate_debug_id_int);
   if (event.delegate_debug_id_str) return text(*event.delegate_debug_id_str);
@@ -235,7 +244,7 @@ class TraceInspector {
       py::object handles = event.debug_handles.empty() ? py::object(py::none()) : py::cast(event.debug_handles);
       py::object backend =
           event.delegate_backend_name.empty() ? py::object(py::none()) : text(event.delegate_backend_name);
-      events.append(py::make_tuple(text(event.name), raw, start, text_list(event.op_types), delegate_id_of(event), handles,
+      events.append(py::make_tuple(text(upstream_event_name(event)), raw, start, text_list(event.op_types), delegate_id_of(event), handles,
                                    stack_traces_of(event), module_hierarchy_of(event), event.is_delegated_op, backend,
                                    debug_data(index, e, self), event.instruction_id, delegate_metadata(index, e)));
     }
@@ -278,7 +287,7 @@ class TraceInspector {
       for (size_t e = 0; e < block.events.size(); ++e) {
         const inspector::Event& event = block.events[e];
         cells.push(kBlock, block_name);
-        cells.push(kName, interned_text(interned, event.name));
+        cells.push(kName, interned_text(interned, upstream_event_name(event)));
         stats.set(row, event.perf_data ? &*event.perf_data : nullptr);
         cells.push(kRaw, event.perf_data ? float_list(event.perf_data->raw) : py::object(py::none()));
         cells.push(kStart, event.perf_data ? start_times(event) : py::object(py::none()));

@@ -59,7 +59,9 @@ void expect_same_block(const EventBlock& actual, const EventBlock& expected) {
   for (size_t e = 0; e < actual.events.size(); ++e) {
     EXPECT_EQ(actual.events[e].name, expected.events[e].name);
     ASSERT_EQ(bool(actual.events[e].perf_data), bool(expected.events[e].perf_data));
-    if (actual.events[e].perf_data) EXPECT_EQ(actual.events[e].perf_data->raw, expected.events[e].perf_data->raw);
+    if (actual.events[e].perf_data) {
+      EXPECT_EQ(actual.events[e].perf_data->raw, expected.events[e].perf_data->raw);
+    }
   }
 }
 

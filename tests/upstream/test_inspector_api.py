@@ -105,7 +105,7 @@ class InspectorSurface(unittest.TestCase):
                     self.assertEqual(ours["params"], theirs)
                 cls = getattr(upstream, name, None)
                 if inspect.isclass(cls) and hasattr(cls, "__dataclass_fields__"):
-                    self.assertEqual(ours["fields"], list(cls.__dataclass_fields__))
+                    self.assertEqual(ours.get("fields", []), list(cls.__dataclass_fields__))
 
 
 @unittest.skipUnless(os.environ.get("ETKIT_PYTHON_ENV") is not None, "etkit's Python module is not built")
