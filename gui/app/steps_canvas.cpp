@@ -70,7 +70,7 @@ void StepsCanvas::draw() {
   for (double value : chart_.latency_ticks()) {
     const float y = p.y_of(chart_.height_fraction(value));
     list->AddLine(ImVec2(p.x0 - 4, y), ImVec2(p.x0, y), kAxis);
-    list->AddText(ImVec2(4, y - 7), kText, ms_text(value).c_str());
+    list->AddText(ImVec2(4, y - 7), kText, tick_label(value, chart_.tick_step()).c_str());
   }
   const float bar = (p.x1 - p.x0) / float(steps.size());
   for (size_t i = 0; i < steps.size(); ++i) {

@@ -77,9 +77,10 @@ void TimelineCanvas::frame_typical_run() {
   viewport_.t0 = run.start - 8 * viewport_.ns_per_pixel;
   fitted_ = false;
   opening_view_ = true;
-  // Lanes with nothing in view (load, warm-ups) as titles only; its lane
+  // Lanes with nothing beside the framed run (load, warm-ups: the margin
+  // before it may show a warm-up's last instants) as titles only; its lane
   // in view, near the top.
-  lanes_.collapse_outside(viewport_.t0, viewport_.t0 + width * viewport_.ns_per_pixel);
+  lanes_.collapse_outside(run.start, std::min(run.end, viewport_.t0 + width * viewport_.ns_per_pixel));
   lanes_.scroll_to(0, view_height());
   lanes_.scroll_to(lanes_.track_top(*typical_) - 2 * kHeaderHeight, view_height());
   update();

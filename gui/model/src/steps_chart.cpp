@@ -1,23 +1,12 @@
 #include "etkit/gui/steps_chart.h"
 
+#include "etkit/gui/timeline_model.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
 namespace etkit::gui {
-
-namespace {
-
-// The smallest 1, 2 or 5 x 10^k at least `value` (> 0).
-double round_step(double value) {
-  const double decade = std::pow(10.0, std::floor(std::log10(value)));
-  for (double m : {1.0, 2.0, 5.0, 10.0}) {
-    if (m * decade >= value * (1 - 1e-12)) return m * decade;
-  }
-  return 10 * decade;
-}
-
-}  // namespace
 
 StepsChart::StepsChart(std::vector<inspector::GenerationStepTiming> steps)
     : steps_(std::move(steps)), decode_(inspector::summarize_phase(steps_, true)) {
@@ -27,7 +16,7 @@ StepsChart::StepsChart(std::vector<inspector::GenerationStepTiming> steps)
   // Round ticks (at most kMaxIntervals of them) up to the first one at
   // least 10% above the slowest step.
   constexpr double kMaxIntervals = 6;
-  tick_step_ = round_step(slowest * 1.1 / kMaxIntervals);
+  tick_step_ = gui::tick_step(slowest * 1.1 / kMaxIntervals, 1);  // the ruler's 1-2-5 rule
   axis_max_ = std::ceil(slowest * 1.1 / tick_step_ * (1 - 1e-12)) * tick_step_;
 }
 

@@ -62,8 +62,9 @@ class TimelineLanes {
   void toggle(size_t lane) { collapsed_.at(lane) = !collapsed_.at(lane); }
   void expand(size_t lane) { collapsed_.at(lane) = false; }
   /// Collapses every lane with no run overlapping [t0, t1] and expands the
-  /// others: the opening view shows the framed run's lane (and a baseline's
-  /// runs at the same time) without the load and warm-up lanes' empty rows.
+  /// others: given the framed run's span, the opening view shows its lane
+  /// (and a baseline's runs at the same time) without the load and warm-up
+  /// lanes' rows.
   void collapse_outside(double t0, double t1);
 
   /// A collapsed lane is its title only; else title and one row per depth
