@@ -47,6 +47,7 @@ setup(
     description="ExecuTorch's Inspector, runtime and bundled-program verifier, without PyTorch",
     packages=["etkit"],
     package_dir={"": "python"},
+    package_data={"etkit": ["py.typed", "_etkit.pyi"]},
     ext_modules=[Extension("etkit._etkit", sources=[])],
     cmdclass={"build_ext": CMakeExtension},
     python_requires=">=3.9",

@@ -17,10 +17,28 @@ from .numerical_comparator import (
     SNRComparator,
     distances,
 )
-from .reports import diff_program, info, memory, size, verify
+from .reports import (
+    DiffProgramReport,
+    FileInfo,
+    MemoryPlanReport,
+    MemoryTraceReport,
+    SizeReport,
+    VerifyReport,
+    diff_program,
+    info,
+    memory,
+    size,
+    verify,
+)
 
 __all__ = [
+    "DiffProgramReport",
     "Error",
+    "FileInfo",
+    "MemoryPlanReport",
+    "MemoryTraceReport",
+    "SizeReport",
+    "VerifyReport",
     "Event",
     "EventBlock",
     "InputSpec",

@@ -1,17 +1,19 @@
-"""bfloat16 without ml_dtypes: numpy has no bfloat16, so etkit hands
-bfloat16 tensors over as uint16 arrays of the raw bits whose dtype carries
-``{"etkit_dtype": "bfloat16"}`` as metadata, and takes uint16 arrays of raw
-bits where a method expects bfloat16. float16 is numpy's own float16."""
+"""bfloat16 without ml_dtypes: numpy has no bfloat16. Method.run gives
+bfloat16 outputs as float32 values; raw bits (``bfloat16="bits"``, and the
+Inspector's debug data) are uint16 arrays whose dtype carries
+``{"etkit_dtype": "bfloat16"}`` as metadata; a bfloat16 input takes float
+values or such bits. float16 is numpy's own float16."""
 
 import numpy as np
 
-_BFLOAT16 = np.dtype("uint16", metadata={"etkit_dtype": "bfloat16"})
+# numpy's stubs omit dtype's metadata argument, which numpy has had since 1.7.
+_BFLOAT16 = np.dtype("uint16", metadata={"etkit_dtype": "bfloat16"})  # type: ignore[call-overload]
 
 
 def is_bfloat16(array) -> bool:
     """Whether ``array`` holds bfloat16 bits as etkit returns them."""
     metadata = np.asarray(array).dtype.metadata
-    return bool(metadata) and metadata.get("etkit_dtype") == "bfloat16"
+    return metadata is not None and metadata.get("etkit_dtype") == "bfloat16"
 
 
 def bfloat16_to_float32(bits) -> np.ndarray:

@@ -74,20 +74,20 @@ class PerfData:
         self.raw = raw
 
     @property
-    def p10(self) -> float:
-        return np.percentile(self.raw, 10)
+    def p10(self) -> np.float64:
+        return np.float64(np.percentile(self.raw, 10))  # numpy's float64 (a float), as upstream's
 
     @property
-    def p50(self) -> float:
-        return np.percentile(self.raw, 50)
+    def p50(self) -> np.float64:
+        return np.float64(np.percentile(self.raw, 50))  # numpy's float64 (a float), as upstream's
 
     @property
-    def p90(self) -> float:
-        return np.percentile(self.raw, 90)
+    def p90(self) -> np.float64:
+        return np.float64(np.percentile(self.raw, 90))  # numpy's float64 (a float), as upstream's
 
     @property
-    def avg(self) -> float:
-        return np.mean(self.raw)
+    def avg(self) -> np.float64:
+        return np.float64(np.mean(self.raw))
 
     @property
     def min(self) -> float:
@@ -288,8 +288,8 @@ class Inspector:
         # Upstream's flag shapes its internal operator graph, which etkit does
         # not build: events carry their module hierarchy either way.
         self._enable_module_hierarchy = enable_module_hierarchy
-        self._etdump_path = etdump_path
-        self._scratch = []
+        self._etdump_path: str = "" if etdump_path is None else os.fspath(etdump_path)
+        self._scratch: List[Any] = []  # NamedTemporaryFile objects, removed on close
         if etdump_data is not None:
             # The reader maps files: in-memory data goes through one.
             self._etdump_path = self._scratch_file(".etdp", lambda f: f.write(etdump_data))
@@ -299,12 +299,33 @@ class Inspector:
         self._debug_buffer_path = None if debug_buffer_path is None else os.fspath(debug_buffer_path)
         self._program = None if program is None else os.fspath(program)
         self._method = method
-        self._native = _etkit._Inspector(
-            os.fspath(self._etdump_path), self._etrecord_path, self._debug_buffer_path, self._program,
+        self._open: Optional[_etkit._Inspector] = _etkit._Inspector(
+            self._etdump_path, self._etrecord_path, self._debug_buffer_path, self._program,
             self._source_time_scale.value, self._target_time_scale.value, include_warmup, method)
         self._output_counts = self._native.output_counts()
         for warning in self._native.warnings:
             warnings.warn(warning, stacklevel=2)
+
+    @property
+    def _native(self):
+        if self._open is None:
+            raise ValueError("the Inspector is closed")
+        return self._open
+
+    def close(self) -> None:
+        """Lets the trace, record and debug buffer go and removes scratch
+        files (in-memory ETDump data, a saved ETRecord object). Event blocks
+        and dataframes made before stay valid."""
+        self._open = None
+        for scratch in self._scratch:
+            scratch.close()
+        self._scratch = []
+
+    def __enter__(self) -> "Inspector":
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
 
     def _scratch_file(self, suffix, write):
         scratch = tempfile.NamedTemporaryFile(prefix="etkit-", suffix=suffix)
@@ -479,7 +500,7 @@ class Inspector:
             raise _etkit.Error("calculate_numeric_gap needs the Inspector's debug_buffer_path (the logged values)")
         comparator = comparator_for(distance, self)
         rows, gap_warnings = _etkit._gap_rows(
-            os.fspath(self._etdump_path), self._debug_buffer_path, os.fspath(reference),
+            self._etdump_path, self._debug_buffer_path, os.fspath(reference),
             None if reference_debug_buffer is None else os.fspath(reference_debug_buffer), self._etrecord_path,
             self._program, self._method)
         for warning in gap_warnings:

@@ -278,9 +278,7 @@ class TraceInspector {
     size_t row = 0;
     const bool any_metadata = with_metadata && !metadata_.empty();
     std::unordered_map<std::string, py::str> interned;  // event names repeat across blocks
-    // Blocks are materialized ahead on other threads (no interpreter needed)
-    // while this one turns each into Python objects (which needs the GIL).
-    inspector::BlockStream blocks(*grouped_, block_context());
+    inspector::BlockStream blocks(*grouped_, block_context());  // materialized ahead; objects need the GIL
     for (size_t b = 0; b < block_count(); ++b) {
       const inspector::EventBlock& block = blocks.next().block;
       const py::str block_name = text(block.name);

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "errors.h"
+#include "etkit/core/half_types.h"
 
 namespace py = pybind11;
 
@@ -59,6 +60,28 @@ py::array copy_of(const Tensor& tensor) {
   // comes out as a C-contiguous NCHW array).
   py::array view(numpy_dtype(tensor.scalar_type()), shape_of(tensor), byte_strides_of(tensor), tensor.data());
   return py::module_::import("numpy").attr("ascontiguousarray")(view).cast<py::array>();
+}
+
+py::array bfloat16_as_float32(const py::array& bits) {
+  const auto in = py::array_t<uint16_t, py::array::c_style | py::array::forcecast>::ensure(bits);
+  py::array_t<float> out(std::vector<py::ssize_t>(in.shape(), in.shape() + in.ndim()));
+  const uint16_t* source = in.data();
+  float* target = out.mutable_data();
+  BFloat16 value;
+  for (py::ssize_t i = 0; i < in.size(); ++i) {
+    value.bits = source[i];
+    target[i] = float(value);
+  }
+  return std::move(out);
+}
+
+py::array float_as_bfloat16(const py::array& values) {
+  const auto in = py::array_t<float, py::array::c_style | py::array::forcecast>::ensure(values);
+  py::array out(numpy_dtype(ScalarType::kBFloat16), std::vector<py::ssize_t>(in.shape(), in.shape() + in.ndim()));
+  const float* source = in.data();
+  auto* target = static_cast<uint16_t*>(out.mutable_data());
+  for (py::ssize_t i = 0; i < in.size(); ++i) target[i] = BFloat16(source[i]).bits;
+  return out;
 }
 
 std::string describe(const Tensor& tensor) {

@@ -48,20 +48,26 @@ std::vector<std::string> data_argument(py::handle value) {
   return paths;
 }
 
+// The loaded program is shared with its methods: close() lets the program
+// go as soon as the methods loaded from it are gone too.
 class PyProgram {
  public:
   PyProgram(py::handle path, py::handle data) : PyProgram(path_argument(path, "path"), data_argument(data)) {}
   PyProgram(const std::string& path, const std::vector<std::string>& data) : path_(path) {
-    loaded_ = unwrap(session::load_program(path, data));
+    loaded_ = std::shared_ptr<session::LoadedProgram>(unwrap(session::load_program(path, data)));
     for (const MethodSummary& method : summarize(*loaded_->program).methods) methods_.push_back(method.name);
   }
   const std::string& path() const { return path_; }
   const std::vector<std::string>& methods() const { return methods_; }
-  session::LoadedProgram& loaded() { return *loaded_; }
+  std::shared_ptr<session::LoadedProgram> loaded() const {
+    if (!loaded_) throw py::value_error("the Program " + path_ + " is closed");
+    return loaded_;
+  }
+  void close() { loaded_.reset(); }
 
  private:
   std::string path_;
-  std::unique_ptr<session::LoadedProgram> loaded_;
+  std::shared_ptr<session::LoadedProgram> loaded_;
   std::vector<std::string> methods_;
 };
 
@@ -77,6 +83,8 @@ std::string input_label(const Method& method, size_t index) {
 void set_tensor_input(Method& method, size_t index, py::handle item, BorrowedInputs& borrowed) {
   const Tensor& spec = method.input(index).unchecked_tensor();
   py::array array = py::module_::import("numpy").attr("asarray")(item);
+  // A bfloat16 input takes float values (rounded to nearest even) or bits.
+  if (spec.scalar_type() == ScalarType::kBFloat16 && array.dtype().kind() == 'f') array = float_as_bfloat16(array);
   if (!dtype_matches(array, spec.scalar_type())) {
     throw EtkitError(input_label(method, index) + " is " + describe(spec) + ", given a " +
                      py::str(array.dtype()).cast<std::string>() + " array (convert it with .astype)");
@@ -135,12 +143,19 @@ void set_inputs(Method& method, py::handle given, BorrowedInputs& borrowed) {
   }
 }
 
-py::list outputs_of(const Method& method) {
+// `bfloat16_bits`: bfloat16 outputs as their raw bits (marked uint16)
+// instead of float32 values.
+py::list outputs_of(const Method& method, bool bfloat16_bits) {
   py::list outputs;
   for (size_t i = 0; i < method.output_count(); ++i) {
     const Value& v = method.output(i);
     switch (v.tag()) {
-      case ValueTag::kTensor: outputs.append(copy_of(v.unchecked_tensor())); break;
+      case ValueTag::kTensor: {
+        py::array array = copy_of(v.unchecked_tensor());
+        const bool as_float = v.unchecked_tensor().scalar_type() == ScalarType::kBFloat16 && !bfloat16_bits;
+        outputs.append(as_float ? bfloat16_as_float32(array) : array);
+        break;
+      }
       case ValueTag::kInt: outputs.append(py::int_(v.unchecked_int())); break;
       case ValueTag::kDouble: outputs.append(py::float_(v.unchecked_double())); break;
       case ValueTag::kBool: outputs.append(py::bool_(v.unchecked_bool())); break;
@@ -174,8 +189,9 @@ class RunLock {
 
 class PyMethod {
  public:
-  PyMethod(std::shared_ptr<PyProgram> program, const std::string& name) : program_(std::move(program)), name_(name) {
-    auto method = Method::load(*program_->loaded().program, name, session::method_options_for(program_->loaded()));
+  PyMethod(const PyProgram& program, const std::string& name)
+      : loaded_(program.loaded()), path_(program.path()), name_(name) {
+    auto method = Method::load(*loaded_->program, name, session::method_options_for(*loaded_));
     warn_backend_notes();
     method_ = unwrap(std::move(method));
   }
@@ -200,7 +216,12 @@ class PyMethod {
   }
 
   py::list run(py::handle inputs, const std::optional<std::string>& etdump,
-               const std::optional<std::string>& debug_buffer, const std::string& debug_level) {
+               const std::optional<std::string>& debug_buffer, const std::string& debug_level,
+               const std::string& bfloat16) {
+    if (bfloat16 != "float32" && bfloat16 != "bits") {
+      throw py::value_error("Method.run(bfloat16=): 'float32' (values) or 'bits' (raw uint16), not '" + bfloat16 + "'");
+    }
+    const bool bits = bfloat16 == "bits";
     // One run at a time: the method's planned memory is shared by every
     // call, and the GIL is released while it executes.
     const RunLock lock(run_mutex_);
@@ -208,8 +229,8 @@ class PyMethod {
       if (debug_buffer || debug_level != "none") throw EtkitError("debug_buffer and debug_level need etdump");
       BorrowedInputs borrowed;
       set_inputs(*method_, inputs, borrowed);
-      execute(*method_, program_->path());
-      return outputs_of(*method_);
+      execute(*method_, path_);
+      return outputs_of(*method_, bits);
     }
     // Traced: a copy of the method loaded with the recorder, so the trace
     // holds its load block and one "Execute" block, as `etinspect run
@@ -222,17 +243,17 @@ class PyMethod {
     options.debug_buffer = debug_buffer.value_or("");
     session::Tracing tracing;
     check(session::setup_tracing(options, 1024, 8, tracing));
-    MethodOptions method_options = session::method_options_for(program_->loaded());
+    MethodOptions method_options = session::method_options_for(*loaded_);
     method_options.tracer = tracing.gen.get();
-    auto loaded_copy = Method::load(*program_->loaded().program, name_, method_options);
+    auto loaded_copy = Method::load(*loaded_->program, name_, method_options);
     warn_backend_notes();
     std::unique_ptr<Method> traced = unwrap(std::move(loaded_copy));
     check(traced->copy_state_from(*method_));
     tracing.gen->reserve_events(64 + traced->trace_events_per_execute(debug_level != "none"));
     BorrowedInputs borrowed;
     set_inputs(*traced, inputs, borrowed);
-    execute(*traced, program_->path());
-    py::list outputs = outputs_of(*traced);
+    execute(*traced, path_);
+    py::list outputs = outputs_of(*traced, bits);
     check(method_->copy_state_from(*traced));
     check(tracing.finish(*etdump));
     return outputs;
@@ -245,7 +266,8 @@ class PyMethod {
 
 
  private:
-  std::shared_ptr<PyProgram> program_;
+  std::shared_ptr<session::LoadedProgram> loaded_;  // outlives method_, which reads it
+  std::string path_;
   std::string name_;
   std::unique_ptr<Method> method_;
   std::mutex run_mutex_;
@@ -265,18 +287,25 @@ void register_program(py::module_& m) {
           "methods", [](const PyProgram& p) { return text_list(p.methods()); }, "The method names.")
       .def(
           "method",
-          [](std::shared_ptr<PyProgram> self, const std::string& name) { return std::make_shared<PyMethod>(self, name); },
+          [](const PyProgram& self, const std::string& name) { return std::make_shared<PyMethod>(self, name); },
           py::arg("name") = "forward", "Loads a method (its kernels and delegates are checked here).")
+      .def("close", &PyProgram::close,
+           "Lets the program go (its file mapping, once the methods loaded from it are gone too); method() then "
+           "raises ValueError.")
+      .def("__enter__", [](py::object self) { return self; })
+      .def("__exit__", [](PyProgram& self, py::args) { self.close(); })
       .def("__repr__", [](const PyProgram& p) { return "<etkit.Program " + p.path() + ">"; });
   py::class_<PyMethod, std::shared_ptr<PyMethod>>(m, "Method")
       .def_property_readonly("name", &PyMethod::name)
       .def_property_readonly("inputs", &PyMethod::input_specs,
                              "InputSpec(dtype, sizes) of each input (a named tuple; scalars have sizes None).")
       .def("run", &PyMethod::run, py::arg("inputs"), py::arg("etdump") = py::none(),
-           py::arg("debug_buffer") = py::none(), py::arg("debug_level") = "none",
+           py::arg("debug_buffer") = py::none(), py::arg("debug_level") = "none", py::arg("bfloat16") = "float32",
            "Runs the method on numpy arrays (one per input) and returns its outputs as new arrays; one call at a "
            "time (other threads wait). With etdump, a copy of the method loaded with the recorder runs traced from "
-           "this method's state (a KV cache), hands the state back, and the trace is written there.")
+           "this method's state (a KV cache), hands the state back, and the trace is written there. bfloat16 outputs "
+           "come back as float32 values (exact), or with bfloat16='bits' as uint16 arrays of the raw bits; a bfloat16 "
+           "input takes float arrays (rounded to nearest even) or such bits.")
       .def("reset_state", &PyMethod::reset_state, "Puts mutable buffers (a KV cache) back to their initial state.")
       .def("__repr__", [](const PyMethod& method) { return "<etkit.Method " + method.name() + ">"; });
 }

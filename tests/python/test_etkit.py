@@ -272,6 +272,24 @@ class UpstreamSurface(Scratch):
         self.assertEqual({op: len(events) for op, events in ops.items()}, expected)
         self.assertEqual(inspector.get_op_list("no such block"), {})
 
+    def test_context_managers_close_the_inspector_and_the_program(self):
+        with open(corpus("upstream/etdump/tutorial_cnn.etdp"), "rb") as f:
+            data = f.read()
+        with quiet_inspector(etdump_data=data) as inspector:
+            frame = inspector.to_dataframe()
+            scratch = inspector._etdump_path
+            self.assertTrue(os.path.exists(scratch))
+        self.assertFalse(os.path.exists(scratch))  # the in-memory trace's scratch file is gone
+        self.assertEqual(len(frame), 31)  # tutorial trace: 2 load events + 29 in Execute
+        with self.assertRaisesRegex(ValueError, "closed"):
+            inspector.to_dataframe()
+        with etkit.Program(os.path.join(MOBILENET, "mobilenet_v2.pte")) as program:
+            method = program.method()
+        with self.assertRaisesRegex(ValueError, "closed"):
+            program.method()
+        out = method.run([np.zeros(method.inputs[0].sizes, np.float32)])[0]  # the method keeps what it needs
+        self.assertEqual(out.shape, (1, 100))
+
     def test_compare_results_hand_derived(self):
         reference = [np.array([1, 2, 3, 4], dtype=np.float32), np.zeros(2, dtype=np.float32), 3]
         actual = [np.array([1, 2, 3, 5], dtype=np.float32), np.zeros(2, dtype=np.float32), 3]
@@ -532,20 +550,54 @@ class ProgramsRun(Scratch):
         done = cli("run", cnn, "--input", self.path("half.npy"), ok=(2,))
         self.assertIn("static shape [1, 1, 32, 32]; got [1, 1, 16, 16]", done.stderr)
 
-    def test_bfloat16_outputs_are_marked_uint16_bits(self):
+    def test_bfloat16_outputs_are_float32_values_or_bits_on_request(self):
         method = etkit.Program(os.path.join(SOURCE, "samples/nano_gpt_bf16/nano_gpt_bf16.pte")).method()
         dtype, sizes = method.inputs[0]
         tokens = np.arange(int(np.prod(sizes)), dtype=np.int64).reshape(sizes) % 50
-        out = method.run([tokens])[0]
-        self.assertTrue(etkit.is_bfloat16(out))
-        self.assertEqual(out.dtype, np.uint16)
+        values = method.run([tokens])[0]
+        self.assertEqual(values.dtype, np.float32)
+        bits = method.run([tokens], bfloat16="bits")[0]
+        self.assertTrue(etkit.is_bfloat16(bits))
+        self.assertEqual(bits.dtype, np.uint16)
+        np.testing.assert_array_equal(etkit.bfloat16_to_float32(bits), values)  # exact: bfloat16 is float32's top half
         np.save(self.path("tokens.npy"), tokens)
         cli("run", os.path.join(SOURCE, "samples/nano_gpt_bf16/nano_gpt_bf16.pte"), "--input", self.path("tokens.npy"),
             "--output-dir", self.path("bf16"))
         from_cli = np.load(self.path("bf16/output_0.npy"))
-        as_float = etkit.bfloat16_to_float32(out)
-        np.testing.assert_array_equal(as_float, from_cli.astype(np.float32) if from_cli.dtype != np.uint16
+        np.testing.assert_array_equal(values, from_cli.astype(np.float32) if from_cli.dtype != np.uint16
                                       else etkit.bfloat16_to_float32(from_cli))
+        with self.assertRaisesRegex(ValueError, "bfloat16="):
+            method.run([tokens], bfloat16="float16")
+
+    def test_a_bfloat16_input_takes_floats_rounded_to_nearest_even_or_bits(self):
+        # forward(x) = x + x on bfloat16[2, 2], written as JSON through flatc.
+        sys.path.insert(0, os.path.join(SOURCE, "samples", "export", "cortex_m_reference"))
+        from etexport import program as writer
+
+        def bf16(offset):
+            return {"val_type": "Tensor", "val": {"scalar_type": "BFLOAT16", "sizes": [2, 2], "dim_order": [0, 1],
+                                                  "allocation_info": {"memory_id": 1, "memory_offset_low": offset}}}
+        plan = {"name": "forward", "values": [bf16(0), {"val_type": "Int", "val": {"int_val": 1}}, bf16(16)],
+                "inputs": [0], "outputs": [2],
+                "chains": [{"inputs": [0], "outputs": [2], "instructions": [
+                    {"instr_args_type": "KernelCall", "instr_args": {"op_index": 0, "args": [0, 0, 1, 2, 2]}}]}],
+                "operators": [{"name": "aten::add", "overload": "out"}],
+                "non_const_buffer_sizes": [0, 32], "delegates": []}
+        program = writer.compile_json(writer.SCHEMAS["program"],
+                                      {"version": 0, "execution_plan": [plan], "constant_buffer": [], "segments": []},
+                                      FLATC)
+        with open(self.path("double_bf16.pte"), "wb") as f:
+            f.write(program)
+        method = etkit.Program(self.path("double_bf16.pte")).method()
+        # 1 + 2^-8 rounds (a tie) to even 1.0; 1 + 3 * 2^-8 up to 1 + 2^-6;
+        # doubling is exact in bfloat16.
+        x = np.array([[1 + 2 ** -8, 1 + 3 * 2 ** -8], [-2.5, 0.0]], dtype=np.float32)
+        expected = np.array([[2.0, 2 + 2 ** -5], [-5.0, 0.0]], dtype=np.float32)
+        np.testing.assert_array_equal(method.run([x])[0], expected)
+        np.testing.assert_array_equal(method.run([x.astype(np.float64)])[0], expected)
+        np.testing.assert_array_equal(method.run([etkit.float32_to_bfloat16(x)])[0], expected)
+        with self.assertRaisesRegex(etkit.Error, "bfloat16"):
+            method.run([np.zeros((2, 2), np.int32)])
 
     def test_bfloat16_conversions_round_to_nearest_even(self):
         values = np.array([1.0, 1 + 2 ** -8, 1 + 3 * 2 ** -8, -2.5, np.inf], dtype=np.float32)
