@@ -5,21 +5,15 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
-#include <cmath>
-#include <filesystem>
 #include <iostream>
 #include <optional>
 
 #include "commands.h"
 #include "diagnostics.h"
-#include "etkit/core/program_summary.h"
-#include "etkit/etrecord/etrecord.h"
 #include "etkit/inspector/gap_report.h"
-#include "etkit/inspector/recorded_outputs_file.h"
-#include "option_checks.h"
 #include "etkit/report/printer.h"
-#include "etkit/session/loaded_program.h"
-#include "record_loading.h"
+#include "etkit/session/gap_files.h"
+#include "option_checks.h"
 
 namespace etkit::cli {
 
@@ -42,108 +36,28 @@ struct GapCliOptions {
   bool json = false;
 };
 
-// The trace's intermediate outputs: of run block --run-block, or of the first
-// block that has any.
-Result<std::vector<inspector::RecordedOutput>> outputs_of(const std::string& trace_path, const std::string& buffer_path,
-                                                          std::optional<size_t> block, const std::string& program,
-                                                          const std::string& method, Diagnostics& diagnostics) {
-  std::unique_ptr<session::LoadedProgram> loaded;  // delegates' quantized, NHWC values in the graph's terms
-  if (!program.empty()) {
-    ETKIT_ASSIGN_OR_RETURN(loaded, session::load_program(program, {}));
-  }
-  std::vector<std::string> warnings;
-  auto outputs = inspector::load_recorded_outputs(trace_path, buffer_path, block, loaded ? &*loaded->program : nullptr,
-                                                  program, method, warnings);
-  for (const std::string& warning : warnings) diagnostics.warning(warning);
-  if (!outputs.ok()) {
-    if (block && outputs.error().code() == ErrorCode::kOutOfRange) return outputs.error().with_context("--run-block");
-    return outputs.error();
-  }
-  if (outputs->empty() && block) {
-    return Error::make(ErrorCode::kNotFound, "--run-block %zu: run block %zu of %s has no intermediate outputs", *block,
-                       *block, trace_path.c_str());
-  }
-  if (outputs->empty()) {
-    return Error::make(ErrorCode::kNotFound,
-                       "%s has no intermediate outputs; record them with etinspect run --debug-level "
-                       "intermediates --debug-buffer FILE",
-                       trace_path.c_str());
-  }
-  return outputs;
-}
-
-// A folder of .npy; a second trace matched by instruction; or, with
-// --reference-etrecord, a trace of another export of the model matched by
-// graph node name.
-Result<std::unique_ptr<inspector::ReferenceSource>> reference_of(const GapCliOptions& options,
-                                                                 const std::vector<inspector::RecordedOutput>& compared,
-                                                                 const etrecord::Etrecord* record,
-                                                                 std::optional<etrecord::Etrecord>& reference_record,
-                                                                 Diagnostics& diagnostics) {
-  const bool by_node = !options.reference_etrecord.empty();
-  if (std::filesystem::is_directory(options.reference)) {
-    if (by_node) {
-      return Error::make(ErrorCode::kInvalidArgument,
-                         "--reference-etrecord matches a second trace by node name; %s is a folder",
-                         options.reference.c_str());
-    }
-    return inspector::folder_reference(options.reference);
-  }
-  if (options.reference_debug_buffer.empty()) {
-    return Error::make(ErrorCode::kInvalidArgument,
-                       "--reference %s is not a folder: as a trace it needs --reference-debug-buffer",
-                       options.reference.c_str());
-  }
-  ETKIT_ASSIGN_OR_RETURN(auto outputs, outputs_of(options.reference, options.reference_debug_buffer, std::nullopt,
-                                                  options.reference_program, options.method, diagnostics));
-  if (!by_node) return inspector::trace_reference(outputs);
-  if (record == nullptr) {
-    return Error::make(ErrorCode::kInvalidArgument,
-                       "--reference-etrecord matches ops by graph node name: the compared trace needs --etrecord too");
-  }
-  ETKIT_ASSIGN_OR_RETURN(etrecord::Etrecord loaded, load_etrecord(options.reference_etrecord, options.method,
-                                                                   diagnostics));
-  reference_record.emplace(std::move(loaded));
-  return inspector::graph_reference(outputs, *reference_record, compared, *record, options.method);
-}
-
-// The operator of each instruction of chain 0, from --program.
-Result<std::vector<std::string>> instruction_ops(const GapCliOptions& options) {
-  std::vector<std::string> ops;
-  if (options.program.empty()) return ops;
-  ETKIT_ASSIGN_OR_RETURN(auto loaded, session::load_program(options.program, {}));
-  std::vector<std::string> names;
-  for (const MethodSummary& method : summarize(*loaded->program).methods) {
-    if (method.name == options.method) return inspector::instruction_ops(method);
-    names.push_back(method.name);
-  }
-  return unknown_name("--method", options.method, "method in " + options.program, names);
-}
-
 int run_gap(const GapCliOptions& options) {
   Diagnostics diagnostics;
-  auto outputs = outputs_of(options.etdump, options.debug_buffer, options.block, options.program, options.method,
-                            diagnostics);
-  if (!outputs.ok()) return diagnostics.fail(outputs.error());
-  std::optional<etrecord::Etrecord> record;
-  if (!options.etrecord.empty()) {
-    auto loaded = load_etrecord(options.etrecord, options.method, diagnostics);
-    if (!loaded.ok()) return diagnostics.fail(loaded.error());
-    record.emplace(std::move(*loaded));
-  }
-  std::optional<etrecord::Etrecord> reference_record;
-  auto reference = reference_of(options, *outputs, record ? &*record : nullptr, reference_record, diagnostics);
-  if (!reference.ok()) return diagnostics.fail(reference.error());
+  session::GapFiles files;
+  files.etdump = options.etdump;
+  files.debug_buffer = options.debug_buffer;
+  files.run_block = options.block;
+  files.program = options.program;
+  files.etrecord = options.etrecord;
+  files.reference = options.reference;
+  files.reference_debug_buffer = options.reference_debug_buffer;
+  files.reference_program = options.reference_program;
+  files.reference_etrecord = options.reference_etrecord;
   inspector::GapOptions gap_options;
   gap_options.atol = options.atol;
   gap_options.rtol = options.rtol;
   gap_options.quanta = options.quanta;
   gap_options.method = options.method;
-  auto ops = instruction_ops(options);
-  if (!ops.ok()) return diagnostics.fail(ops.error());
-  gap_options.instruction_ops = std::move(*ops);
-  auto gap = inspector::numeric_gap(*outputs, **reference, record ? &*record : nullptr, gap_options);
-  if (!gap.ok()) return diagnostics.fail(gap.error().with_context("%s", options.reference.c_str()));
+  std::vector<std::string> warnings;
+  auto compared = session::compare_gap_files(files, gap_options, warnings);
+  for (const std::string& warning : warnings) diagnostics.warning(warning);
+  if (!compared.ok()) return diagnostics.fail(compared.error());
+  const inspector::GapReport* gap = &(*compared)->report;
   print(*(options.json ? report::make_json_printer(std::cout) : report::make_text_printer(std::cout)), *gap,
         gap_options);
   if (gap->missing > 0) diagnostics.warning(std::to_string(gap->missing) + " output(s) had no reference value");

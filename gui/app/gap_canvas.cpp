@@ -48,7 +48,9 @@ void GapCanvas::release_textures() {
 
 void GapCanvas::set_workspace(const Workspace* workspace) {
   workspace_ = workspace;
-  set_metric(metric_);
+  judged_.reset();
+  if (workspace_ != nullptr && workspace_->gap() != nullptr) judged_ = *workspace_->gap();
+  rejudge();  // at the view's quanta (set before a load, or by the user)
   // Start at the first divergence, else at the largest gap.
   std::optional<size_t> start = series_.first_divergence;
   if (!start && !series_.points.empty()) {
@@ -59,9 +61,26 @@ void GapCanvas::set_workspace(const Workspace* workspace) {
   select_point(start);
 }
 
+void GapCanvas::set_quanta(float quanta) {
+  quanta_ = quanta;
+  rejudge();
+  select_point(series_.first_divergence ? series_.first_divergence : selected_);
+}
+
+void GapCanvas::rejudge() {
+  if (!judged_) {
+    set_metric(metric_);
+    return;
+  }
+  inspector::GapOptions options;  // the tolerances the workspace's gap was computed at (the CLI's defaults)
+  options.quanta = std::max(0.0f, quanta_);
+  inspector::judge(*judged_, options);
+  set_metric(metric_);
+}
+
 void GapCanvas::set_metric(GapMetric metric) {
   metric_ = metric;
-  series_ = workspace_ != nullptr && workspace_->gap() != nullptr ? gap_series(*workspace_->gap(), metric) : GapSeries{};
+  series_ = report() != nullptr ? gap_series(*report(), metric, 1e-5, 1e-4, quanta_) : GapSeries{};
   update();
 }
 
@@ -69,21 +88,13 @@ void GapCanvas::select_point(std::optional<size_t> point) {
   selected_ = point && *point < series_.points.size() ? point : std::nullopt;
   image_.reset();
   image_problem_.clear();
-  if (selected_ && workspace_ != nullptr && workspace_->gap() != nullptr && workspace_->reference() != nullptr) {
-    const inspector::GapRow& row = workspace_->gap()->rows[series_.points[*selected_].row];
-    const inspector::RecordedOutput* actual = nullptr;
-    for (const auto& output : workspace_->gap_outputs()) {
-      if (output.instruction_id == row.instruction_id) {
-        actual = &output;
-        break;
-      }
-    }
-    std::string tried;
-    auto reference = workspace_->reference()->find(row.instruction_id, row.handles, tried);
-    if (actual == nullptr || !reference.ok() || !*reference) {
+  if (selected_ && report() != nullptr) {
+    // The row's own values (a delegate node's too), as the gap compared them.
+    const inspector::GapRow& row = report()->rows[series_.points[*selected_].row];
+    if (row.actual_values.empty() || row.reference_values.size() != row.actual_values.size()) {
       image_problem_ = "the tensors of this op could not be read back";
     } else {
-      image_ = tensor_image(actual->values, (*reference)->values, actual->sizes);
+      image_ = tensor_image(row.actual_values, row.reference_values, row.actual_sizes);
       if (!image_) image_problem_ = "only 2-D, 3-D and 4-D tensors are shown as images";
     }
   }
@@ -109,14 +120,14 @@ void GapCanvas::mouseReleaseEvent(QMouseEvent* event) {
   const double row = double(x - c.x0) / double(c.x1 - c.x0) * double(std::max<size_t>(1, series_.rows)) - 0.5;
   const auto point = nearest_point(series_, row);
   select_point(point);
-  if (point && workspace_ != nullptr && workspace_->gap() != nullptr) {
-    emit instruction_selected(workspace_->gap()->rows[series_.points[*point].row].instruction_id);
+  if (point && report() != nullptr) {
+    emit instruction_selected(report()->rows[series_.points[*point].row].instruction_id);
   }
 }
 
 void GapCanvas::draw() {
   ImDrawList* list = ImGui::GetWindowDrawList();
-  if (workspace_ == nullptr || workspace_->gap() == nullptr) {
+  if (report() == nullptr) {
     const char* hint = "Numeric gap: open a trace with --debug-buffer and --reference (a folder of .npy or a trace)";
     const ImVec2 size = ImGui::GetIO().DisplaySize, text = ImGui::CalcTextSize(hint);
     list->AddText(ImVec2((size.x - text.x) / 2, (size.y - text.y) / 2), IM_COL32(110, 110, 110, 255), hint);
@@ -129,17 +140,31 @@ void GapCanvas::draw() {
     set_metric(GapMetric(metric));
     select_point(selected_);
   }
-  const inspector::GapReport& report = *workspace_->gap();
+  const inspector::GapReport& report = *this->report();
   ImGui::SameLine();
-  ImGui::Text("   %zu ops compared, %zu without reference", report.compared, report.missing);
+  ImGui::Text("   %s", gap_status_line(report).c_str());
+  if (const auto quantized = quanta_summary(report)) {
+    // int8 values against float ones: float tolerances are the wrong unit.
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(70);
+    if (ImGui::InputFloat("quantization steps", &quanta_, 0, 0, "%.1f")) rejudge();
+    if (ImGui::IsItemHovered()) {
+      ImGui::SetTooltip("%zu int8 values lie a median %.2f and at most %.2f of their quantization steps from the "
+                        "reference.\nJudge them in steps (etinspect gap --quanta K); 0 judges them by atol and rtol.",
+                        quantized->rows, quantized->median, quantized->max);
+    }
+  }
   if (report.first_divergence) {
     const inspector::GapRow& row = report.rows[*report.first_divergence];
     ImGui::SetCursorPos(ImVec2(8, 30));
-    ImGui::TextColored(ImVec4(0.75f, 0.1f, 0.1f, 1), "first divergence: instruction %d, %s%s%s", row.instruction_id,
-                       row.op.c_str(), row.source.empty() ? "" : " at ", row.source.c_str());
+    ImGui::TextColored(ImVec4(0.75f, 0.1f, 0.1f, 1), "first divergence: %s%s%s", gap_row_label(row).c_str(),
+                       row.source.empty() ? "" : " at ", row.source.c_str());
   } else {
     ImGui::SetCursorPos(ImVec2(8, 30));
-    ImGui::TextColored(ImVec4(0.1f, 0.5f, 0.1f, 1), "no divergence: every compared output is within atol + rtol * max |reference|");
+    ImGui::TextColored(ImVec4(0.1f, 0.5f, 0.1f, 1), "%s",
+                       quanta_ > 0 ? "no divergence: int8 values within the chosen quantization steps, the others "
+                                     "within atol + rtol * max |reference|"
+                                   : "no divergence: every compared output is within atol + rtol * max |reference|");
   }
   const Chart c = chart();
   draw_chart(c);
@@ -200,9 +225,9 @@ void GapCanvas::draw_chart(const Chart& c) {
     const double row = double(mouse.x - c.x0) / double(c.x1 - c.x0) * double(std::max<size_t>(1, series_.rows)) - 0.5;
     if (const auto point = nearest_point(series_, row)) {
       const GapPoint& p = series_.points[*point];
-      const inspector::GapRow& r = workspace_->gap()->rows[p.row];
-      ImGui::SetTooltip("instruction %d: %s\n%s %.4g%s\n%s", r.instruction_id, r.op.c_str(), kGapMetricNames[int(metric_)],
-                        p.value, p.diverged ? "  DIVERGED" : "", r.source.c_str());
+      const inspector::GapRow& r = report()->rows[p.row];
+      ImGui::SetTooltip("%s\n%s %.4g%s\n%s", gap_row_label(r).c_str(), kGapMetricNames[int(metric_)], p.value,
+                        p.diverged ? "  DIVERGED" : "", r.source.c_str());
     }
   }
 }
@@ -231,13 +256,13 @@ void GapCanvas::upload_images() {
 void GapCanvas::draw_tensors(float top) {
   ImDrawList* list = ImGui::GetWindowDrawList();
   if (!selected_) return;
-  const inspector::GapRow& row = workspace_->gap()->rows[series_.points[*selected_].row];
+  const inspector::GapRow& row = report()->rows[series_.points[*selected_].row];
   std::string sizes;
   for (int64_t s : row.sizes) sizes += (sizes.empty() ? "" : ",") + std::to_string(s);
   char title[256];
-  std::snprintf(title, sizeof(title), "instruction %d: %s [%s]   mse %.3g   snr %.1f dB   cosine %.6f   max abs %.3g",
-                row.instruction_id, row.op.c_str(), sizes.c_str(), row.metrics.mse, row.metrics.snr_db,
-                row.metrics.cosine, row.metrics.max_abs);
+  std::snprintf(title, sizeof(title), "%s [%s]   mse %.3g   snr %.1f dB   cosine %.6f   max abs %.3g",
+                gap_row_label(row).c_str(), sizes.c_str(), row.metrics.mse, row.metrics.snr_db, row.metrics.cosine,
+                row.metrics.max_abs);
   list->AddText(ImVec2(8, top), kText, title);
   if (!image_) {
     list->AddText(ImVec2(8, top + 20), IM_COL32(110, 110, 110, 255), image_problem_.c_str());

@@ -20,6 +20,8 @@ class GapCanvas : public ImGuiCanvas {
   ~GapCanvas() override;
   void set_workspace(const Workspace* workspace);
   void set_metric(GapMetric metric);
+  /// Judges int8 values in `quanta` quantization steps (0: atol and rtol).
+  void set_quanta(float quanta);
   /// Selects point `point` of the series (shows its tensors).
   void select_point(std::optional<size_t> point);
   std::optional<size_t> selected_point() const { return selected_; }
@@ -34,6 +36,8 @@ class GapCanvas : public ImGuiCanvas {
   void mouseReleaseEvent(QMouseEvent* event) override;
 
  private:
+  const inspector::GapReport* report() const { return judged_ ? &*judged_ : nullptr; }
+  void rejudge();
   struct Chart {
     float x0, y0, x1, y1;
   };
@@ -46,6 +50,10 @@ class GapCanvas : public ImGuiCanvas {
 
   const Workspace* workspace_ = nullptr;
   GapMetric metric_ = GapMetric::kMaxAbs;
+  // The workspace's gap judged again at the view's tolerances (int8 values
+  // in quantization steps when quanta_ > 0): the library's rule, inspector::judge.
+  std::optional<inspector::GapReport> judged_;
+  float quanta_ = 0;
   GapSeries series_;
   std::optional<size_t> selected_;
   std::optional<TensorImage> image_;

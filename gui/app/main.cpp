@@ -14,6 +14,7 @@
 #include <optional>
 
 #include "etkit/inspector/event_blocks.h"
+#include "gap_canvas.h"
 #include "headless.h"
 #include "imgui_canvas.h"
 #include "main_window.h"
@@ -32,6 +33,7 @@ struct Options {
   etkit::gui::View view = etkit::gui::View::kTimeline;
   QString screenshot;
   QString select;
+  float quanta = 0;
   int bench_frames = 0;
 };
 
@@ -82,6 +84,11 @@ std::optional<Options> parse(const QCoreApplication& app, QString& error) {
   const QCommandLineOption baseline(QString("baseline"), "A second trace to compare with.", "ETDP");
   const QCommandLineOption reference(QString("reference"), "Numeric-gap reference: a folder of .npy or a trace.", "DIR|ETDP");
   const QCommandLineOption reference_buffer(QString("reference-debug-buffer"), "Debug buffer of a reference trace.", "BIN");
+  const QCommandLineOption reference_program(QString("reference-program"),
+                                             "The reference trace's program (its delegates' values).", "PTE");
+  const QCommandLineOption reference_etrecord(QString("reference-etrecord"),
+                                              "ETRecord of the reference's program: match ops by graph node name.",
+                                              "ETRECORD");
   const QCommandLineOption method(QString("method"), "Method to link and analyze.", "NAME", "forward");
   const QCommandLineOption source_unit(QString("source-time-unit"), "Unit of the trace's timestamps.", "UNIT", "ns");
   const QCommandLineOption screenshot(QString("screenshot"), "Write a PNG of one view and exit.", "OUT.png");
@@ -89,9 +96,12 @@ std::optional<Options> parse(const QCoreApplication& app, QString& error) {
   const QCommandLineOption size(QString("size"), "Window size for --screenshot and --bench-frames.", "WxH", "1600x1000");
   const QCommandLineOption select_name(QString("select"), "Select the first event of this name (for --screenshot).",
                                        "NAME");
+  const QCommandLineOption quanta(QString("quanta"),
+                                  "Numeric gap: judge int8 values in K quantization steps (as etinspect gap --quanta).",
+                                  "K");
   const QCommandLineOption bench(QString("bench-frames"), "Draw N timeline frames, print their times as JSON, exit.", "N");
-  parser.addOptions({program, etrecord, debug_buffer, baseline, reference, reference_buffer, method, source_unit,
-                     screenshot, view, size, select_name, bench});
+  parser.addOptions({program, etrecord, debug_buffer, baseline, reference, reference_buffer, reference_program,
+                     reference_etrecord, method, source_unit, screenshot, view, size, select_name, quanta, bench});
   parser.process(app);
 
   Options options;
@@ -103,6 +113,8 @@ std::optional<Options> parse(const QCoreApplication& app, QString& error) {
   request.baseline = parser.value(baseline).toStdString();
   request.reference = parser.value(reference).toStdString();
   request.reference_debug_buffer = parser.value(reference_buffer).toStdString();
+  request.reference_program = parser.value(reference_program).toStdString();
+  request.reference_etrecord = parser.value(reference_etrecord).toStdString();
   request.method = parser.value(method).toStdString();
   const auto unit = etkit::inspector::parse_time_unit(parser.value(source_unit).toStdString());
   if (!unit.ok()) {
@@ -118,6 +130,14 @@ std::optional<Options> parse(const QCoreApplication& app, QString& error) {
   if (parser.isSet(bench) && !parse_frames(parser.value(bench), options.bench_frames, error)) return std::nullopt;
   options.screenshot = parser.value(screenshot);
   options.select = parser.value(select_name);
+  if (parser.isSet(quanta)) {
+    bool ok = false;
+    options.quanta = parser.value(quanta).toFloat(&ok);
+    if (!ok || !(options.quanta >= 0)) {
+      error = "--quanta: '" + parser.value(quanta) + "' is not a number of quantization steps (0 or more)";
+      return std::nullopt;
+    }
+  }
   if ((!options.screenshot.isEmpty() || options.bench_frames > 0) && request.empty()) {
     error = "--screenshot and --bench-frames need files to open";
     return std::nullopt;
@@ -138,6 +158,7 @@ int run_headless(etkit::gui::MainWindow& window, const Options& options) {
   if (!options.select.isEmpty() && !window.select_event_named(options.select.toStdString())) {
     return usage_error("--select: no event named '" + options.select + "' in the trace");
   }
+  if (options.quanta > 0) window.gap()->set_quanta(options.quanta);
   if (options.bench_frames > 0) {
     etkit::gui::bench_frames(window, options.view, options.bench_frames, open_seconds, options.size);
   } else {
@@ -179,6 +200,7 @@ int main(int argc, char** argv) {
   if (!options->screenshot.isEmpty() || options->bench_frames > 0) return run_headless(window, *options);
   window.resize(options->size);
   window.show();
+  if (options->quanta > 0) window.gap()->set_quanta(options->quanta);
   if (!options->request.empty()) window.open(options->request, false);
   return app.exec();
 }

@@ -245,6 +245,8 @@ void MainWindow::make_menus() {
   QMenu* file = menuBar()->addMenu("&File");
   file->addAction("&Open…", QKeySequence::Open, this, [this] { open_dialog(false); });
   file->addAction("Compare with &Baseline…", QKeySequence(Qt::CTRL | Qt::Key_B), this, [this] { open_dialog(true); });
+  file->addAction("Numeric Gap &Reference…", this, [this] { reference_dialog(false); });
+  file->addAction("Numeric Gap Reference &Folder…", this, [this] { reference_dialog(true); });
   recent_menu_ = file->addMenu("Open &Recent");
   rebuild_recent_menu();
   file->addAction("&Close Workspace", QKeySequence::Close, this, [this] { show_workspace(nullptr); });
@@ -311,6 +313,25 @@ void MainWindow::open_dialog(bool baseline) {
   OpenRequest request;
   for (const QString& path : paths) request.files.push_back(path.toStdString());
   open(request, true);
+}
+
+// A reference trace with its debug buffer, program and ETRecord (placed by
+// their bytes), or a folder of .npy: the gap view then shows what
+// `etinspect gap` reports for the same files.
+void MainWindow::reference_dialog(bool folder) {
+  std::vector<std::string> paths;
+  if (folder) {
+    const QString dir = QFileDialog::getExistingDirectory(this, "Folder of reference .npy files");
+    if (dir.isEmpty()) return;
+    paths.push_back(dir.toStdString());
+  } else {
+    const QStringList chosen = QFileDialog::getOpenFileNames(
+        this, "Reference trace, its debug buffer, and its program and ETRecord (to match another export by node)");
+    for (const QString& path : chosen) paths.push_back(path.toStdString());
+  }
+  if (paths.empty()) return;
+  open(reference_request(paths), true);
+  show_view(View::kGap);
 }
 
 void MainWindow::open(const OpenRequest& request, bool merge) {

@@ -92,6 +92,7 @@ class MainWindow : public QMainWindow {
   void show_event_details(size_t block, size_t event);
   void on_timeline_selected(size_t track, size_t index);
   void open_dialog(bool baseline);
+  void reference_dialog(bool folder);
   void lay_out_graph();
 
   std::unique_ptr<Workspace> workspace_;

@@ -361,11 +361,7 @@ Status compare(GapRow& row, const RecordedOutput& output, const ReferenceSource&
     row.quantum = output.quantum;
     row.error_quanta = row.metrics.max_abs / output.quantum;
   }
-  const bool in_quanta = options.quanta > 0 && output.quantum > 0;
-  const double bound = in_quanta ? options.quanta * output.quantum
-                                 : options.atol + options.rtol * row.metrics.max_abs_reference;
-  const bool diverged = !(row.metrics.max_abs <= bound);
-  row.status = diverged ? GapStatus::kDiverged : GapStatus::kOk;
+  row.status = GapStatus::kOk;  // judged by judge()
   return Ok{};
 }
 
@@ -539,11 +535,24 @@ Result<GapReport> numeric_gap(const std::vector<RecordedOutput>& outputs, const 
       continue;
     }
     ++report.compared;
-    if (row.status == GapStatus::kDiverged && !report.first_divergence) report.first_divergence = r;
   }
+  judge(report, options);
   if (record != nullptr) error_growth(report, *record, options.method);
   ETKIT_TRY(check_comparable(report, reference, record != nullptr));
   return report;
+}
+
+void judge(GapReport& report, const GapOptions& options) {
+  report.first_divergence.reset();
+  for (size_t r = 0; r < report.rows.size(); ++r) {
+    GapRow& row = report.rows[r];
+    if (row.status != GapStatus::kOk && row.status != GapStatus::kDiverged) continue;
+    const bool in_quanta = options.quanta > 0 && row.quantum > 0;
+    const double bound = in_quanta ? options.quanta * row.quantum
+                                   : options.atol + options.rtol * row.metrics.max_abs_reference;
+    row.status = row.metrics.max_abs <= bound ? GapStatus::kOk : GapStatus::kDiverged;  // NaN diverges
+    if (row.status == GapStatus::kDiverged && !report.first_divergence) report.first_divergence = r;
+  }
 }
 
 std::vector<std::string> instruction_ops(const MethodSummary& method) {

@@ -498,6 +498,9 @@ class Inspector:
             raise _etkit.Error("calculate_numeric_gap needs reference=: a folder of .npy references or a trace")
         if self._debug_buffer_path is None:
             raise _etkit.Error("calculate_numeric_gap needs the Inspector's debug_buffer_path (the logged values)")
+        if not os.path.isdir(reference) and reference_debug_buffer is None:
+            raise _etkit.Error(f"reference {os.fspath(reference)} is not a folder: as a trace it needs "
+                               "reference_debug_buffer")
         comparator = comparator_for(distance, self)
         rows, gap_warnings = _etkit._gap_rows(
             self._etdump_path, self._debug_buffer_path, os.fspath(reference),

@@ -7,35 +7,19 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
-#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "errors.h"
-#include "etkit/core/program.h"
-#include "etkit/core/program_summary.h"
-#include "etkit/etrecord/etrecord.h"
 #include "etkit/inspector/gap_report.h"
 #include "etkit/inspector/numeric_gap.h"
-#include "etkit/inspector/recorded_outputs_file.h"
+#include "etkit/session/gap_files.h"
 
 namespace py = pybind11;
 
 namespace etkit::python {
 namespace {
-
-std::vector<inspector::RecordedOutput> outputs_of(const std::string& trace_path, const std::string& buffer_path,
-                                                  const std::optional<Program>& program, const std::string& program_path,
-                                                  const std::string& method, std::vector<std::string>& warnings) {
-  std::vector<inspector::RecordedOutput> outputs = unwrap(inspector::load_recorded_outputs(
-      trace_path, buffer_path, std::nullopt, program ? &*program : nullptr, program_path, method, warnings));
-  if (outputs.empty()) {
-    throw EtkitError(trace_path + " has no intermediate outputs; record them with Method.run(..., etdump=…, "
-                     "debug_buffer=…, debug_level=\"intermediates\") or etinspect run --debug-level intermediates");
-  }
-  return outputs;
-}
 
 py::array values_array(const std::vector<double>& values, const std::vector<int64_t>& sizes) {
   std::vector<py::ssize_t> shape(sizes.begin(), sizes.end());
@@ -47,34 +31,23 @@ py::tuple gap_rows(const std::string& etdump_path, const std::string& debug_buff
                    const std::optional<std::string>& reference_debug_buffer,
                    const std::optional<std::string>& etrecord_path, const std::optional<std::string>& program_path,
                    const std::string& method) {
-  std::vector<std::string> warnings;
-  std::optional<Program> program;
+  session::GapFiles files;
+  files.etdump = etdump_path;
+  files.debug_buffer = debug_buffer_path;
+  files.program = program_path.value_or("");
+  files.etrecord = etrecord_path.value_or("");
+  files.reference = reference;
+  files.reference_debug_buffer = reference_debug_buffer.value_or("");
+  files.reference_program = files.program;  // the same program's trace, or a folder
+  files.how_to_record =
+      "record them with Method.run(..., etdump=…, debug_buffer=…, debug_level=\"intermediates\") or etinspect run "
+      "--debug-level intermediates";
   inspector::GapOptions options;
   options.method = method;
   options.keep_values = true;
-  if (program_path) {
-    program.emplace(unwrap(Program::load_file(*program_path)));
-    for (const MethodSummary& m : summarize(*program).methods) {
-      if (m.name == method) options.instruction_ops = inspector::instruction_ops(m);
-    }
-  }
-  std::optional<etrecord::Etrecord> record;
-  if (etrecord_path) record.emplace(unwrap(etrecord::Etrecord::load_file(*etrecord_path)));
-  const std::vector<inspector::RecordedOutput> outputs =
-      outputs_of(etdump_path, debug_buffer_path, program, program_path.value_or(""), method, warnings);
-  std::unique_ptr<inspector::ReferenceSource> source;
-  std::vector<inspector::RecordedOutput> reference_outputs;
-  if (std::filesystem::is_directory(reference)) {
-    source = unwrap(inspector::folder_reference(reference));
-  } else {
-    if (!reference_debug_buffer) {
-      throw EtkitError("reference " + reference + " is not a folder: as a trace it needs reference_debug_buffer");
-    }
-    reference_outputs = outputs_of(reference, *reference_debug_buffer, program, program_path.value_or(""), method, warnings);
-    source = inspector::trace_reference(reference_outputs);
-  }
-  const inspector::GapReport report =
-      unwrap(inspector::numeric_gap(outputs, *source, record ? &*record : nullptr, options));
+  std::vector<std::string> warnings;
+  const std::unique_ptr<session::GapComparison> gap = unwrap(session::compare_gap_files(files, options, warnings));
+  const inspector::GapReport& report = gap->report;
   py::list rows;
   for (const inspector::GapRow& row : report.rows) {
     if (row.status != inspector::GapStatus::kOk && row.status != inspector::GapStatus::kDiverged) continue;

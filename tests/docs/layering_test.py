@@ -26,7 +26,7 @@ ALLOWED = {
     "report": set(),
     "delegates": {"core", "kernels"},
     "inspector": {"core", "etdump", "bundled", "etrecord", "delegates", "report"},
-    "gui/model": {"core", "kernels", "etdump", "bundled", "etrecord", "delegates", "report", "inspector"},
+    "gui/model": {"core", "kernels", "etdump", "bundled", "etrecord", "delegates", "report", "inspector", "session"},
     # What the front ends share: loading, tracing, host verification and
     # the reports made from file paths.
     "session": {"core", "kernels", "generation", "etdump", "bundled", "etrecord", "delegates", "report", "inspector"},

@@ -294,6 +294,63 @@ TEST(GapView, SeriesThresholdAndFirstDivergence) {
   EXPECT_EQ(gap_fraction(snr, INFINITY), 1);  // identical outputs at the top
 }
 
+TEST(GapView, StatusLineCountsEveryStatusItHas) {
+  inspector::GapReport report;
+  report.rows = {gap_row(0, inspector::GapStatus::kOk, 0, 1), gap_row(1, inspector::GapStatus::kDiverged, 1, 1),
+                 gap_row(2, inspector::GapStatus::kFolded, 0, 0), gap_row(3, inspector::GapStatus::kShapeMismatch, 0, 0)};
+  report.compared = 2;
+  report.missing = 0;
+  report.shape_mismatches = 1;
+  EXPECT_EQ(gap_status_line(report),
+            "2 compared (1 diverged), 1 of another shape (a layout change or another program's value: not compared), "
+            "1 folded into a later op");
+  report.rows.resize(1);
+  report.compared = 1;
+  report.missing = 3;
+  report.shape_mismatches = 0;
+  EXPECT_EQ(gap_status_line(report), "1 compared (0 diverged), 3 without reference");
+}
+
+// Re-judging in quantization steps (the gap view's control) is the
+// library's rule: a quantized row within K steps passes, a float one keeps
+// its tolerance; the threshold drawn follows.
+TEST(GapView, QuantizedRowsJudgedInTheirSteps) {
+  inspector::GapReport report;
+  report.rows = {gap_row(0, inspector::GapStatus::kOk, 0.3, 10), gap_row(1, inspector::GapStatus::kOk, 0.5, 1),
+                 gap_row(2, inspector::GapStatus::kOk, 0.04, 1)};
+  report.rows[0].quantum = 0.1;  // 3 steps
+  report.rows[0].error_quanta = 3;
+  report.rows[2].quantum = 0.02;  // 2 steps
+  report.rows[2].error_quanta = 2;
+  inspector::GapOptions options;
+  inspector::judge(report, options);  // float tolerances: every row is far past 1e-5 + 1e-4 * max |reference|
+  EXPECT_EQ(report.first_divergence, std::optional<size_t>(0));
+  options.quanta = 2.5;
+  inspector::judge(report, options);
+  EXPECT_EQ(report.rows[0].status, inspector::GapStatus::kDiverged);  // 3 steps > 2.5
+  EXPECT_EQ(report.rows[1].status, inspector::GapStatus::kDiverged);  // not quantized: 0.5 > 1e-5 + 1e-4
+  EXPECT_EQ(report.rows[2].status, inspector::GapStatus::kOk);        // 2 steps
+  const auto summary = quanta_summary(report);
+  ASSERT_TRUE(summary);
+  EXPECT_EQ(summary->rows, 2u);
+  EXPECT_DOUBLE_EQ(summary->median, 2.5);
+  EXPECT_DOUBLE_EQ(summary->max, 3);
+  const GapSeries series = gap_series(report, GapMetric::kMaxAbs, 1e-5, 1e-4, 2.5);
+  EXPECT_DOUBLE_EQ(*series.points[0].threshold, 0.25);
+  EXPECT_DOUBLE_EQ(*series.points[1].threshold, 1e-5 + 1e-4 * 1);
+}
+
+TEST(GapView, RowLabelsNameTheDelegateNodeAndGraphNode) {
+  inspector::GapRow row = gap_row(5, inspector::GapStatus::kOk, 0, 1);
+  row.op = "aten.addmm.default";
+  EXPECT_EQ(gap_row_label(row), "instruction 5: aten.addmm.default");
+  row.instruction_id = 0;
+  row.delegate_debug_id = 113;
+  row.op = "aten.convolution.default";
+  row.node = "aten_convolution_default_3";
+  EXPECT_EQ(gap_row_label(row), "instruction 0, delegate node 113: aten.convolution.default (aten_convolution_default_3)");
+}
+
 TEST(GapView, TensorImagesTileChannels) {
   // [2, 2]: as is.
   const auto plain = tensor_image({1, 2, 3, 4}, {1, 2, 3, 5}, {2, 2});

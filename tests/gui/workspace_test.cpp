@@ -7,7 +7,9 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
+#include <tuple>
 #include <nlohmann/json.hpp>
 
 #include "etkit/etdump/etdump_reader.h"
@@ -133,6 +135,76 @@ TEST(Workspace, AnETRecordOfAnotherProgramIsAWarning) {
 
 // The table's rows, in trace order, are `etinspect table`'s: same events,
 // same block names, same op types and p50 (a second path: the CLI process).
+// The gap view compares what `etinspect gap` compares from the same files
+// (the float XNNPACK MobileNetV2 against the portable one, matched by node
+// through both ETRecords): the same rows and statuses, agreement, and each
+// compared row, delegated ones included, keeps its own tensors for the
+// heat maps (they were looked up by instruction id: every delegated op
+// showed the delegate call's first output).
+TEST(Workspace, GapViewIsTheClisGapOfTheSameFiles) {
+  const std::string xnn = test::sample("mobilenet_v2_xnnpack/mobilenet_v2_xnnpack");
+  const std::string portable = test::sample("mobilenet_v2/mobilenet_v2");
+  const std::string trace = test::temp("gap-xnn.etdp"), buffer = test::temp("gap-xnn.bin");
+  const std::string reference = test::temp("gap-portable.etdp"), reference_buffer = test::temp("gap-portable.bin");
+  for (const auto& [pte, etdp, bin] : {std::tuple{xnn, trace, buffer}, std::tuple{portable, reference, reference_buffer}}) {
+    const auto ran = test::etinspect({"run", pte + ".pte", "--fill", "random", "--seed", "7", "--debug-level",
+                                      "intermediates", "--etdump", etdp, "--debug-buffer", bin});
+    ASSERT_EQ(ran.exit_code, 0) << ran.err;
+  }
+  OpenRequest request;
+  request.files = {trace, buffer, xnn + ".pte", xnn + ".etrecord"};
+  request.reference = reference;
+  request.reference_debug_buffer = reference_buffer;
+  request.reference_program = portable + ".pte";
+  request.reference_etrecord = portable + ".etrecord";
+  const auto ws = Workspace::load(request);
+  ASSERT_TRUE(ws->errors().empty()) << ws->errors()[0].path << ": " << ws->errors()[0].message;
+  ASSERT_NE(ws->gap(), nullptr);
+  const auto cli = test::etinspect({"gap", trace, "--debug-buffer", buffer, "--program", xnn + ".pte", "--etrecord",
+                                    xnn + ".etrecord", "--reference", reference, "--reference-debug-buffer",
+                                    reference_buffer, "--reference-program", portable + ".pte",
+                                    "--reference-etrecord", portable + ".etrecord", "--json"});
+  ASSERT_EQ(cli.exit_code, 0) << cli.err;
+  const nlohmann::json expected = nlohmann::json::parse(cli.out);
+  const inspector::GapReport& gap = *ws->gap();
+  EXPECT_EQ(gap.compared, expected["compared"].get<size_t>());
+  EXPECT_GT(gap.compared, 60u);
+  EXPECT_FALSE(gap.first_divergence);
+  ASSERT_EQ(gap.rows.size(), expected["rows"].size());
+  size_t delegated = 0;
+  for (size_t r = 0; r < gap.rows.size(); ++r) {
+    const inspector::GapRow& row = gap.rows[r];
+    EXPECT_EQ(to_string(row.status), expected["rows"][r]["status"].get<std::string>()) << r;
+    EXPECT_EQ(row.delegate_debug_id, expected["rows"][r]["delegate_debug_id"].get<int64_t>()) << r;
+    if (row.status != inspector::GapStatus::kOk) continue;
+    delegated += row.delegate_debug_id >= 0;
+    int64_t numel = 1;
+    for (int64_t size : row.actual_sizes) numel *= size;
+    EXPECT_EQ(row.actual_values.size(), size_t(numel)) << r;
+    EXPECT_EQ(row.reference_values.size(), row.actual_values.size()) << r;
+  }
+  EXPECT_GT(delegated, 50u);  // the convolutions inside the delegate, each with its own values
+  bool described = false;
+  for (const OpenedFile& file : ws->files()) {
+    described |= file.role == FileRole::kReference && test::contains(file.description, "compared (0 diverged)");
+  }
+  EXPECT_TRUE(described);
+}
+
+TEST(Workspace, AReferenceChosenTogetherIsPlacedByItsBytes) {
+  const std::string folder = test::temp("reference-npy");
+  std::filesystem::create_directories(folder);
+  const OpenRequest request = reference_request(
+      {test::corpus_program("tutorial_cnn.etrecord"), test::corpus("upstream-runtime/tutorial_cnn_intermediates.bin"),
+       test::corpus_program("tutorial_cnn.pte"), test::corpus("upstream-runtime/tutorial_cnn_intermediates.etdp")});
+  EXPECT_EQ(request.reference, test::corpus("upstream-runtime/tutorial_cnn_intermediates.etdp"));
+  EXPECT_EQ(request.reference_debug_buffer, test::corpus("upstream-runtime/tutorial_cnn_intermediates.bin"));
+  EXPECT_EQ(request.reference_program, test::corpus_program("tutorial_cnn.pte"));
+  EXPECT_EQ(request.reference_etrecord, test::corpus_program("tutorial_cnn.etrecord"));
+  EXPECT_TRUE(request.files.empty());
+  EXPECT_EQ(reference_request({folder}).reference, folder);
+}
+
 TEST(EventsTable, RowsAreTheCliTableRows) {
   const OpenRequest request = tutorial_request();
   const auto ws = Workspace::load(request);

@@ -1,5 +1,7 @@
 #include "etkit/gui/gap_view.h"
 
+#include "etkit/inspector/event_blocks.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -19,7 +21,42 @@ double plotted(const inspector::GapMetrics& m, GapMetric metric) {
 
 }  // namespace
 
-GapSeries gap_series(const inspector::GapReport& report, GapMetric metric, double atol, double rtol) {
+std::string gap_status_line(const inspector::GapReport& report) {
+  size_t diverged = 0, folded = 0;
+  for (const inspector::GapRow& row : report.rows) {
+    diverged += row.status == inspector::GapStatus::kDiverged;
+    folded += row.status == inspector::GapStatus::kFolded;
+  }
+  std::string line = std::to_string(report.compared) + " compared (" + std::to_string(diverged) + " diverged)";
+  if (report.missing > 0) line += ", " + std::to_string(report.missing) + " without reference";
+  if (report.shape_mismatches > 0) {
+    line += ", " + std::to_string(report.shape_mismatches) +
+            " of another shape (a layout change or another program's value: not compared)";
+  }
+  if (folded > 0) line += ", " + std::to_string(folded) + " folded into a later op";
+  return line;
+}
+
+std::string gap_row_label(const inspector::GapRow& row) {
+  std::string label = "instruction " + std::to_string(row.instruction_id);
+  if (row.delegate_debug_id >= 0) label += ", delegate node " + std::to_string(row.delegate_debug_id);
+  label += ": " + (row.op.empty() ? std::string("an output") : row.op);
+  if (!row.node.empty()) label += " (" + row.node + ")";
+  return label;
+}
+
+std::optional<QuantaSummary> quanta_summary(const inspector::GapReport& report) {
+  std::vector<double> steps;
+  for (const inspector::GapRow& row : report.rows) {
+    const bool compared = row.status == inspector::GapStatus::kOk || row.status == inspector::GapStatus::kDiverged;
+    if (compared && row.quantum > 0 && std::isfinite(row.error_quanta)) steps.push_back(row.error_quanta);
+  }
+  if (steps.empty()) return std::nullopt;
+  return QuantaSummary{steps.size(), inspector::percentile(steps, 50), *std::max_element(steps.begin(), steps.end())};
+}
+
+GapSeries gap_series(const inspector::GapReport& report, GapMetric metric, double atol, double rtol,
+                     double quanta) {
   GapSeries series;
   series.metric = metric;
   series.log_scale = metric != GapMetric::kSnrDb;  // dB are a log already
@@ -28,7 +65,9 @@ GapSeries gap_series(const inspector::GapReport& report, GapMetric metric, doubl
     const inspector::GapRow& row = report.rows[r];
     if (row.status != inspector::GapStatus::kOk && row.status != inspector::GapStatus::kDiverged) continue;
     GapPoint point{r, plotted(row.metrics, metric), row.status == inspector::GapStatus::kDiverged, std::nullopt};
-    if (metric == GapMetric::kMaxAbs) point.threshold = atol + rtol * row.metrics.max_abs_reference;
+    if (metric == GapMetric::kMaxAbs) {
+      point.threshold = quanta > 0 && row.quantum > 0 ? quanta * row.quantum : atol + rtol * row.metrics.max_abs_reference;
+    }
     if (report.first_divergence && *report.first_divergence == r) series.first_divergence = series.points.size();
     series.points.push_back(point);
   }

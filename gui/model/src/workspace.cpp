@@ -1,5 +1,7 @@
 #include "etkit/gui/workspace.h"
 
+#include "etkit/gui/gap_view.h"
+
 #include "etkit/inspector/file_size.h"
 
 #include <algorithm>
@@ -25,6 +27,8 @@ const char* to_string(FileRole role) {
     case FileRole::kBaseline: return "baseline trace";
     case FileRole::kReference: return "reference";
     case FileRole::kReferenceDebugBuffer: return "reference debug buffer";
+    case FileRole::kReferenceProgram: return "reference program";
+    case FileRole::kReferenceRecord: return "reference ETRecord";
     case FileRole::kData: return "named data";
   }
   return "?";
@@ -32,7 +36,8 @@ const char* to_string(FileRole role) {
 
 bool OpenRequest::empty() const {
   return files.empty() && program.empty() && etrecord.empty() && debug_buffer.empty() && baseline.empty() &&
-         reference.empty() && reference_debug_buffer.empty();
+         reference.empty() && reference_debug_buffer.empty() && reference_program.empty() &&
+         reference_etrecord.empty();
 }
 
 void OpenRequest::merge(const OpenRequest& other) {
@@ -46,6 +51,28 @@ void OpenRequest::merge(const OpenRequest& other) {
   take(baseline, other.baseline);
   take(reference, other.reference);
   take(reference_debug_buffer, other.reference_debug_buffer);
+  take(reference_program, other.reference_program);
+  take(reference_etrecord, other.reference_etrecord);
+}
+
+OpenRequest reference_request(const std::vector<std::string>& paths) {
+  OpenRequest request;
+  for (const std::string& path : paths) {
+    if (std::filesystem::is_directory(path)) {
+      request.reference = path;
+      continue;
+    }
+    auto file = FileData::load(path);
+    const FileKind kind = file.ok() ? detect_file_kind((*file)->bytes()) : FileKind::kUnknown;
+    switch (kind) {
+      case FileKind::kETDump: request.reference = path; break;
+      case FileKind::kProgram:
+      case FileKind::kBundledProgram: request.reference_program = path; break;
+      case FileKind::kZip: request.reference_etrecord = path; break;
+      default: request.reference_debug_buffer = path; break;  // a debug buffer has no magic (or the load says why)
+    }
+  }
+  return request;
 }
 
 // The steps of loading, in order; each adds what it made to the workspace
@@ -54,7 +81,7 @@ struct Workspace::Loader {
   Workspace& ws;
   const Progress& progress;
   std::shared_ptr<const FileData> trace_file, program_file, record_file, debug_file, baseline_file;
-  std::string reference_path, reference_buffer_path;
+  std::string reference_path, reference_buffer_path, reference_program_path, reference_record_path;
   bool debug_guessed = false;  // an unrecognised file taken as the debug buffer
 
   void report(double fraction, const std::string& step) const {
@@ -121,6 +148,8 @@ struct Workspace::Loader {
     }
     reference_path = request.reference;
     reference_buffer_path = request.reference_debug_buffer;
+    reference_program_path = request.reference_program;
+    reference_record_path = request.reference_etrecord;
   }
 
   void explicit_file(const std::string& path, std::shared_ptr<const FileData>& slot, std::vector<FileKind> kinds,
@@ -230,7 +259,6 @@ struct Workspace::Loader {
     auto outputs = inspector::recorded_outputs(*ws.trace_, debug_file->bytes());
     if (!outputs.ok()) return fail(path, outputs.error());
     const size_t count = outputs->size();
-    ws.gap_outputs_ = *outputs;
     ws.debug_ = inspector::by_instruction(std::move(*outputs));
     ws.files_.push_back({path, FileRole::kDebugBuffer, std::to_string(count) + " intermediate output(s)"});
   }
@@ -274,31 +302,32 @@ struct Workspace::Loader {
     }
   }
 
+  // The gap etinspect gap computes from the same files.
   void load_reference(const OpenRequest& request) {
     if (reference_path.empty()) return;
-    if (ws.gap_outputs_.empty()) {
+    if (!trace_file || !debug_file) {
       return fail(reference_path, "a reference needs a trace with intermediate outputs and its debug buffer");
     }
-    Result<std::unique_ptr<inspector::ReferenceSource>> source = [&]() -> Result<std::unique_ptr<inspector::ReferenceSource>> {
-      if (std::filesystem::is_directory(reference_path)) return inspector::folder_reference(reference_path);
-      if (reference_buffer_path.empty()) {
-        return Error::make(ErrorCode::kInvalidArgument, "not a folder: as a trace it needs --reference-debug-buffer");
-      }
-      ETKIT_ASSIGN_OR_RETURN(etdump::ETDump trace, etdump::ETDump::load_file(reference_path));
-      ETKIT_ASSIGN_OR_RETURN(auto buffer, FileData::load(reference_buffer_path));
-      ETKIT_ASSIGN_OR_RETURN(auto outputs, inspector::recorded_outputs(trace, buffer->bytes()));
-      return inspector::trace_reference(outputs);
-    }();
-    if (!source.ok()) return fail(reference_path, source.error());
-    ws.reference_ = std::move(*source);
+    session::GapFiles files;
+    files.etdump = trace_file->path();
+    files.debug_buffer = debug_file->path();
+    files.program = program_file ? program_file->path() : "";
+    files.etrecord = ws.record_ ? record_file->path() : "";
+    files.reference = reference_path;
+    files.reference_debug_buffer = reference_buffer_path;
+    files.reference_program = reference_program_path;
+    files.reference_etrecord = reference_record_path;
     inspector::GapOptions options;
     options.method = request.method;
-    if (const MethodSummary* method = ws.method()) options.instruction_ops = inspector::instruction_ops(*method);
-    auto report = inspector::numeric_gap(ws.gap_outputs_, *ws.reference_, ws.record(), options);
-    if (!report.ok()) return fail(reference_path, report.error());
-    ws.gap_ = std::move(*report);
-    ws.files_.push_back({reference_path, FileRole::kReference,
-                         std::to_string(ws.gap_->compared) + " output(s) compared"});
+    options.keep_values = true;
+    std::vector<std::string> warnings;
+    auto gap = session::compare_gap_files(files, options, warnings);
+    for (const std::string& warning : warnings) ws.warnings_.push_back({reference_path, warning});
+    if (!gap.ok()) return fail(reference_path, gap.error());
+    ws.gap_ = std::move(*gap);
+    ws.files_.push_back({reference_path, FileRole::kReference, gap_status_line(ws.gap_->report)});
+    if (!reference_program_path.empty()) ws.files_.push_back({reference_program_path, FileRole::kReferenceProgram, ""});
+    if (!reference_record_path.empty()) ws.files_.push_back({reference_record_path, FileRole::kReferenceRecord, ""});
   }
 };
 

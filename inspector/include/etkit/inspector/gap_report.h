@@ -155,6 +155,13 @@ std::vector<std::string> instruction_ops(const MethodSummary& method);
 Result<GapReport> numeric_gap(const std::vector<RecordedOutput>& outputs, const ReferenceSource& reference,
                               const etrecord::Etrecord* record, const GapOptions& options);
 
+/// The divergence rule, applied to every compared row of `report` (again):
+/// a row diverges when its max abs error exceeds atol + rtol * max
+/// |reference|, or, with `options.quanta` > 0 and a quantized value,
+/// quanta of its quantization steps; first_divergence follows. numeric_gap
+/// applies it; a view that lets the user change the tolerances re-applies it.
+void judge(GapReport& report, const GapOptions& options);
+
 /// What `etinspect gap` prints: {atol, rtol, quanta, rows: [{instruction_id,
 /// delegate_debug_id, op, node, sizes, mse, l1, snr_db, cosine, max_abs,
 /// rel_error, growth, quantum, error_quanta, status, detail, source}],

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "etkit/inspector/gap_report.h"
@@ -33,9 +34,32 @@ struct GapSeries {
   std::optional<size_t> first_divergence;  ///< index into points
 };
 
+/// What the gap compared, by status: "64 compared (2 diverged), 1 without
+/// reference, 3 of another shape (a layout change or another program's
+/// value: not compared), 2 folded into a later op"; parts that are 0 are
+/// left out.
+std::string gap_status_line(const inspector::GapReport& report);
+
+/// Where a row's value comes from and what it is: "instruction 5:
+/// aten.addmm.default", "instruction 0, delegate node 113:
+/// aten.convolution.default (aten_convolution_default_3)" (the graph node
+/// when the ETRecord names one).
+std::string gap_row_label(const inspector::GapRow& row);
+
+/// How far the quantized (dequantized int8) compared values lie from their
+/// references, in their own quantization steps: what to judge them by
+/// (etinspect gap --quanta K). Nullopt when no compared row is quantized.
+struct QuantaSummary {
+  size_t rows = 0;
+  double median = 0, max = 0;  ///< of the rows' error in steps (NumPy's median)
+};
+std::optional<QuantaSummary> quanta_summary(const inspector::GapReport& report);
+
 /// The compared rows of `report` under `metric`; the threshold uses the
-/// rule numeric_gap() applied (`atol`, `rtol`).
-GapSeries gap_series(const inspector::GapReport& report, GapMetric metric, double atol = 1e-5, double rtol = 1e-4);
+/// rule inspector::judge applies (`atol`, `rtol`; `quanta` steps of a
+/// quantized value's scale when > 0).
+GapSeries gap_series(const inspector::GapReport& report, GapMetric metric, double atol = 1e-5, double rtol = 1e-4,
+                     double quanta = 0);
 /// Where `value` sits between the series' low (0) and high (1).
 double gap_fraction(const GapSeries& series, double value);
 /// The point nearest to x position `row` (in rows), if any.

@@ -23,6 +23,7 @@
 #include "etkit/inspector/event_blocks.h"
 #include "etkit/inspector/event_text.h"
 #include "etkit/inspector/gap_report.h"
+#include "etkit/session/gap_files.h"
 #include "etkit/inspector/file_size.h"
 #include "etkit/inspector/memory_plan.h"
 #include "etkit/inspector/trace_diff.h"
@@ -42,6 +43,8 @@ enum class FileRole {
   kBaseline,        ///< a second trace to compare with
   kReference,       ///< a folder of .npy or a trace: the gap view's reference
   kReferenceDebugBuffer,
+  kReferenceProgram,  ///< the reference trace's program (its delegates' values)
+  kReferenceRecord,   ///< the reference's ETRecord: match ops by graph node
   kData,            ///< a .ptd: only needed to run programs
 };
 const char* to_string(FileRole role);
@@ -56,6 +59,8 @@ struct OpenRequest {
   std::string baseline;
   std::string reference;
   std::string reference_debug_buffer;
+  std::string reference_program;
+  std::string reference_etrecord;
   std::string method = "forward";
   inspector::TimeUnit source_unit = inspector::TimeUnit::kNanoseconds;
   inspector::TimeUnit table_unit = inspector::TimeUnit::kMilliseconds;
@@ -126,11 +131,10 @@ class Workspace {
   /// Both steps on the calling thread (headless runs, tests).
   void lay_out_graphs_now();
 
-  /// The numeric gap against the reference, when one was given.
-  const inspector::GapReport* gap() const { return gap_ ? &*gap_ : nullptr; }
-  /// The intermediate outputs the gap compared (first run that has any).
-  const std::vector<inspector::RecordedOutput>& gap_outputs() const { return gap_outputs_; }
-  const inspector::ReferenceSource* reference() const { return reference_.get(); }
+  /// The numeric gap against the reference, when one was given: the one
+  /// `etinspect gap` computes from the same files (session/gap_files.h),
+  /// each compared row keeping its values (the heat maps).
+  const inspector::GapReport* gap() const { return gap_ ? &gap_->report : nullptr; }
 
   /// The table event a timeline event is, if the trace grouped it.
   const inspector::Event* event_of(const TimelineTrack& track, const TimelineEvent& event) const;
@@ -159,9 +163,12 @@ class Workspace {
   std::optional<etrecord::Etrecord> record_;
   std::vector<inspector::MethodMemory> memory_;
   std::optional<inspector::SizePart> size_;
-  std::optional<inspector::GapReport> gap_;
-  std::vector<inspector::RecordedOutput> gap_outputs_;
-  std::unique_ptr<inspector::ReferenceSource> reference_;
+  std::unique_ptr<session::GapComparison> gap_;
 };
+
+/// The files of a reference chosen together (File → Reference…), placed by
+/// their bytes: a trace, its program, its ETRecord, and a file without
+/// magic as the trace's debug buffer; a folder is a reference of .npy.
+OpenRequest reference_request(const std::vector<std::string>& paths);
 
 }  // namespace etkit::gui
