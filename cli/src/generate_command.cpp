@@ -40,7 +40,7 @@ struct GenerateOptions {
   double temperature = 0.0;
   double top_p = 1.0;
   uint64_t seed = 0;
-  int threads = 1;
+  int threads = 0;  ///< the runtime's workers (0: every core)
   bool json = false;
   session::TracingOptions tracing;
   DeviceOptions device;

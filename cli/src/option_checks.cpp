@@ -122,7 +122,9 @@ Error index_out_of_range(const std::string& option, int64_t value, const std::st
 }
 
 void add_threads_option(CLI::App& command, int& threads) {
-  command.add_option("--threads", threads, "Threads for XNNPACK delegates (default 1; 0 = all cores)")
+  command.add_option("--threads", threads,
+                     "Threads for the kernels and XNNPACK delegates (default 0: every core; 1: one thread; the "
+                     "results are the same for any count)")
       ->check(whole_number(0, 1024));
 }
 

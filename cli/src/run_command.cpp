@@ -40,7 +40,7 @@ constexpr int64_t kMaxRuns = 1'000'000;
 
 struct RunOptions {
   std::string program;
-  int threads = 1;
+  int threads = 0;  ///< the runtime's workers (0: every core)
   std::string method = "forward";
   std::vector<std::string> inputs;
   std::vector<std::string> data;

@@ -303,7 +303,7 @@ Status execute_instruction(MethodState& state, const PreparedInstruction& instru
       {
         ScopedEvent call(tracer, "OPERATOR_CALL", instruction.chain, instruction.index);
         ScopedEvent kernel(tracer, instruction.event_name, instruction.chain, instruction.index);
-        KernelContext context{instruction.op_name, state.scratch};
+        KernelContext context{instruction.op_name, state.scratch, state.parallel, state.worker_scratch};
         status = instruction.staging < 0
                      ? instruction.kernel(context, instruction.args)
                      : run_staged(instruction.kernel, context, state.stagings[size_t(instruction.staging)]);

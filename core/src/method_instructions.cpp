@@ -369,11 +369,18 @@ Status load_instructions(const Program& program, const MethodOptions& options,
   }
   state.arg_storage.reserve(arg_count);
   if (length(state.plan->operators()) > 0) {
-    if (options.kernel_scratch.size() >= kKernelScratchBytes) {
-      state.scratch = Span<uint8_t>(options.kernel_scratch.data(), kKernelScratchBytes);
+    // One scratch area per worker: kernels spread over them (parallel.h).
+    const size_t workers = options.parallel != nullptr && options.parallel->run != nullptr
+                               ? (options.parallel->workers > 0 ? options.parallel->workers : 1)
+                               : 1;
+    state.parallel = workers > 1 ? options.parallel : nullptr;
+    const size_t bytes = kKernelScratchBytes * workers;
+    if (options.kernel_scratch.size() >= bytes) {
+      state.worker_scratch = Span<uint8_t>(options.kernel_scratch.data(), bytes);
     } else {
-      ETKIT_ASSIGN_OR_RETURN(state.scratch, allocate_owned(state, kKernelScratchBytes));
+      ETKIT_ASSIGN_OR_RETURN(state.worker_scratch, allocate_owned(state, bytes));
     }
+    state.scratch = Span<uint8_t>(state.worker_scratch.data(), kKernelScratchBytes);
   }
   ETKIT_TRY(builder.load_delegates());
   for (size_t c = 0; c < length(state.plan->chains()); ++c) {

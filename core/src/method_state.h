@@ -67,7 +67,9 @@ struct MethodState {
   size_t owned_bytes = 0;   // sum of owned_arenas' sizes
   size_t memory_limit = 0;  // MethodOptions::memory_limit
   std::vector<Span<uint8_t>> arenas;
-  Span<uint8_t> scratch;  // kernel temporaries, in owned_arenas
+  Span<uint8_t> scratch;  // kernel temporaries, in owned_arenas: worker 0's
+  Span<uint8_t> worker_scratch;  // every worker's, back to back (scratch first)
+  const ParallelRunner* parallel = nullptr;
   std::vector<LowPrecisionStaging> stagings;  // one per float16/bfloat16 instruction
   /// Mutable buffers with an initial state: value index and the bytes
   /// copied in at load (reset_state copies them again).

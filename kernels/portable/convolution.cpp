@@ -10,6 +10,7 @@
 #include "etkit/kernels/elementwise.h"
 #include "etkit/kernels/fast_math.h"
 #include "etkit/kernels/gemm.h"
+#include "etkit/kernels/parallel.h"
 
 namespace etkit::kernels {
 namespace {
@@ -99,15 +100,16 @@ void im2col_rows(const ConvShape& s, const T* in_g, int64_t channels, int64_t ro
 // Depthwise: one input plane per output plane. Each output row takes all
 // k_h x k_w taps while it is in L1; the column range [lo, hi) of each tap is
 // where it reads inside the input row (padding columns contribute nothing).
+// Output planes [first, last) of the n * out_c (a worker's share).
 template <typename T>
 __attribute__((always_inline)) inline void conv_depthwise_body(const ConvShape& s, const T* in,
                                                                const T* weight, const int64_t* ws,
-                                                               T* out) {
+                                                               T* out, int64_t first, int64_t last) {
   const int64_t multiplier = s.out_c / s.groups;
   const int64_t step = s.stride_w * s.is[3];
   const int64_t ostep = s.os[3];
-  for (int64_t n = 0; n < s.n; ++n)
-    for (int64_t oc = 0; oc < s.out_c; ++oc) {
+  for (int64_t plane_index = first; plane_index < last; ++plane_index) {
+      const int64_t n = plane_index / s.out_c, oc = plane_index % s.out_c;
       const int64_t ic = oc / multiplier;
       const T* plane = in + n * s.is[0] + ic * s.is[1];
       T* dst_plane = out + n * s.os[0] + oc * s.os[1];
@@ -138,29 +140,37 @@ __attribute__((always_inline)) inline void conv_depthwise_body(const ConvShape& 
 }
 
 ETKIT_AVX2_FMA void conv_depthwise_f32_avx2(const ConvShape& s, const float* in, const float* weight,
-                                            const int64_t* ws, float* out) {
-  conv_depthwise_body(s, in, weight, ws, out);
+                                            const int64_t* ws, float* out, int64_t first, int64_t last) {
+  conv_depthwise_body(s, in, weight, ws, out, first, last);
 }
 
+// Planes are independent: spread over the workers.
 template <typename T>
-void conv_depthwise(const ConvShape& s, const T* in, const T* weight, const int64_t* ws, T* out) {
-  if constexpr (std::is_same_v<T, float>) {
-    if (cpu_has_avx2_fma()) {
-      conv_depthwise_f32_avx2(s, in, weight, ws, out);
-      return;
-    }
-  }
-  conv_depthwise_body(s, in, weight, ws, out);
+void conv_depthwise(const ConvShape& s, const T* in, const T* weight, const int64_t* ws, T* out,
+                    const KernelContext& context) {
+  const int64_t plane_work = s.out_h * s.out_w * s.k_h * s.k_w;
+  parallel_ranges(context, s.n * s.out_c, 1, plane_work > 0 ? (int64_t{1} << 16) / plane_work + 2 : 0,
+                  [&](Span<uint8_t>, int64_t first, int64_t last) {
+                    if constexpr (std::is_same_v<T, float>) {
+                      if (cpu_has_avx2_fma()) {
+                        conv_depthwise_f32_avx2(s, in, weight, ws, out, first, last);
+                        return;
+                      }
+                    }
+                    conv_depthwise_body(s, in, weight, ws, out, first, last);
+                  });
 }
 
 template <typename T>
 void conv_forward(const ConvShape& s, const T* in, const T* weight, const int64_t* ws, T* out,
-                  Span<uint8_t> scratch) {
+                  const KernelContext& context) {
+  // im2col columns after the gemm's packing area of worker 0's scratch (the
+  // gemm's other workers pack in their own).
+  const Span<uint8_t> scratch = context.scratch;
   const int64_t ic_g = s.in_c / s.groups, oc_g = s.out_c / s.groups;
   const int64_t k = ic_g * s.k_h * s.k_w;
   const int64_t pixels = s.out_h * s.out_w;
   const size_t gemm_bytes = gemm_scratch_bytes();
-  Span<uint8_t> gemm_scratch(scratch.data(), gemm_bytes);
   T* col = reinterpret_cast<T*>(scratch.data() + gemm_bytes);
   const int64_t col_capacity = static_cast<int64_t>((scratch.size() - gemm_bytes) / sizeof(T));
   // Tiles are whole output rows so im2col copies contiguous row segments.
@@ -180,7 +190,7 @@ void conv_forward(const ConvShape& s, const T* in, const T* weight, const int64_
         w.col_stride = ws[1];
         MatrixView<const T> x{in_g, ic_g, pixels, s.is[1], s.is[3]};
         MatrixView<T> y{out_g, oc_g, pixels, s.os[1], s.os[3]};
-        gemm(w, x, y, T(1), T(1), gemm_scratch);
+        gemm(w, x, y, T(1), T(1), context);
         continue;
       }
       // Weight element (o, (c, kh, kw)): contiguous in k only for the
@@ -192,7 +202,7 @@ void conv_forward(const ConvShape& s, const T* in, const T* weight, const int64_
         MatrixView<T> y{out_g + p0 * s.os[3], oc_g, np, s.os[1], s.os[3]};
         if (ws[1] == s.k_h * s.k_w && ws[2] == s.k_w && ws[3] == 1) {
           w.col_stride = 1;
-          gemm(w, x, y, T(1), T(1), gemm_scratch);
+          gemm(w, x, y, T(1), T(1), context);
         } else {
           // Non-default weight layout: multiply one (c, kh, kw) column at a
           // time would be slow; instead copy W into the col tail is not
@@ -336,11 +346,9 @@ Status convolution_out(KernelContext& context, Span<Value*> args) {
       conv_transposed<T>(s, input.data_as<const T>(), weight.data_as<const T>(), ws,
                          out.data_as<T>());
     } else if (s.groups > 1 && s.in_c == s.groups) {
-      conv_depthwise<T>(s, input.data_as<const T>(), weight.data_as<const T>(), ws,
-                        out.data_as<T>());
+      conv_depthwise<T>(s, input.data_as<const T>(), weight.data_as<const T>(), ws, out.data_as<T>(), context);
     } else {
-      conv_forward<T>(s, input.data_as<const T>(), weight.data_as<const T>(), ws,
-                      out.data_as<T>(), context.scratch);
+      conv_forward<T>(s, input.data_as<const T>(), weight.data_as<const T>(), ws, out.data_as<T>(), context);
     }
   }));
   return Ok{};

@@ -46,7 +46,7 @@ Status mm_out(KernelContext& context, Span<Value*> args) {
   ETKIT_TRY(dispatch_real(context, a.scalar_type(), [&](auto tag) {
     using T = decltype(tag);
     gemm(view_2d<T>(a, 0, 1), view_2d<T>(b, 0, 1), view_2d_out<T>(out, 0, 1), T(1), T(0),
-         context.scratch);
+         context);
   }));
   return Ok{};
 }
@@ -88,7 +88,7 @@ Status addmm_out(KernelContext& context, Span<Value*> args) {
     }
     // Scalars convert as ATen's do (to an integer type: truncated).
     gemm(view_2d<T>(a, 0, 1), view_2d<T>(b, 0, 1), view_2d_out<T>(out, 0, 1), convert<T>(alpha),
-         convert<T>(beta), context.scratch);
+         convert<T>(beta), context);
   }));
   return Ok{};
 }
@@ -109,7 +109,7 @@ Status bmm_out(KernelContext& context, Span<Value*> args) {
     using T = decltype(tag);
     for (int64_t batch = 0; batch < sizes[0]; ++batch) {
       gemm(view_2d<T>(a, 1, 2, batch * a.stride(0)), view_2d<T>(b, 1, 2, batch * b.stride(0)),
-           view_2d_out<T>(out, 1, 2, batch * out.stride(0)), T(1), T(0), context.scratch);
+           view_2d_out<T>(out, 1, 2, batch * out.stride(0)), T(1), T(0), context);
     }
   }));
   return Ok{};
@@ -166,7 +166,7 @@ Status linear_out(KernelContext& context, Span<Value*> args) {
       }
       gemm(MatrixView<const T>{x.data_as<const T>() + x_offset, rows, k, x_row_stride, x.stride(rank - 1)}, weight_t,
            MatrixView<T>{po, rows, n, out_row_stride, out.stride(rank - 1)}, T(1), T(bias != nullptr ? 1 : 0),
-           context.scratch);
+           context);
     }
   }));
   return Ok{};

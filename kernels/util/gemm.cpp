@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
 
 #include "etkit/kernels/fast_math.h"
+#include "etkit/kernels/parallel.h"
 
 namespace etkit::kernels {
 namespace {
@@ -218,13 +220,15 @@ void row_times_matrix(const T* a, int64_t a_stride, MatrixView<const T> b, T* __
   }
 }
 
+// `one_row`: the whole product has one row (a part of a split product is
+// computed as the whole would be: the row path rounds differently).
 template <typename T>
 void gemm_impl(MatrixView<const T> a, MatrixView<const T> b, MatrixView<T> c, T alpha, T beta,
-               Span<uint8_t> scratch) {
+               Span<uint8_t> scratch, bool one_row) {
   if (beta != T(1)) scale_c(c, beta);
   const int64_t m = c.rows, n = c.cols, k = a.cols;
   if (m == 0 || n == 0 || k == 0 || alpha == T(0)) return;
-  if (m == 1 && b.col_stride == 1 && c.col_stride == 1) {
+  if (one_row && b.col_stride == 1 && c.col_stride == 1) {
     row_times_matrix(a.data, a.col_stride, b, c.data, alpha);
     return;
   }
@@ -256,18 +260,56 @@ void gemm_impl(MatrixView<const T> a, MatrixView<const T> b, MatrixView<T> c, T 
   }
 }
 
+// Over the workers: C's columns in whole NR panels (its rows in whole MR
+// panels when it has too few columns to share), each part a gemm of its
+// own with the worker's scratch. An element's sum runs over the same KC
+// blocks in the same order whatever part it is in: the bits are the
+// one-thread product's.
+template <typename T>
+void gemm_parallel(MatrixView<const T> a, MatrixView<const T> b, MatrixView<T> c, T alpha, T beta,
+                   const KernelContext& context) {
+  const bool one_row = c.rows == 1;
+  // Below ~2^18 multiply-adds a thread costs more than it saves.
+  constexpr int64_t kMinWork = int64_t{1} << 18;
+  const int64_t work = c.rows * c.cols * std::max<int64_t>(a.cols, 1);
+  const int64_t min_items = work >= kMinWork ? 0 : std::numeric_limits<int64_t>::max();
+  if (c.cols >= 4 * kNR || c.rows < 4 * kMR) {
+    parallel_ranges(context, c.cols, kNR, min_items, [&](Span<uint8_t> scratch, int64_t j0, int64_t j1) {
+      const MatrixView<const T> b_part{b.data + j0 * b.col_stride, b.rows, j1 - j0, b.row_stride, b.col_stride};
+      const MatrixView<T> c_part{c.data + j0 * c.col_stride, c.rows, j1 - j0, c.row_stride, c.col_stride};
+      gemm_impl(a, b_part, c_part, alpha, beta, scratch, one_row);
+    });
+    return;
+  }
+  parallel_ranges(context, c.rows, kMR, min_items, [&](Span<uint8_t> scratch, int64_t i0, int64_t i1) {
+    const MatrixView<const T> a_part{a.data + i0 * a.row_stride, i1 - i0, a.cols, a.row_stride, a.col_stride};
+    const MatrixView<T> c_part{c.data + i0 * c.row_stride, i1 - i0, c.cols, c.row_stride, c.col_stride};
+    gemm_impl(a_part, b, c_part, alpha, beta, scratch, one_row);
+  });
+}
+
 }  // namespace
 
 size_t gemm_scratch_bytes() { return packed_bytes<double>(); }
 
 void gemm(MatrixView<const float> a, MatrixView<const float> b, MatrixView<float> c, float alpha,
           float beta, Span<uint8_t> scratch) {
-  gemm_impl(a, b, c, alpha, beta, scratch);
+  gemm_impl(a, b, c, alpha, beta, scratch, c.rows == 1);
 }
 
 void gemm(MatrixView<const double> a, MatrixView<const double> b, MatrixView<double> c,
           double alpha, double beta, Span<uint8_t> scratch) {
-  gemm_impl(a, b, c, alpha, beta, scratch);
+  gemm_impl(a, b, c, alpha, beta, scratch, c.rows == 1);
+}
+
+void gemm(MatrixView<const float> a, MatrixView<const float> b, MatrixView<float> c, float alpha, float beta,
+          const KernelContext& context) {
+  gemm_parallel(a, b, c, alpha, beta, context);
+}
+
+void gemm(MatrixView<const double> a, MatrixView<const double> b, MatrixView<double> c, double alpha,
+          double beta, const KernelContext& context) {
+  gemm_parallel(a, b, c, alpha, beta, context);
 }
 
 }  // namespace etkit::kernels

@@ -52,12 +52,15 @@ std::vector<std::string> data_argument(py::handle value) {
 // go as soon as the methods loaded from it are gone too.
 class PyProgram {
  public:
-  PyProgram(py::handle path, py::handle data) : PyProgram(path_argument(path, "path"), data_argument(data)) {}
-  PyProgram(const std::string& path, const std::vector<std::string>& data) : path_(path) {
+  PyProgram(py::handle path, py::handle data, int threads)
+      : PyProgram(path_argument(path, "path"), data_argument(data), threads) {}
+  PyProgram(const std::string& path, const std::vector<std::string>& data, int threads) : path_(path), threads_(threads) {
+    if (threads < 0) throw py::value_error("threads must be 0 (every core) or more, not " + std::to_string(threads));
     loaded_ = std::shared_ptr<session::LoadedProgram>(unwrap(session::load_program(path, data)));
     for (const MethodSummary& method : summarize(*loaded_->program).methods) methods_.push_back(method.name);
   }
   const std::string& path() const { return path_; }
+  int threads() const { return threads_; }
   const std::vector<std::string>& methods() const { return methods_; }
   std::shared_ptr<session::LoadedProgram> loaded() const {
     if (!loaded_) throw py::value_error("the Program " + path_ + " is closed");
@@ -67,6 +70,7 @@ class PyProgram {
 
  private:
   std::string path_;
+  int threads_ = 0;
   std::shared_ptr<session::LoadedProgram> loaded_;
   std::vector<std::string> methods_;
 };
@@ -190,8 +194,8 @@ class RunLock {
 class PyMethod {
  public:
   PyMethod(const PyProgram& program, const std::string& name)
-      : loaded_(program.loaded()), path_(program.path()), name_(name) {
-    auto method = Method::load(*loaded_->program, name, session::method_options_for(*loaded_));
+      : loaded_(program.loaded()), path_(program.path()), threads_(program.threads()), name_(name) {
+    auto method = Method::load(*loaded_->program, name, session::method_options_for(*loaded_, threads_));
     warn_backend_notes();
     method_ = unwrap(std::move(method));
   }
@@ -243,7 +247,7 @@ class PyMethod {
     options.debug_buffer = debug_buffer.value_or("");
     session::Tracing tracing;
     check(session::setup_tracing(options, 1024, 8, tracing));
-    MethodOptions method_options = session::method_options_for(*loaded_);
+    MethodOptions method_options = session::method_options_for(*loaded_, threads_);
     method_options.tracer = tracing.gen.get();
     auto loaded_copy = Method::load(*loaded_->program, name_, method_options);
     warn_backend_notes();
@@ -268,6 +272,7 @@ class PyMethod {
  private:
   std::shared_ptr<session::LoadedProgram> loaded_;  // outlives method_, which reads it
   std::string path_;
+  int threads_ = 0;
   std::string name_;
   std::unique_ptr<Method> method_;
   std::mutex run_mutex_;
@@ -279,9 +284,11 @@ void register_program(py::module_& m) {
   m.attr("InputSpec") = py::module_::import("collections").attr("namedtuple")("InputSpec", py::make_tuple("dtype", "sizes"));
   m.attr("InputSpec").attr("__module__") = "etkit";
   py::class_<PyProgram, std::shared_ptr<PyProgram>>(m, "Program")
-      .def(py::init<py::handle, py::handle>(), py::arg("path"), py::arg("data") = py::none(),
+      .def(py::init<py::handle, py::handle, int>(), py::arg("path"), py::arg("data") = py::none(),
+           py::arg("threads") = 0,
            "Loads a .pte (or the program inside a .bpte) and its .ptd data files (`data`: a path or a list "
-           "of paths).")
+           "of paths). Its methods run on `threads` worker threads (0: every core; 1: the calling thread), "
+           "with the same results for any count.")
       .def_property_readonly("path", &PyProgram::path)
       .def_property_readonly(
           "methods", [](const PyProgram& p) { return text_list(p.methods()); }, "The method names.")

@@ -81,16 +81,17 @@ MethodOptions method_options_for(LoadedProgram& loaded, int threads) {
   // Planned arenas beyond the machine's memory are a corrupted file.
   const long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGESIZE);
   if (pages > 0 && page_size > 0) options.available_memory = size_t(pages) * size_t(page_size);
+  if (!loaded.threads) loaded.threads = std::make_unique<RuntimeThreads>(threads);
+  options.parallel = loaded.threads->runner();
 #ifdef ETKIT_HAS_XNNPACK
   if (!loaded.xnnpack) {
     xnnpack::XnnpackOptions xnn_options;
     xnn_options.threads = threads;
+    xnn_options.threadpool = loaded.threads->pool();  // one pool for the kernels and the delegate
     xnn_options.log = &note_once;
     loaded.xnnpack = std::make_unique<xnnpack::XnnpackBackend>(xnn_options);
     loaded.backends.add(xnnpack::kXnnpackBackendId, loaded.xnnpack.get());
   }
-#else
-  (void)threads;
 #endif
   options.backends = &loaded.backends;
   for (const FlatTensor& file : loaded.data_files) {

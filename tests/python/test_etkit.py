@@ -471,6 +471,15 @@ class ProgramsRun(Scratch):
             for output in outputs:
                 np.testing.assert_array_equal(output, alone[i])
 
+    def test_any_thread_count_gives_the_same_bytes(self):
+        path = os.path.join(SOURCE, "samples", "resnet18", "resnet18.pte")
+        x = np.random.default_rng(5).standard_normal((1, 3, 128, 128)).astype(np.float32)
+        outputs = [etkit.Program(path, threads=t).method().run([x])[0] for t in (1, 2, 3, 0)]
+        for other in outputs[1:]:
+            self.assertEqual(outputs[0].tobytes(), other.tobytes())
+        with self.assertRaisesRegex(ValueError, "threads"):
+            etkit.Program(path, threads=-1)
+
     def test_a_traced_decode_step_continues_the_kv_cache(self):
         # Steps 0..2 of a KV-cache decoder; tracing step 1 changes nothing
         # it computes, nor what step 2 finds in the cache.

@@ -23,6 +23,7 @@ struct XnnpackBackend::State {
   XnnpackOptions options;
   bool initialized = false;
   pthreadpool_t threadpool = nullptr;
+  bool owns_threadpool = false;
 };
 
 namespace {
@@ -289,13 +290,16 @@ Status rows_out(Delegate& d, Span<Value*> args) {
 XnnpackBackend::XnnpackBackend(XnnpackOptions options) : state_(std::make_unique<State>()) {
   state_->options = options;
   state_->initialized = xnn_initialize(nullptr) == xnn_status_success;
-  if (state_->initialized && options.threads != 1) {
+  if (options.threadpool != nullptr) {
+    state_->threadpool = static_cast<pthreadpool_t>(options.threadpool);
+  } else if (state_->initialized && options.threads != 1) {
     state_->threadpool = pthreadpool_create(options.threads <= 0 ? 0 : size_t(options.threads));
+    state_->owns_threadpool = true;
   }
 }
 
 XnnpackBackend::~XnnpackBackend() {
-  if (state_->threadpool != nullptr) pthreadpool_destroy(state_->threadpool);
+  if (state_->owns_threadpool) pthreadpool_destroy(state_->threadpool);
 }
 
 bool XnnpackBackend::is_available() const { return state_->initialized; }

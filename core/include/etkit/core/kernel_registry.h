@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "etkit/core/parallel.h"
 #include "etkit/core/result.h"
 #include "etkit/core/span.h"
 #include "etkit/core/value.h"
@@ -19,7 +20,12 @@ namespace etkit {
 /// method allocates once at load.
 struct KernelContext {
   const char* op_name = "";  ///< "aten::add.out", for error messages.
-  Span<uint8_t> scratch;     ///< 64-byte aligned, kKernelScratchBytes long.
+  Span<uint8_t> scratch;     ///< 64-byte aligned, kKernelScratchBytes long: worker 0's.
+  /// The runtime's workers (null: this thread only), and one scratch area
+  /// of kKernelScratchBytes per worker, back to back (the first is
+  /// `scratch`): etkit/kernels/parallel.h spreads a kernel's work over them.
+  const ParallelRunner* parallel = nullptr;
+  Span<uint8_t> worker_scratch;
 };
 
 /// Scratch bytes every kernel may use (enough for blocked GEMM panels and

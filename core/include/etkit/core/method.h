@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "etkit/core/parallel.h"
 #include "etkit/core/result.h"
 #include "etkit/core/span.h"
 #include "etkit/core/value.h"
@@ -34,10 +35,14 @@ struct MethodOptions {
   /// Caller-supplied planned memory by memory id (index 0 unused). When
   /// empty, the method allocates its arenas itself.
   std::vector<Span<uint8_t>> arenas;
-  /// Caller-supplied kernel scratch (kKernelScratchBytes or more, 64-byte
+  /// Caller-supplied kernel scratch (kKernelScratchBytes per worker, 64-byte
   /// aligned), which methods that never run at once may share; when empty
-  /// the method allocates its own.
+  /// or too small the method allocates its own.
   Span<uint8_t> kernel_scratch;
+  /// Worker threads for the kernels (borrowed; must outlive the method);
+  /// null runs every kernel on the calling thread. Results are the same
+  /// for every worker count (etkit/core/parallel.h).
+  const ParallelRunner* parallel = nullptr;
   /// Most bytes the method may allocate itself (arenas it plans, kernel
   /// scratch, float16/bfloat16 staging); 0 for no limit. Bounds what a
   /// file can make a device, or a fuzzer, allocate: loading fails with

@@ -22,7 +22,7 @@ struct VerifyRequest {
   std::string method;        ///< only this method's suite; empty: all
   int64_t case_index = -1;   ///< only this case; -1: all
   std::vector<std::string> data;  ///< external data files (.ptd)
-  int threads = 1;           ///< XNNPACK's threads (0: all cores)
+  int threads = 0;           ///< the runtime's threads (0: every core)
   TracingOptions tracing;
   /// Called after each case with (done, total); may be empty.
   std::function<void(size_t done, size_t total)> progress;

@@ -14,6 +14,7 @@
 #include "etkit/core/flat_tensor.h"
 #include "etkit/core/method.h"
 #include "etkit/core/program.h"
+#include "etkit/session/runtime_threads.h"
 
 namespace etkit::session {
 
@@ -21,6 +22,10 @@ struct LoadedProgram {
   std::optional<bundled::BundledProgram> bundle;  ///< Set for .bpte input.
   std::optional<Program> program;
   std::vector<FlatTensor> data_files;
+  /// The runtime's worker threads, shared by the portable kernels and
+  /// XNNPACK; made by the first method_options_for (declared before the
+  /// backend, which runs on them, so it goes after it).
+  std::unique_ptr<RuntimeThreads> threads;
   /// etkit's delegate backends (XNNPACK when built), made on first use.
   std::unique_ptr<Backend> xnnpack;
   BackendRegistry backends;
@@ -35,8 +40,10 @@ Result<std::unique_ptr<LoadedProgram>> load_program(const std::string& path,
 Result<std::unique_ptr<LoadedProgram>> load_bundle(const std::string& path, const std::vector<std::string>& data);
 
 /// Method options pointing at the loaded data files and at etkit's
-/// backends; XNNPACK's pool gets `threads` threads (0: all cores; the
-/// first call makes the backend). Each XNNPACK delegate says, once per
+/// backends, with `threads` worker threads for the kernels and XNNPACK (0:
+/// the machine's cores; 1: the calling thread only; the first call makes
+/// the pool and the backend, later calls share them). Results are the same
+/// for every thread count. Each XNNPACK delegate says, once per
 /// process, how its nodes run: to the backend notes sink.
 MethodOptions method_options_for(LoadedProgram& loaded, int threads = 1);
 

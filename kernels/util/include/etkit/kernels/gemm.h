@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "etkit/core/kernel_registry.h"
 #include "etkit/core/span.h"
 
 namespace etkit::kernels {
@@ -29,6 +30,14 @@ void gemm(MatrixView<const float> a, MatrixView<const float> b, MatrixView<float
 void gemm(MatrixView<const double> a, MatrixView<const double> b, MatrixView<double> c,
           double alpha, double beta, Span<uint8_t> scratch);
 
+/// The same over the runtime's workers (etkit/kernels/parallel.h): C split
+/// into column (or row) panels, each with its worker's scratch; the result
+/// is bit for bit the one-thread gemm's.
+void gemm(MatrixView<const float> a, MatrixView<const float> b, MatrixView<float> c, float alpha, float beta,
+          const KernelContext& context);
+void gemm(MatrixView<const double> a, MatrixView<const double> b, MatrixView<double> c, double alpha,
+          double beta, const KernelContext& context);
+
 /// Integer types: C = alpha * A * B + beta * C modulo the type's width,
 /// as ATen's integer kernels compute (two's complement wrap-around; the
 /// products are summed in 64 bits, which gives the same residue as
@@ -49,6 +58,14 @@ void gemm(MatrixView<const T> a, MatrixView<const T> b, MatrixView<T> c, T alpha
       dst = static_cast<T>(static_cast<int64_t>(result));
     }
   }
+}
+
+/// Integer products on one thread (the plain loop), for callers that pass
+/// their kernel context.
+template <typename T, typename = std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>>>
+void gemm(MatrixView<const T> a, MatrixView<const T> b, MatrixView<T> c, T alpha, T beta,
+          const KernelContext& context) {
+  gemm(a, b, c, alpha, beta, context.scratch);
 }
 
 /// Scratch bytes gemm needs at most.

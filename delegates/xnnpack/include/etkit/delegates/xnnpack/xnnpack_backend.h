@@ -19,6 +19,9 @@ struct XnnpackOptions {
   /// Threads of XNNPACK's pool: 1 runs on the caller's thread, 0 uses
   /// every core.
   int threads = 1;
+  /// A pthreadpool (pthreadpool_t) to run on instead, shared with the
+  /// caller (borrowed: it must outlive the backend); `threads` is then unused.
+  void* threadpool = nullptr;
   /// Receives one line per delegate at load (node split, fallbacks);
   /// null for silence.
   void (*log)(const std::string& line) = nullptr;

@@ -1,0 +1,120 @@
+// Kernels over the runtime's workers give the one-thread bits: the blocked
+// GEMM split by columns or rows (odd sizes, a one-row product, beta != 0),
+// and whole sample programs (convolutions, depthwise convolutions, linears,
+// attention) run with 1 to 5 workers, compared byte for byte.
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "etkit/core/method.h"
+#include "etkit/core/program.h"
+#include "etkit/kernels/gemm.h"
+#include "support/corpus.h"
+#include "support/kernels.h"
+
+namespace etkit {
+namespace {
+
+// Each task on a thread of its own: the most concurrency a split can meet.
+void run_on_threads(void*, size_t tasks, void (*task)(void*, size_t), void* context) {
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < tasks; ++i) threads.emplace_back(task, context, i);
+  for (std::thread& thread : threads) thread.join();
+}
+
+ParallelRunner runner_of(size_t workers) { return ParallelRunner{workers, nullptr, &run_on_threads}; }
+
+struct Scratch {
+  explicit Scratch(size_t workers) : bytes(workers * kKernelScratchBytes + 64) {}
+  Span<uint8_t> all(size_t workers) {
+    auto base = (reinterpret_cast<uintptr_t>(bytes.data()) + 63) & ~uintptr_t{63};
+    return Span<uint8_t>(reinterpret_cast<uint8_t*>(base), workers * kKernelScratchBytes);
+  }
+  std::vector<uint8_t> bytes;
+};
+
+std::vector<float> values(size_t count, float phase) {
+  std::vector<float> v(count);
+  for (size_t i = 0; i < count; ++i) v[i] = std::sin(float(i) * 0.37f + phase) * 2.0f;
+  return v;
+}
+
+std::vector<float> product(int64_t m, int64_t n, int64_t k, float beta, const ParallelRunner* runner) {
+  const std::vector<float> a = values(size_t(m * k), 0.1f), b = values(size_t(k * n), 0.7f);
+  std::vector<float> c = values(size_t(m * n), 1.3f);
+  const size_t workers = runner != nullptr ? runner->workers : 1;
+  Scratch scratch(workers);
+  const Span<uint8_t> all = scratch.all(workers);
+  const KernelContext context{"gemm", Span<uint8_t>(all.data(), kKernelScratchBytes), runner, all};
+  kernels::gemm(kernels::MatrixView<const float>{a.data(), m, k, k, 1},
+                kernels::MatrixView<const float>{b.data(), k, n, n, 1}, kernels::MatrixView<float>{c.data(), m, n, n, 1},
+                0.5f, beta, context);
+  return c;
+}
+
+TEST(ParallelKernels, GemmOverWorkersIsTheOneThreadProductBitForBit) {
+  // Columns split (wide), rows split (tall and narrow), one row (a batch-1
+  // linear: its own summation path), and sizes that fit no panel evenly.
+  const std::vector<std::array<int64_t, 3>> shapes = {{37, 211, 300}, {301, 17, 129}, {1, 1003, 257}, {6, 64, 1024},
+                                                             {25, 17, 1000}};  // 5 workers: a one-row part
+  for (const auto& [m, n, k] : shapes) {
+    for (float beta : {0.0f, 1.0f, 0.25f}) {
+      const std::vector<float> one = product(m, n, k, beta, nullptr);
+      for (size_t workers : {2u, 3u, 5u}) {
+        const ParallelRunner runner = runner_of(workers);
+        const std::vector<float> many = product(m, n, k, beta, &runner);
+        EXPECT_EQ(std::memcmp(one.data(), many.data(), one.size() * sizeof(float)), 0)
+            << m << "x" << n << "x" << k << " beta " << beta << " on " << workers << " workers";
+      }
+    }
+  }
+}
+
+// The first output's bytes of `sample` on `workers` workers, every input
+// filled with the same values.
+std::vector<uint8_t> sample_output(const std::string& sample, size_t workers) {
+  const Program program =
+      test::checked(Program::load_file(std::string(ETKIT_SOURCE_DIR) + "/samples/" + sample), sample);
+  const ParallelRunner runner = runner_of(workers);
+  MethodOptions options = test::with_kernels();
+  if (workers > 1) options.parallel = &runner;
+  std::unique_ptr<Method> method = test::checked(Method::load(program, "forward", options), sample);
+  std::vector<std::vector<uint8_t>> inputs;
+  for (size_t i = 0; i < method->input_count(); ++i) {
+    const Tensor& spec = method->input(i).unchecked_tensor();
+    inputs.emplace_back(spec.nbytes());
+    if (spec.scalar_type() == ScalarType::kFloat) {
+      const std::vector<float> v = values(size_t(spec.numel()), float(i));
+      std::memcpy(inputs.back().data(), v.data(), spec.nbytes());
+    } else {
+      for (size_t b = 0; b < inputs.back().size(); b += 8) inputs.back()[b] = uint8_t(b % 6);  // int64 ids below 6 (deeplab_head gathers 6 labels)
+    }
+    Tensor view = test::checked(Tensor::make(spec.scalar_type(), spec.sizes(), spec.dim_order(), inputs.back().data(),
+                                             spec.nbytes()),
+                                "input view");
+    EXPECT_TRUE(method->set_input(i, view).ok());
+  }
+  const Status ran = method->execute();
+  EXPECT_TRUE(ran.ok()) << sample << ": " << ran.error().message();
+  const Tensor& out = method->output(0).unchecked_tensor();
+  const auto* bytes = static_cast<const uint8_t*>(out.data());
+  return std::vector<uint8_t>(bytes, bytes + out.nbytes());
+}
+
+TEST(ParallelKernels, SamplesGiveTheSameBytesOnAnyNumberOfWorkers) {
+  for (const char* sample : {"resnet18/resnet18.pte", "mobilenet_v2/mobilenet_v2.pte", "deeplab_head/deeplab_head.pte",
+                             "nano_gpt/nano_gpt.pte"}) {
+    const std::vector<uint8_t> one = sample_output(sample, 1);
+    ASSERT_FALSE(one.empty()) << sample;
+    for (size_t workers : {2u, 3u, 5u}) EXPECT_EQ(sample_output(sample, workers), one) << sample << " on " << workers;
+  }
+}
+
+}  // namespace
+}  // namespace etkit
