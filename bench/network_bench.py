@@ -1,12 +1,14 @@
 #!/usr/bin/python3
 """Whole-network latency: etkit's portable runtime vs PyTorch eager (Debian's
-libtorch, one thread) on the unreduced MobileNetV2 and ResNet-18 at
-1x3x224x224, exported by upstream's exporter (samples/export/upstream/
-export_samples.py --full-size, run in the pinned upstream environment).
+libtorch) on the unreduced MobileNetV2 and ResNet-18 at 1x3x224x224, on one
+thread and on every core, exported by upstream's exporter (samples/export/
+upstream/export_samples.py --full-size, run in the pinned upstream
+environment).
 
     bench/network_bench.py ETINSPECT [--iterations N] [--warmup N] [--dir DIR]
 
-Prints median milliseconds and the ratio etkit / libtorch; upstream's
+Prints median milliseconds, etkit's speed-up from one thread to every core,
+and the ratios etkit / libtorch at each thread count; upstream's
 portable runtime figures (849 ms, 3.7 s on this kind of machine) are quoted
 from issue #7 for the 5x comparison, not measured here.
 """
@@ -64,19 +66,25 @@ def main():
     parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument("--dir", default="/tmp/etkit_network_bench")
     args = parser.parse_args()
-    torch.set_num_threads(1)
     export_full_size(FULL_SIZE, args.dir)
-    print("%-18s %12s %14s %12s %18s" % ("model", "etkit (ms)", "libtorch (ms)", "etkit/torch",
-                                          "upstream/etkit"))
+    cores = os.cpu_count() or 1
+    print(f"{cores} cores; medians of {args.iterations} runs after {args.warmup}")
+    print("%-18s %10s %10s %8s %10s %10s %10s %10s %14s" % (
+        "model", "etkit 1t", f"etkit {cores}t", "speedup", "torch 1t", f"torch {cores}t", "ratio 1t", f"ratio {cores}t",
+        "upstream/etkit"))
     for name, build in FULL_SIZE.items():
         program = os.path.join(args.dir, name, name + ".pte")
-        result = subprocess.run([args.etinspect, "run", program, "--fill", "random",
-                                 "--iterations", str(args.iterations), "--warmup", str(args.warmup),
-                                 "--json"], capture_output=True, text=True, check=True)
-        ours = json.loads(result.stdout)["latency_ms"]["median"]
-        theirs = torch_median_ms(build, args.iterations, args.warmup)
-        print("%-18s %12.1f %14.1f %12.2f %18.1f" % (name, ours, theirs, ours / theirs, UPSTREAM_MS[name] / ours))
-
+        ours, theirs = {}, {}
+        for threads in (1, cores):
+            result = subprocess.run([args.etinspect, "run", program, "--fill", "random", "--threads", str(threads),
+                                     "--iterations", str(args.iterations), "--warmup", str(args.warmup),
+                                     "--json"], capture_output=True, text=True, check=True)
+            ours[threads] = json.loads(result.stdout)["latency_ms"]["median"]
+            torch.set_num_threads(threads)
+            theirs[threads] = torch_median_ms(build, args.iterations, args.warmup)
+        print("%-18s %10.1f %10.1f %8.2f %10.1f %10.1f %10.2f %10.2f %14.1f" % (
+            name, ours[1], ours[cores], ours[1] / ours[cores], theirs[1], theirs[cores], ours[1] / theirs[1],
+            ours[cores] / theirs[cores], UPSTREAM_MS[name] / ours[1]))
 
 if __name__ == "__main__":
     main()

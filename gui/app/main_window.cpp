@@ -211,6 +211,14 @@ QWidget* MainWindow::make_timeline_tab() {
     search_count_->setText(text.isEmpty() ? QString() : QString("%1 matches").arg(style_->match_count()));
     timeline_->update();
   });
+  // Enter: the next match, selected and framed ("3 / 24").
+  connect(search_, &QLineEdit::returnPressed, this, [this] {
+    if (!style_) return;
+    const auto next = style_->next_match(timeline_->selection());
+    if (!next) return;
+    timeline_->select(*next, true);
+    search_count_->setText(QString("%1 / %2").arg(style_->match_number(*next)).arg(style_->match_count()));
+  });
   connect(colour_by_, &QComboBox::currentIndexChanged, this, [this](int index) {
     if (!style_) return;
     style_->colour_by(ColourBy(index));

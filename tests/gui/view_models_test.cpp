@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <set>
+
 #include <cmath>
 
 #include "etkit/core/program.h"
@@ -185,7 +188,26 @@ TEST(TimelineStyle, ColoursFollowTheKeyAndSearchCountsMatches) {
   }
   EXPECT_GE(expected, relus);
   EXPECT_EQ(style.match_count(), expected);
+  // Enter steps through every match once, in time order within a track,
+  // then wraps; numbers count them 1..N.
+  std::vector<std::pair<size_t, size_t>> visited;
+  std::optional<std::pair<size_t, size_t>> at;
+  for (size_t step = 0; step < expected; ++step) {
+    at = style.next_match(at);
+    ASSERT_TRUE(at);
+    EXPECT_TRUE(style.matches(at->first, at->second));
+    EXPECT_EQ(style.match_number(*at), step + 1);
+    if (!visited.empty() && visited.back().first == at->first) {
+      const TimelineTrack& track = ws->timeline().tracks()[at->first];
+      EXPECT_LE(track.events[visited.back().second].start, track.events[at->second].start);
+    }
+    visited.push_back(*at);
+  }
+  const std::set<std::pair<size_t, size_t>> distinct(visited.begin(), visited.end());
+  EXPECT_EQ(distinct.size(), expected);
+  EXPECT_EQ(style.next_match(at), visited.front());  // wraps
   style.search("");
+  EXPECT_FALSE(style.next_match(std::nullopt));
   EXPECT_EQ(style.match_count(), 0u);
   EXPECT_FALSE(style.matches(1, 0));
 }

@@ -127,6 +127,50 @@ void TimelineStyle::search(const std::string& text) {
       });
 }
 
+namespace {
+
+// A track's events by start (then by index): the order Enter steps through.
+std::vector<size_t> by_start(const TimelineTrack& track) {
+  std::vector<size_t> order(track.events.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return track.events[a].start < track.events[b].start; });
+  return order;
+}
+
+}  // namespace
+
+std::optional<std::pair<size_t, size_t>> TimelineStyle::next_match(
+    std::optional<std::pair<size_t, size_t>> after) const {
+  if (match_count_ == 0) return std::nullopt;
+  std::optional<std::pair<size_t, size_t>> first;
+  bool passed = !after;  // past `after` in timeline order
+  for (size_t t = 0; t < matches_.size(); ++t) {
+    for (size_t i : by_start(timeline_.tracks()[t])) {
+      if (after && *after == std::pair<size_t, size_t>{t, i}) {
+        passed = true;
+        continue;
+      }
+      if (!matches_[t][i]) continue;
+      if (!first) first = std::pair<size_t, size_t>{t, i};
+      if (passed) return std::pair<size_t, size_t>{t, i};
+    }
+  }
+  return first;  // wrapped
+}
+
+size_t TimelineStyle::match_number(std::pair<size_t, size_t> at) const {
+  if (at.first >= matches_.size() || at.second >= matches_[at.first].size() || !matches_[at.first][at.second]) return 0;
+  size_t number = 0;
+  for (size_t t = 0; t < matches_.size(); ++t) {
+    for (size_t i : by_start(timeline_.tracks()[t])) {
+      number += matches_[t][i];
+      if (t == at.first && i == at.second) return number;
+    }
+  }
+  return 0;
+}
+
 std::vector<KeyTime> op_time_by_key(const Workspace& workspace, size_t track, ColourBy mode) {
   std::map<std::string, double> by_key;
   const TimelineTrack& t = workspace.timeline().tracks().at(track);

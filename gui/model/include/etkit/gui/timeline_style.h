@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -63,6 +64,13 @@ class TimelineStyle {
   const std::string& search_text() const { return search_; }
   bool matches(size_t track, size_t index) const { return !matches_.empty() && matches_[track][index]; }
   size_t match_count() const { return match_count_; }
+  /// The match after (track, index) `after` in timeline order (tracks in
+  /// order, events by start within one), wrapping to the first; the first
+  /// without `after`; nullopt with no match. Enter in the search box steps
+  /// through them.
+  std::optional<std::pair<size_t, size_t>> next_match(std::optional<std::pair<size_t, size_t>> after) const;
+  /// Which match (1-based) `at` is, 0 when it is none.
+  size_t match_number(std::pair<size_t, size_t> at) const;
 
  private:
   const Workspace& workspace_;
