@@ -67,6 +67,18 @@ class Scratch(unittest.TestCase):
         return os.path.join(self.dir, name)
 
 
+class DocstringExamples(Scratch):
+    def test_the_module_docstrings_examples_run(self):
+        import doctest
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the example's trace has no debug buffer: upstream's warning
+            result = doctest.testmod(etkit, extraglobs={"samples": os.path.join(SOURCE, "samples"),
+                                                        "scratch": self.dir}, optionflags=doctest.ELLIPSIS)
+        self.assertGreater(result.attempted, 5)
+        self.assertEqual(result.failed, 0)
+
+
 class DataframeMatchesUpstream(unittest.TestCase):
     def check_against_upstream(self, relative):
         trace = trace_json(corpus(relative))
