@@ -52,7 +52,7 @@ void TableSource::write_rows(Output& out, const std::function<void(std::string&,
   std::vector<std::string> texts(kChunkBlocks);
   for (size_t chunk = 0; chunk < grouped_.block_count(); chunk += kChunkBlocks) {
     const size_t end = std::min(grouped_.block_count(), chunk + kChunkBlocks);
-    inspector::for_each_block(grouped_, context_, {chunk, end}, [&](const inspector::BlockJob& job) {
+    inspector::for_each_block(grouped_, context_, {chunk, end, 0, 0, &storage_}, [&](const inspector::BlockJob& job) {
       unmatched_[job.index] = job.links.unmatched;
       std::string& text = texts[job.index - chunk];
       text.clear();
@@ -72,7 +72,7 @@ void TableSource::widen(std::vector<size_t>& width, const CellFormat& format) {
     return;
   }
   std::vector<std::vector<size_t>> widths(inspector::default_block_workers(), width);
-  inspector::for_each_block(grouped_, context_, {0, size_t(-1), unsigned(widths.size())},
+  inspector::for_each_block(grouped_, context_, {0, size_t(-1), unsigned(widths.size()), 0, &storage_},
                             [&](const inspector::BlockJob& job) {
                               unmatched_[job.index] = job.links.unmatched;
                               kept_rows(job.block, [&](const Row& row) { widen_row(widths[job.worker], row); });

@@ -46,6 +46,7 @@ class TableSource {
   inspector::EventFilter filter_;
   size_t top_;
   std::vector<size_t> unmatched_;  // per block
+  std::vector<inspector::EventBlock> storage_;  // the workers' blocks, reused from pass to pass
 };
 
 }  // namespace etkit::cli

@@ -14,16 +14,26 @@ size_t for_each_block(const GroupedEvents& grouped, const BlockContext& context,
   const size_t begin = std::min(options.begin, end);
   const size_t wanted = options.workers == 0 ? default_block_workers() : options.workers;
   const size_t workers = std::max<size_t>(1, std::min(wanted, end - begin));
+  const size_t batch = options.batch > 0 ? options.batch : std::max<size_t>(1, (end - begin) / (workers * 8));
   std::atomic<size_t> next{begin};
   std::atomic<bool> stopped{false};
+  std::vector<EventBlock> own;
+  std::vector<EventBlock>& blocks = options.storage != nullptr ? *options.storage : own;
+  if (blocks.size() < workers) blocks.resize(workers);
   auto run = [&](size_t worker) {
-    EventBlock block;  // reused: block_into writes over its storage
+    EventBlock& block = blocks[worker];  // reused: block_into writes over its storage
     while (!stopped.load(std::memory_order_relaxed)) {
-      const size_t index = next.fetch_add(1);
-      if (index >= end) return;
-      grouped.block_into(index, block);
-      const LinkReport links = annotate_block(block, context);
-      if (!work(BlockJob{worker, index, block, links})) stopped = true;
+      const size_t first = next.fetch_add(batch);
+      if (first >= end) return;
+      for (size_t index = first; index < std::min(end, first + batch); ++index) {
+        if (stopped.load(std::memory_order_relaxed)) return;
+        grouped.block_into(index, block);
+        const LinkReport links = annotate_block(block, context);
+        if (!work(BlockJob{worker, index, block, links})) {
+          stopped = true;
+          return;
+        }
+      }
     }
   };
   std::vector<std::thread> threads;
@@ -42,7 +52,7 @@ BlockStream::BlockStream(const GroupedEvents& grouped, BlockContext context, uns
   // The caller's thread is busy with the blocks: one worker fewer by default.
   const unsigned materializing = workers != 0 ? workers : std::max(1u, default_block_workers() - 1);
   producer_ = std::thread([this, materializing] {
-    for_each_block(grouped_, context_, {0, size_t(-1), materializing},
+    for_each_block(grouped_, context_, {0, size_t(-1), materializing, 1},
                    [this](const BlockJob& job) { return produce(job); });
   });
 }

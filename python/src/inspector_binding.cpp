@@ -285,7 +285,10 @@ class TraceInspector {
       for (size_t e = 0; e < block.events.size(); ++e) {
         const inspector::Event& event = block.events[e];
         cells.push(kBlock, block_name);
-        cells.push(kName, interned_text(interned, upstream_event_name(event)));
+        // Upstream's name for a delegated event; the event's own (not copied) otherwise.
+        const bool named_by_id = event.delegate_debug_id_int || event.delegate_debug_id_str;
+        const std::string id_name = named_by_id ? upstream_event_name(event) : std::string();
+        cells.push(kName, interned_text(interned, named_by_id ? id_name : event.name));
         stats.set(row, event.perf_data ? &*event.perf_data : nullptr);
         cells.push(kRaw, event.perf_data ? float_list(event.perf_data->raw) : py::object(py::none()));
         cells.push(kStart, event.perf_data ? start_times(event) : py::object(py::none()));

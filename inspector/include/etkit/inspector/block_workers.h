@@ -5,7 +5,8 @@
 // a trace of a million events; `etinspect table`, the GUI's workspace and
 // Python's dataframe all go through here.
 //
-// Blocks are handed out in increasing index order, one at a time, to
+// Blocks are handed out in increasing index order, a few consecutive ones
+// at a time (neighbours in the trace are neighbours in memory), to
 // whichever worker is free (blocks differ in size by orders of magnitude),
 // so a caller that needs trace order keeps results by block index.
 
@@ -29,6 +30,11 @@ struct BlockWorkOptions {
   size_t begin = 0;
   size_t end = size_t(-1);  ///< clamped to the block count
   unsigned workers = 0;     ///< 0: default_block_workers()
+  size_t batch = 0;         ///< consecutive blocks a worker takes at once; 0: about 1/8 of each worker's share
+  /// Blocks to materialize into, one per worker, kept by the caller across
+  /// calls so their storage is reused (a million-event block's is large);
+  /// null: each call's own.
+  std::vector<EventBlock>* storage = nullptr;
 };
 
 /// One materialized block, as a worker sees it.
@@ -41,8 +47,8 @@ struct BlockJob {
 
 /// Materializes and annotates blocks [begin, end) on the calling thread and
 /// `workers - 1` more, calling `work` on the thread that materialized each.
-/// `work` returns false to stop: no block is handed out after that (those
-/// already taken still finish). Returns the number of workers used.
+/// `work` returns false to stop: no worker starts another block after that
+/// (one already started still finishes). Returns the number of workers used.
 size_t for_each_block(const GroupedEvents& grouped, const BlockContext& context, const BlockWorkOptions& options,
                       const std::function<bool(const BlockJob&)>& work);
 
