@@ -42,10 +42,22 @@ QVariant EventsTableModel::headerData(int section, Qt::Orientation orientation, 
   return QString::fromStdString(table_->header(size_t(section)));
 }
 
+// The selection (and every other persistent index) follows its event to
+// its new row: after a sort the highlighted row is still the event the
+// details and the timeline show.
 void EventsTableModel::sort(int column, Qt::SortOrder order) {
   if (!table_ || column < 0) return;
   emit layoutAboutToBeChanged();
+  const QModelIndexList before = persistentIndexList();
+  std::vector<std::pair<size_t, size_t>> places;
+  for (const QModelIndex& index : before) places.push_back(table_->place(size_t(index.row())));
   table_->sort(size_t(column), order == Qt::AscendingOrder);
+  QModelIndexList after;
+  for (size_t i = 0; i < places.size(); ++i) {
+    const auto row = table_->row_of(places[i].first, places[i].second);
+    after.push_back(row ? index(int(*row), before[int(i)].column()) : QModelIndex());
+  }
+  changePersistentIndexList(before, after);
   emit layoutChanged();
 }
 
@@ -74,7 +86,7 @@ EventsView::EventsView(QWidget* parent) : QWidget(parent) {
   view_->verticalHeader()->setDefaultSectionSize(20);
   view_->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);  // a million rows stay fast
   view_->horizontalHeader()->setSortIndicatorShown(true);
-  view_->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);  // trace order until a click
+  view_->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);  // until a table is set
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addLayout(bar);
@@ -94,7 +106,14 @@ EventsView::EventsView(QWidget* parent) : QWidget(parent) {
 void EventsView::set_table(std::unique_ptr<EventsTable> table) {
   model_->set_table(std::move(table));
   if (!filter_->text().isEmpty()) model_->set_filter(filter_->text());
-  view_->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
+  // Opens sorted by share of the run, largest first: where the time goes.
+  int share = -1;
+  if (model_->table() != nullptr) {
+    for (size_t c = 0; c < model_->table()->columns().size(); ++c) {
+      if (model_->table()->columns()[c] == Column::kShare) share = int(c);
+    }
+  }
+  view_->horizontalHeader()->setSortIndicator(share, Qt::DescendingOrder);
   if (model_->columnCount() > 0) {
     view_->resizeColumnsToContents();
     for (int c = 0; c < model_->columnCount(); ++c) view_->setColumnWidth(c, std::min(view_->columnWidth(c), 360));

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <QSet>
 #include <QSurfaceFormat>
+#include <QHeaderView>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QtTest/QtTest>
@@ -97,6 +98,31 @@ class GuiAppTest : public QObject {
     QVERIFY(view.t0 >= run.start - 20 * view.ns_per_pixel);
     QVERIFY(window_->timeline()->event_rect({*typical, 0}).has_value());
     QVERIFY(window_->files()->problems().isEmpty());
+  }
+
+  // Sorting moves the selected event's row; the selection moves with it
+  // (it stayed on the row number, highlighting another event than Details
+  // showed). The table opens sorted by share of the run, largest first.
+  void sortingKeepsTheSelectedEvent() {
+    open(tutorial());
+    EventsView* events = window_->events();
+    window_->show_view(View::kTable);
+    const EventsTable* table = events->model()->table();
+    QVERIFY(table != nullptr);
+    const int indicator = events->view()->horizontalHeader()->sortIndicatorSection();
+    QVERIFY(indicator >= 0);
+    QCOMPARE(int(table->columns()[size_t(indicator)]), int(Column::kShare));
+    for (int r = 1; r < events->model()->rowCount(); ++r) {
+      const auto previous = table->number(size_t(r - 1), size_t(indicator)), here = table->number(size_t(r), size_t(indicator));
+      if (previous && here) QVERIFY(*previous >= *here);
+    }
+    events->view()->selectRow(5);
+    const auto chosen = events->selected_event();
+    QVERIFY(chosen.has_value());
+    for (int column : {1, 0, indicator}) {
+      events->view()->sortByColumn(column, Qt::AscendingOrder);
+      QCOMPARE(events->selected_event(), chosen);
+    }
   }
 
   void tableRowSelectsAndFramesTheTimelineEvent() {

@@ -36,13 +36,15 @@ std::optional<inspector::EventOrder> stat_order(Column column) {
 }  // namespace
 
 EventsTable::EventsTable(const Workspace& workspace, bool include_operator_call) : workspace_(workspace) {
-  columns_ = {Column::kBlock, Column::kEvent, Column::kP10,     Column::kP50,       Column::kP90,
-              Column::kAvg,   Column::kMin,   Column::kMax,     Column::kOpTypes,   Column::kDelegated,
-              Column::kBackend};
+  // The change against a baseline beside the names, then the share of the
+  // run, then the CLI's columns.
+  const bool compare = workspace.diff().has_value();
+  columns_ = {Column::kBlock, Column::kEvent};
+  if (compare) columns_.insert(columns_.end(), {Column::kDeltaP50, Column::kDeltaPercent});
+  columns_.insert(columns_.end(), {Column::kShare, Column::kP10, Column::kP50, Column::kP90, Column::kAvg, Column::kMin,
+                                   Column::kMax, Column::kOpTypes, Column::kDelegated, Column::kBackend});
   if (workspace.record() != nullptr) columns_.insert(columns_.end(), {Column::kModule, Column::kSource});
   if (!workspace.debug_outputs().empty()) columns_.push_back(Column::kDebugData);
-  const bool compare = workspace.diff().has_value();
-  if (compare) columns_.insert(columns_.end(), {Column::kDeltaP50, Column::kDeltaPercent});
 
   // Deltas join as `etinspect diff` does: (block, event, k-th occurrence of
   // a timed non-OPERATOR_CALL event), the first block of a name only.
@@ -55,6 +57,12 @@ EventsTable::EventsTable(const Workspace& workspace, bool include_operator_call)
   inspector::EventFilter filter;
   filter.include_operator_call = include_operator_call;
   const std::vector<inspector::EventBlock>& blocks = workspace.blocks();
+  run_p50_.resize(blocks.size());
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    for (const inspector::Event& event : blocks[b].events) {
+      if (event.name == "Method::execute" && event.perf_data) run_p50_[b] = event.perf_data->p50;
+    }
+  }
   for (size_t b = 0; b < blocks.size(); ++b) {
     const inspector::EventBlock& block = blocks[b];
     const bool first_of_name = blocks_seen.insert(block.name).second;
@@ -89,6 +97,7 @@ std::string EventsTable::header(size_t column) const {
   switch (columns_[column]) {
     case Column::kBlock: return "event_block_name";
     case Column::kEvent: return "event_name";
+    case Column::kShare: return "% of run (p50)";
     case Column::kP10: return "p10" + unit;
     case Column::kP50: return "p50" + unit;
     case Column::kP90: return "p90" + unit;
@@ -109,7 +118,7 @@ std::string EventsTable::header(size_t column) const {
 
 bool EventsTable::numeric(size_t column) const {
   const Column c = columns_[column];
-  return stat_order(c) || c == Column::kDeltaP50 || c == Column::kDeltaPercent;
+  return stat_order(c) || c == Column::kShare || c == Column::kDeltaP50 || c == Column::kDeltaPercent;
 }
 
 std::pair<size_t, size_t> EventsTable::place(size_t row) const { return places_[order_[row]]; }
@@ -126,6 +135,11 @@ std::optional<double> EventsTable::value(size_t index, Column column) const {
   if (const auto order = stat_order(column)) {
     if (!event.perf_data) return std::nullopt;
     return inspector::statistic(*event.perf_data, *order);
+  }
+  if (column == Column::kShare) {
+    const std::optional<double>& run = run_p50_[places_[index].first];
+    if (!event.perf_data || !run || !(*run > 0)) return std::nullopt;
+    return 100.0 * event.perf_data->p50 / *run;
   }
   if (column == Column::kDeltaP50) return deltas_[index].delta;
   if (column == Column::kDeltaPercent) return deltas_[index].percent;
@@ -147,6 +161,10 @@ std::string EventsTable::cell(size_t index, Column column) const {
     case Column::kDeltaPercent: {
       const auto v = value(index, column);
       return v ? (*v > 0 ? "+" : "") + number_text(*v, 1) : "";
+    }
+    case Column::kShare: {
+      const auto v = value(index, column);
+      return v ? number_text(*v, 1) : "";
     }
     default: {
       const auto v = value(index, column);

@@ -19,6 +19,7 @@ class Workspace;
 enum class Column {
   kBlock,
   kEvent,
+  kShare,  ///< p50 as a share of the block's Method::execute p50 (%)
   kP10,
   kP50,
   kP90,
@@ -77,6 +78,7 @@ class EventsTable {
   std::vector<inspector::EventRef> rows_;  // trace order
   std::vector<std::pair<size_t, size_t>> places_;
   std::vector<Delta> deltas_;               // per row, with a baseline
+  std::vector<std::optional<double>> run_p50_;  // per block: its Method::execute p50
   std::vector<std::string> search_text_;    // per row, lower case
   std::string filter_;
   std::optional<std::pair<size_t, bool>> sort_;
