@@ -71,6 +71,26 @@ bool parse_frames(const QString& text, int& frames, QString& error) {
   return false;
 }
 
+// The trace's clock; a cycle count stays cycles in the table.
+bool parse_source_unit(const QString& text, etkit::gui::OpenRequest& request, QString& error) {
+  const auto unit = etkit::inspector::parse_time_unit(text.toStdString());
+  if (!unit.ok()) {
+    error = "--source-time-unit: " + QString::fromStdString(unit.error().message());
+    return false;
+  }
+  request.source_unit = *unit;
+  if (*unit == etkit::inspector::TimeUnit::kCycles) request.table_unit = etkit::inspector::TimeUnit::kCycles;
+  return true;
+}
+
+bool parse_quanta(const QString& text, float& quanta, QString& error) {
+  bool ok = false;
+  quanta = text.toFloat(&ok);
+  if (ok && quanta >= 0) return true;
+  error = "--quanta: '" + text + "' is not a number of quantization steps (0 or more)";
+  return false;
+}
+
 // The options, or the usage error to print (exit 2).
 std::optional<Options> parse(const QCoreApplication& app, QString& error) {
   QCommandLineParser parser;
@@ -116,13 +136,7 @@ std::optional<Options> parse(const QCoreApplication& app, QString& error) {
   request.reference_program = parser.value(reference_program).toStdString();
   request.reference_etrecord = parser.value(reference_etrecord).toStdString();
   request.method = parser.value(method).toStdString();
-  const auto unit = etkit::inspector::parse_time_unit(parser.value(source_unit).toStdString());
-  if (!unit.ok()) {
-    error = "--source-time-unit: " + QString::fromStdString(unit.error().message());
-    return std::nullopt;
-  }
-  request.source_unit = *unit;
-  if (*unit == etkit::inspector::TimeUnit::kCycles) request.table_unit = etkit::inspector::TimeUnit::kCycles;
+  if (!parse_source_unit(parser.value(source_unit), request, error)) return std::nullopt;
 
   if (!parse_size(parser.value(size), options.size, error) || !parse_view(parser.value(view), options.view, error)) {
     return std::nullopt;
@@ -130,14 +144,7 @@ std::optional<Options> parse(const QCoreApplication& app, QString& error) {
   if (parser.isSet(bench) && !parse_frames(parser.value(bench), options.bench_frames, error)) return std::nullopt;
   options.screenshot = parser.value(screenshot);
   options.select = parser.value(select_name);
-  if (parser.isSet(quanta)) {
-    bool ok = false;
-    options.quanta = parser.value(quanta).toFloat(&ok);
-    if (!ok || !(options.quanta >= 0)) {
-      error = "--quanta: '" + parser.value(quanta) + "' is not a number of quantization steps (0 or more)";
-      return std::nullopt;
-    }
-  }
+  if (parser.isSet(quanta) && !parse_quanta(parser.value(quanta), options.quanta, error)) return std::nullopt;
   if ((!options.screenshot.isEmpty() || options.bench_frames > 0) && request.empty()) {
     error = "--screenshot and --bench-frames need files to open";
     return std::nullopt;

@@ -126,6 +126,12 @@ py::str interned_text(std::unordered_map<std::string, py::str>& interned, const 
   return found->second;
 }
 
+// upstream_event_name() interned, without copying a name that is the event's own.
+py::str name_cell(std::unordered_map<std::string, py::str>& interned, const inspector::Event& event) {
+  if (!event.delegate_debug_id_int && !event.delegate_debug_id_str) return interned_text(interned, event.name);
+  return interned_text(interned, upstream_event_name(event));
+}
+
 // The six statistics' columns, upstream's names with the units appended:
 // float arrays, or object columns with upstream's None for the events
 // without timings when any has none.
@@ -285,10 +291,7 @@ class TraceInspector {
       for (size_t e = 0; e < block.events.size(); ++e) {
         const inspector::Event& event = block.events[e];
         cells.push(kBlock, block_name);
-        // Upstream's name for a delegated event; the event's own (not copied) otherwise.
-        const bool named_by_id = event.delegate_debug_id_int || event.delegate_debug_id_str;
-        const std::string id_name = named_by_id ? upstream_event_name(event) : std::string();
-        cells.push(kName, interned_text(interned, named_by_id ? id_name : event.name));
+        cells.push(kName, name_cell(interned, event));
         stats.set(row, event.perf_data ? &*event.perf_data : nullptr);
         cells.push(kRaw, event.perf_data ? float_list(event.perf_data->raw) : py::object(py::none()));
         cells.push(kStart, event.perf_data ? start_times(event) : py::object(py::none()));
