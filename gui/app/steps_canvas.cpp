@@ -78,6 +78,10 @@ void StepsCanvas::draw() {
     const float y = p.y_of(chart_.height_fraction(steps[i].latency()));
     list->AddRectFilled(ImVec2(x + (bar > 3 ? 1 : 0), y), ImVec2(x + std::max(bar - 1, 1.0f), p.y1),
                         steps[i].decode ? kDecode : kPrefill);
+    if (chart_.clipped(steps[i].latency())) {  // above the axis: a caret on the clipped top
+      const float mid = x + bar / 2;
+      list->AddTriangleFilled(ImVec2(mid - 5, y + 8), ImVec2(mid + 5, y + 8), ImVec2(mid, y), kMedian);
+    }
   }
   if (chart_.decode().median > 0) {
     const float y = p.y_of(chart_.height_fraction(chart_.decode().median));

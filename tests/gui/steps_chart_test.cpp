@@ -41,7 +41,7 @@ TEST(StepsChart, AxisSummaryAndHitsOfAPrefillAndThreeDecodeSteps) {
   EXPECT_FALSE(chart.step_at(-0.1));
   EXPECT_EQ(chart.label_every(10, 80), 8u);
   EXPECT_EQ(chart.label_every(100, 80), 1u);
-  EXPECT_EQ(chart.title(), "latency per step: 1 prefill (orange), 3 decode (blue), decode median 3.000 ms (red line)");
+  EXPECT_EQ(chart.title(), "latency per step: 1 prefill (orange), 3 decode (blue), decode median 3.000 ms (red)");
 }
 
 TEST(StepsChart, TicksAreRoundForAnySlowestStep) {
@@ -54,6 +54,31 @@ TEST(StepsChart, TicksAreRoundForAnySlowestStep) {
   EXPECT_NEAR(fast.tick_step(), 1e4, 1e-6);
   EXPECT_NEAR(fast.axis_max(), 6e4, 1e-6);
   EXPECT_EQ(fast.latency_ticks().size(), 7u);
+}
+
+// Two preempted steps (20 ms) among 3-4 ms ones: over three times the
+// 75th percentile they are clipped, and the axis follows the rest.
+TEST(StepsChart, OutliersAreClippedSoTheRestStayReadable) {
+  std::vector<inspector::GenerationStepTiming> steps;
+  double start = 0;
+  for (size_t i = 0; i < 40; ++i) {
+    const double ms = i == 10 || i == 30 ? 20.0 : (i % 2 ? 3.0 : 4.0);
+    steps.push_back(step(i, true, start, ms));
+    start += ms;
+  }
+  const StepsChart chart(std::move(steps));
+  // NumPy's 75th percentile of 20 threes, 18 fours and two 20s: rank 29.25
+  // of 0..39 is among the fours: 4, so the limit is 12 ms. The tallest step
+  // under it, 4 ms: 1.1 * 4 = 4.4 in 1 ms ticks (4.4 / 6 = 0.73 -> 1): 5 ms.
+  EXPECT_DOUBLE_EQ(chart.axis_max(), 5e6);
+  EXPECT_EQ(chart.clipped_steps(), 2u);
+  EXPECT_TRUE(chart.clipped(20e6));
+  EXPECT_FALSE(chart.clipped(4e6));
+  EXPECT_NE(chart.title().find("; 2 clipped (^, up to 20.000 ms)"), std::string::npos) << chart.title();
+  // No outliers: nothing clipped, the axis above the slowest (the first test).
+  const StepsChart even({step(0, true, 0, 3), step(1, true, 3, 4)});
+  EXPECT_EQ(even.clipped_steps(), 0u);
+  EXPECT_EQ(even.title().find("clipped"), std::string::npos);
 }
 
 TEST(StepsChart, NoStepsHitNothing) {
