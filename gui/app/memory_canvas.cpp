@@ -59,10 +59,10 @@ std::vector<MemoryCanvas::Plot> MemoryCanvas::plots() const {
   const float w = float(width()), h = float(height());
   const size_t arenas = model_->arenas().size();
   if (arenas == 0) return out;
-  const float top = 34, band = (h - top - 8) / float(arenas);
+  const float top = 52, band = (h - top - 8) / float(arenas);  // under the title and the legend
   for (size_t a = 0; a < arenas; ++a) {
     const ArenaPicture& arena = model_->arenas()[a];
-    const float y0 = top + float(a) * band + 18, y1 = top + float(a + 1) * band - 10;
+    const float y0 = top + float(a) * band + 18, y1 = top + float(a + 1) * band - 26;  // room for the step axis
     if (show_best_fit_) {
       const float mid = kMargin + (w - kMargin - 12) / 2;
       out.push_back({kMargin, y0, mid - 10, y1, &arena, false});
@@ -105,9 +105,12 @@ void MemoryCanvas::draw() {
   }
   const inspector::MethodMemory& memory = model_->memory();
   std::string title = "method " + memory.name + ": " + std::to_string(memory.instructions) + " steps, " +
-                      std::to_string(memory.tensors.size()) + " planned tensors";
+                      std::to_string(memory.tensors.size()) +
+                      " planned tensors, coloured by producing op;  black: bytes alive per step,  red: arena size,  "
+                      "dashed: peak";
   if (!memory.errors.empty()) title += ", " + std::to_string(memory.errors.size()) + " PLANNING ERROR(S)";
   list->AddText(ImVec2(8, 8), memory.errors.empty() ? kText : IM_COL32(200, 30, 30, 255), title.c_str());
+  draw_legend(30);
   for (const Plot& plot : plots()) draw_plot(plot);
   const ImVec2 mouse = ImGui::GetIO().MousePos;
   const Plot* plot = nullptr;
@@ -126,6 +129,24 @@ void MemoryCanvas::draw() {
     ImGui::Text("consumers  %s", consumers.empty() ? "(none)" : consumers.c_str());
     if (t.producer) ImGui::TextDisabled("click: select the producing instruction");
     ImGui::EndTooltip();
+  }
+}
+
+// What the colours mean: the producers of the most planned bytes (the
+// lines are named in the title).
+void MemoryCanvas::draw_legend(float y) {
+  ImDrawList* list = ImGui::GetWindowDrawList();
+  uint64_t total = 0;
+  for (const MemoryLegendEntry& entry : model_->legend()) total += entry.bytes;
+  float x = 8;
+  for (size_t i = 0; i < model_->legend().size() && i < 5; ++i) {
+    const MemoryLegendEntry& entry = model_->legend()[i];
+    char text[160];
+    std::snprintf(text, sizeof(text), "%s %.0f%%", entry.producer.c_str(),
+                  total > 0 ? 100.0 * double(entry.bytes) / double(total) : 0.0);
+    list->AddRectFilled(ImVec2(x, y + 2), ImVec2(x + 10, y + 12), palette_colour(entry.colour, 230));
+    list->AddText(ImVec2(x + 14, y), kText, text);
+    x += 22 + ImGui::CalcTextSize(text).x;
   }
 }
 
@@ -164,6 +185,23 @@ void MemoryCanvas::draw_plot(const Plot& plot) {
   list->AddRect(ImVec2(plot.x0, plot.y0), ImVec2(plot.x1, plot.y1), IM_COL32(150, 150, 150, 255));
   list->AddText(ImVec2(plot.x0 - kMargin + 2, plot.y0), kText, format_bytes(extent).c_str());
   list->AddText(ImVec2(plot.x0 - kMargin + 2, plot.y1 - 14), kText, "0");
+  // The peak: a dashed line at its step, named.
+  if (!plot.best_fit && arena.peak > 0) {
+    const float px = x_of(double(arena.peak_step) + 0.5);
+    for (float y = plot.y0; y < plot.y1; y += 8) {
+      list->AddLine(ImVec2(px, y), ImVec2(px, std::min(y + 4, plot.y1)), IM_COL32(200, 40, 40, 255), 1.5f);
+    }
+    char peak[96];
+    std::snprintf(peak, sizeof(peak), "peak %s at step %zu", format_bytes(arena.peak).c_str(), arena.peak_step);
+    list->AddText(ImVec2(std::min(px + 4, plot.x1 - ImGui::CalcTextSize(peak).x), plot.y0 + 2), IM_COL32(200, 40, 40, 255),
+                  peak);
+  }
+  // The step axis.
+  for (size_t step : model_->step_ticks(8)) {
+    const float x = x_of(double(step));
+    list->AddLine(ImVec2(x, plot.y1), ImVec2(x, plot.y1 + 4), IM_COL32(150, 150, 150, 255));
+    list->AddText(ImVec2(x - 6, plot.y1 + 5), kText, std::to_string(step).c_str());
+  }
 }
 
 }  // namespace etkit::gui

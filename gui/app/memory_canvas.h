@@ -41,6 +41,7 @@ class MemoryCanvas : public ImGuiCanvas {
   std::vector<Plot> plots() const;
   std::optional<size_t> tensor_at(float x, float y, const Plot** plot) const;
   void draw_plot(const Plot& plot);
+  void draw_legend(float y);
 
   const Workspace* workspace_ = nullptr;
   size_t method_ = 0;

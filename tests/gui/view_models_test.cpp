@@ -240,6 +240,28 @@ TEST(MemoryView, RectanglesFromLifetimes) {
   EXPECT_EQ(model.hit_test(arena, 1.5, 16, false), 1u);
   EXPECT_FALSE(model.hit_test(arena, 2.0, 0, false));    // past the last step
   EXPECT_FALSE(model.hit_test(arena, 0.5, 32, false));   // past the arena
+  // The peak: 32 bytes from step 0 (the first step reaching it).
+  EXPECT_EQ(arena.peak_step, 0u);
+  // The legend: each producer's bytes (16 each: the input, the add, the
+  // mul), largest first, ties in name order.
+  ASSERT_EQ(model.legend().size(), 3u);
+  EXPECT_EQ(model.legend()[0].producer, "(input)");
+  for (const MemoryLegendEntry& entry : model.legend()) EXPECT_EQ(entry.bytes, 16u) << entry.producer;
+  EXPECT_EQ(model.legend()[0].colour, arena.planned[0].colour);  // the input's rectangle
+  // Step ticks: two steps in 1-step ticks.
+  EXPECT_EQ(model.step_ticks(8), (std::vector<size_t>{0, 1, 2}));
+}
+
+TEST(MemoryView, StepTicksAreRoundAndThePeakIsTheFirstHighest) {
+  // 153 steps in about 8 ticks: 153 / 8 = 19.1 -> 20.
+  inspector::MethodMemory memory;
+  memory.instructions = 153;
+  const MemoryViewModel model(memory);
+  const std::vector<size_t> ticks = model.step_ticks(8);
+  ASSERT_EQ(ticks.size(), 8u);
+  EXPECT_EQ(ticks[1], 20u);
+  EXPECT_EQ(ticks.back(), 140u);
+  EXPECT_TRUE(model.legend().empty());
 }
 
 // Every sample's best-fit plan: tensors alive together never share bytes,

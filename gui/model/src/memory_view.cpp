@@ -1,6 +1,10 @@
 #include "etkit/gui/memory_view.h"
 
 #include <algorithm>
+#include <map>
+#include <string>
+
+#include "etkit/gui/timeline_model.h"
 
 #include "etkit/gui/timeline_style.h"
 
@@ -37,8 +41,28 @@ MemoryViewModel::MemoryViewModel(const inspector::MethodMemory& memory) : memory
       picture.best_fit_plan.push_back({index_of[i], *tensor.first, *tensor.last, *offsets[i], tensor.planned.bytes,
                                        palette_index(tensor.producer ? *tensor.producer : "(input)", kPaletteSize)});
     }
+    const auto peak = std::max_element(picture.live_bytes.begin(), picture.live_bytes.end());
+    if (peak != picture.live_bytes.end()) picture.peak_step = size_t(peak - picture.live_bytes.begin());
     arenas_.push_back(std::move(picture));
   }
+  std::map<std::string, uint64_t> by_producer;
+  for (const inspector::TensorLifetime& tensor : memory.tensors) {
+    if (tensor.first) by_producer[tensor.producer ? *tensor.producer : "(input)"] += tensor.planned.bytes;
+  }
+  for (const auto& [producer, bytes] : by_producer) {
+    legend_.push_back({producer, palette_index(producer, kPaletteSize), bytes});
+  }
+  std::stable_sort(legend_.begin(), legend_.end(),
+                   [](const MemoryLegendEntry& a, const MemoryLegendEntry& b) { return a.bytes > b.bytes; });
+}
+
+std::vector<size_t> MemoryViewModel::step_ticks(size_t count) const {
+  std::vector<size_t> ticks;
+  const size_t steps = memory_.instructions;
+  if (steps == 0 || count == 0) return ticks;
+  const size_t step = std::max<size_t>(1, size_t(tick_step(double(steps) / double(count), 1)));  // 1, 2, 5 x 10^k
+  for (size_t s = 0; s <= steps; s += step) ticks.push_back(s);
+  return ticks;
 }
 
 std::optional<size_t> MemoryViewModel::hit_test(const ArenaPicture& arena, double step, double byte,
