@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 #include "etkit/core/kernel_registry.h"
 
@@ -27,7 +28,7 @@ void parallel_ranges(const KernelContext& context, int64_t items, int64_t grain,
     return;
   }
   struct Job {
-    F* f;
+    std::remove_reference_t<F>* f;
     const KernelContext* context;
     int64_t items, per_range;
   };
