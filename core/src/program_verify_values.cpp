@@ -151,6 +151,13 @@ Status MethodChecker::check_tensor(size_t index, const fb::Tensor& tensor) const
                          "%u, but the method has %zu arenas",
                          name, index, alloc->memory_id(), arenas);
     }
+    // Entry 0 of non_const_buffer_sizes is reserved: no memory stands behind it.
+    if (alloc->memory_id() == 0) {
+      return Error::make(ErrorCode::kMalformed,
+                         "method '%s': values[%zu]: planned in memory arena 0, which is reserved "
+                         "(planned arenas are numbered from 1)",
+                         name, index);
+    }
     const uint64_t offset = uint64_t{alloc->memory_offset_high()} << 32 |
                             alloc->memory_offset_low();
     const int64_t arena = plan.non_const_buffer_sizes()->Get(alloc->memory_id());
