@@ -46,6 +46,7 @@ struct MethodChecker {
   }
 
   Status check_tensor(size_t index, const fb::Tensor& tensor) const;
+  Status check_planned(size_t index, const fb::AllocationDetails& alloc, uint64_t nbytes) const;
   Status check_tensor_data(size_t index, const fb::Tensor& tensor,
                            uint64_t nbytes) const;
   Status check_initial_data(size_t index, const fb::Tensor& tensor) const;

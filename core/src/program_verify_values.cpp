@@ -107,6 +107,38 @@ Status MethodChecker::check_tensor_data(size_t index, const fb::Tensor& tensor,
   return check_segment_constant(index, buffer, nbytes);
 }
 
+// A planned tensor lies inside an arena the method has (entry 0 of
+// non_const_buffer_sizes is reserved: no memory stands behind it).
+Status MethodChecker::check_planned(size_t index, const fb::AllocationDetails& alloc, uint64_t nbytes) const {
+  const size_t arenas = length(plan.non_const_buffer_sizes());
+  if (alloc.memory_id() >= arenas) {
+    return Error::make(ErrorCode::kMalformed,
+                       "method '%s': values[%zu]: planned in memory arena "
+                       "%u, but the method has %zu arenas",
+                       name, index, alloc.memory_id(), arenas);
+  }
+  // Entry 0 of non_const_buffer_sizes is reserved: no memory stands behind it.
+  if (alloc.memory_id() == 0) {
+    return Error::make(ErrorCode::kMalformed,
+                       "method '%s': values[%zu]: planned in memory arena 0, which is reserved "
+                       "(planned arenas are numbered from 1)",
+                       name, index);
+  }
+  const uint64_t offset = uint64_t{alloc.memory_offset_high()} << 32 |
+                          alloc.memory_offset_low();
+  const int64_t arena = plan.non_const_buffer_sizes()->Get(alloc.memory_id());
+  if (arena < 0 || offset > static_cast<uint64_t>(arena) ||
+      nbytes > static_cast<uint64_t>(arena) - offset) {
+    return Error::make(ErrorCode::kMalformed,
+                       "method '%s': values[%zu]: planned at offset %llu + "
+                       "%llu bytes, beyond arena %u of %lld bytes",
+                       name, index, static_cast<u64>(offset),
+                       static_cast<u64>(nbytes), alloc.memory_id(),
+                       static_cast<long long>(arena));
+  }
+  return Ok{};
+}
+
 Status MethodChecker::check_tensor(size_t index, const fb::Tensor& tensor) const {
   const auto type = static_cast<ScalarType>(tensor.scalar_type());
   if (!is_valid(type)) {
@@ -143,34 +175,7 @@ Status MethodChecker::check_tensor(size_t index, const fb::Tensor& tensor) const
     }
     nbytes = *bytes;
   }
-  if (const auto* alloc = tensor.allocation_info()) {
-    const size_t arenas = length(plan.non_const_buffer_sizes());
-    if (alloc->memory_id() >= arenas) {
-      return Error::make(ErrorCode::kMalformed,
-                         "method '%s': values[%zu]: planned in memory arena "
-                         "%u, but the method has %zu arenas",
-                         name, index, alloc->memory_id(), arenas);
-    }
-    // Entry 0 of non_const_buffer_sizes is reserved: no memory stands behind it.
-    if (alloc->memory_id() == 0) {
-      return Error::make(ErrorCode::kMalformed,
-                         "method '%s': values[%zu]: planned in memory arena 0, which is reserved "
-                         "(planned arenas are numbered from 1)",
-                         name, index);
-    }
-    const uint64_t offset = uint64_t{alloc->memory_offset_high()} << 32 |
-                            alloc->memory_offset_low();
-    const int64_t arena = plan.non_const_buffer_sizes()->Get(alloc->memory_id());
-    if (arena < 0 || offset > static_cast<uint64_t>(arena) ||
-        nbytes > static_cast<uint64_t>(arena) - offset) {
-      return Error::make(ErrorCode::kMalformed,
-                         "method '%s': values[%zu]: planned at offset %llu + "
-                         "%llu bytes, beyond arena %u of %lld bytes",
-                         name, index, static_cast<u64>(offset),
-                         static_cast<u64>(nbytes), alloc->memory_id(),
-                         static_cast<long long>(arena));
-    }
-  }
+  if (const auto* alloc = tensor.allocation_info()) ETKIT_TRY(check_planned(index, *alloc, nbytes));
   return check_tensor_data(index, tensor, nbytes);
 }
 
