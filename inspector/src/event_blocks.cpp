@@ -279,13 +279,10 @@ void materialize_into(const Group& group, double scale, double delegate_scale, E
     if (key.delegate_int != -1) event.delegate_debug_id_int = key.delegate_int;
     if (!key.delegate_str.empty()) event.delegate_debug_id_str = std::string(key.delegate_str);
     event.is_delegated_op = event.delegate_debug_id_int || event.delegate_debug_id_str;
-    // A delegate event named besides its int id (etkit's XNNPACK events:
-    // the operator name) shows that name; upstream's carry one or the other.
-    if (event.delegate_debug_id_int && key.has_profile && !key.profile_name.empty()) {
-      event.name.assign(key.profile_name);
-    } else if (event.delegate_debug_id_int) event.name = std::to_string(*event.delegate_debug_id_int);
-    else if (event.delegate_debug_id_str) event.name = *event.delegate_debug_id_str;
-    else event.name.assign(key.has_profile ? key.profile_name : key.debug_name);
+    // A delegate's value logged without a profile event of its own goes by its id.
+    const bool by_id = key.delegate_int != -1 || !key.delegate_str.empty();
+    event.name = event_display_name(key.has_profile ? key.profile_name : by_id ? std::string_view() : key.debug_name,
+                                    key.delegate_int, key.delegate_str);
     event.delegate_backend_name.clear();
     event.op_types.clear();
     event.debug_handles.clear();
@@ -328,6 +325,12 @@ Result<TimeUnit> parse_time_unit(const std::string& text) {
   std::string names;
   for (const char* name : kTimeUnitNames) names += (names.empty() ? "" : ", ") + std::string(name);
   return Error::make(ErrorCode::kInvalidArgument, "time unit '%s' is not one of %s", text.c_str(), names.c_str());
+}
+
+std::string event_display_name(std::string_view name, int64_t delegate_int, std::string_view delegate_str) {
+  if (delegate_int != -1) return name.empty() ? std::to_string(delegate_int) : std::string(name);
+  if (!delegate_str.empty()) return std::string(delegate_str);
+  return std::string(name);
 }
 
 Result<EventBlockOptions> parse_time_units(const std::string& source, const std::string& target) {

@@ -90,6 +90,37 @@ TEST(Workspace, EveryTimelineEventIsItsTableEvent) {
   EXPECT_EQ(kernels_with_ops, kernels);  // every kernel reached its graph node
 }
 
+// A delegate's events carry the table's names in the timeline: etkit's
+// XNNPACK events their operator ("Convolution (NHWC, F32) IGEMM #1": the
+// timeline said "1", its id), upstream's runtime's their id (they have no
+// other name).
+TEST(Workspace, DelegatedEventsHaveTheTablesNamesInTheTimeline) {
+  const std::string trace = test::temp("named-xnn.etdp");
+  const auto ran = test::etinspect({"run", test::sample("mobilenet_v2_xnnpack/mobilenet_v2_xnnpack.pte"), "--etdump", trace});
+  ASSERT_EQ(ran.exit_code, 0) << ran.err;
+  for (const std::string& path : {trace, test::corpus("upstream-runtime/xnn_mlp.etdp")}) {
+    SCOPED_TRACE(path);
+    OpenRequest request;
+    request.files = {path};
+    const auto ws = Workspace::load(request);
+    ASSERT_TRUE(ws->errors().empty()) << ws->errors()[0].message;
+    size_t delegated = 0, named = 0;
+    for (const TimelineTrack& track : ws->timeline().tracks()) {
+      for (const TimelineEvent& event : track.events) {
+        const inspector::Event* e = ws->event_of(track, event);
+        if (e == nullptr || !e->is_delegated_op) continue;
+        ++delegated;
+        EXPECT_EQ(track.name_of(event), e->name);
+        named += e->name.find(' ') != std::string::npos;  // an operator's name, not a number
+      }
+    }
+    EXPECT_GT(delegated, 0u);
+    if (path == trace) {
+      EXPECT_EQ(named, delegated);
+    }
+  }
+}
+
 TEST(Workspace, UnreadableFilesAreErrorsAndTheRestStaysUsable) {
   const std::string trace = test::corpus("upstream/etdump/tutorial_cnn.etdp");
   const std::string truncated = test::temp("truncated.etdp");

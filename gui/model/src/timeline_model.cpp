@@ -64,10 +64,8 @@ Result<TimelineModel> TimelineModel::build(const etdump::ETDump& trace, inspecto
       TimelineEvent item;
       item.start = double(p.start_time - origin) * ns_per_tick;
       item.end = double(std::max(p.end_time, p.start_time) - origin) * ns_per_tick;
-      const bool delegated = p.delegate_debug_id_int != -1 || !p.delegate_debug_id_str.empty();
-      item.name = !delegated ? track.intern(p.name)
-                  : p.delegate_debug_id_str.empty() ? track.intern(std::to_string(p.delegate_debug_id_int))
-                                                    : track.intern(p.delegate_debug_id_str);
+      // The table's name for it (an XNNPACK event's operator name, not its id).
+      item.name = track.intern(inspector::event_display_name(p.name, p.delegate_debug_id_int, p.delegate_debug_id_str));
       item.instruction_id = p.chain_index < 0 ? -1 : p.instruction_id;
       item.event_index = uint32_t(e);
       if (grouped != nullptr) {

@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -151,6 +152,12 @@ class GroupedEvents {
   explicit GroupedEvents(std::unique_ptr<State> state);
   std::unique_ptr<State> state_;
 };
+
+/// The name every view gives a trace event: its own name, or for a
+/// delegate's event the operator name it carries beside an integer id
+/// (etkit's XNNPACK events), else its id (upstream's carry one or the other).
+/// (Python's Inspector names delegated events by id, as upstream's does.)
+std::string event_display_name(std::string_view name, int64_t delegate_int, std::string_view delegate_str);
 
 /// Names the backend of delegated events and DELEGATE_CALL events of
 /// "Execute" blocks from the program's instructions (chain 0 of `method`).
