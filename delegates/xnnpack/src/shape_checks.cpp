@@ -107,9 +107,9 @@ bool fully_connected_dims(const XnnGraph& g, const GraphNode& n, Dims& out) {
   out = in;
   out.back() = outputs;
   if (in.back() != inputs) out = {count(in) / inputs, outputs};
-  if (out != g.values[n.outputs[0]].dims && count(out) == count(g.values[n.outputs[0]].dims) &&
-      g.values[n.outputs[0]].dims.back() == outputs) {
-    out = g.values[n.outputs[0]].dims;  // batch dims may be kept or flattened
+  const Dims& declared = g.values[n.outputs[0]].dims;
+  if (!declared.empty() && out != declared && count(out) == count(declared) && declared.back() == outputs) {
+    out = declared;  // batch dims may be kept or flattened
   }
   return true;
 }
