@@ -1,5 +1,5 @@
 # The device runners (device/): cross builds of core, bundled and etdump for
-# a bare-metal Cortex-M55 and for aarch64 Linux, each an external project
+# a bare-metal Cortex-M55 and for aarch64, riscv64 and x86-64 Linux, each an external project
 # with its toolchain file, built by the normal build when the cross
 # toolchain is installed and copied beside etinspect, which finds them
 # there at run time (and installs them with it).
@@ -41,8 +41,15 @@ set(ETKIT_DEVICE_RUNNERS)
 set(ETKIT_DEVICE_MISSING)
 etkit_device_runner(cortex-m55 cortex-m55.cmake arm-none-eabi-g++ etkit-runner-cortex-m55.elf)
 etkit_device_runner(aarch64 aarch64-linux.cmake aarch64-linux-gnu-g++ etkit-runner-aarch64)
+etkit_device_runner(riscv64 riscv64-linux.cmake riscv64-linux-gnu-g++ etkit-runner-riscv64)
+# The x86-64 Linux runner, for x86-64 machines reached over SSH (the host's
+# own compiler: always built on an x86-64 host).
+if(CMAKE_HOST_SYSTEM_PROCESSOR STREQUAL "x86_64")
+  etkit_device_runner(x86_64 x86_64-linux.cmake g++ etkit-runner-x86_64)
+endif()
 if(ETKIT_DEVICE_MISSING)
   string(REPLACE ";" ", " missing "${ETKIT_DEVICE_MISSING}")
   message(STATUS "etkit device runners: not built for ${missing}: cross toolchain missing "
-                 "(scripts/install-deps --device installs gcc-arm-none-eabi, g++-aarch64-linux-gnu and QEMU)")
+                 "(scripts/install-deps --device installs gcc-arm-none-eabi, g++-aarch64-linux-gnu, "
+                 "g++-riscv64-linux-gnu and QEMU)")
 endif()

@@ -1,7 +1,9 @@
 #pragma once
-// Runs the device runner on a target (an emulated board or phone today)
-// and brings back its report, outputs and trace, so `verify --device` and
-// `run --device` print exactly what the host commands print.
+// Runs the device runner on a target and brings back its report, outputs
+// and trace, so `verify --device`, `run --device` and `generate --device`
+// print exactly what the host commands print. Targets: the emulated board
+// and Linux devices (emulated_device.h) and any machine reached over SSH
+// (ssh_device.h).
 
 #include <filesystem>
 #include <string>
@@ -18,16 +20,23 @@ class App;
 namespace etkit::cli {
 
 struct DeviceOptions {
-  std::string target;          ///< "qemu-cortex-m" or "qemu-aarch64"; empty: run on the host
+  /// qemu-cortex-m, qemu-aarch64, qemu-riscv64 or ssh://[user@]host[:port][/folder];
+  /// empty: run on the host. More than one: a fleet (verify only).
+  std::vector<std::string> targets;
   double timeout_seconds = 600;
+  std::vector<std::string> ssh_options;  ///< each passed as `-o OPT` to ssh and scp
+  std::string device_arch;               ///< an SSH target's architecture, instead of asking uname -m
+  size_t jobs = 4;                       ///< devices verified at once
+  bool on_host() const { return targets.empty(); }
 };
 
-/// Adds --device and --device-timeout to a command.
-void add_device_options(CLI::App& command, DeviceOptions& options);
+/// Adds --device, --device-timeout, --device-arch and --ssh-option to a
+/// command; `fleet` lets --device repeat (and adds --device-jobs).
+void add_device_options(CLI::App& command, DeviceOptions& options, bool fleet = false);
 
 /// One job for the runner: its command, files going in, files coming back.
 struct DeviceJob {
-  std::string command;                      ///< "verify" or "run"
+  std::string command;                      ///< "verify", "run" or "generate"
   std::string file;                         ///< bundle or program
   std::vector<std::string> data;            ///< .ptd files
   std::vector<std::string> inputs;          ///< .npy files (run)
@@ -60,10 +69,12 @@ Status copy_back(const std::string& from, const std::string& to);
 /// The device recorder's totals as the host's recorder reports them.
 etdump::ETDumpGenStats trace_stats(const bundled::TraceTotals& totals);
 
-/// Runs `job` on the target and returns the runner's report; the files it
-/// wrote are copied to where the job says. Fails (kInternal, exit 3) when
-/// the runner is not installed, the emulator is missing, fails, crashes or
-/// does not finish within the timeout.
-Result<bundled::DeviceReport> run_on_device(const DeviceOptions& device, const DeviceJob& job);
+/// Runs `job` on `target` (one of options.targets) and returns the
+/// runner's report; the files it wrote are copied to where the job says.
+/// Set-up problems (no runner installed, an unreachable host, a refused
+/// key) fail as bad input (exit 2); an emulator or runner that fails,
+/// crashes or misses the deadline fails as kInternal (exit 3).
+Result<bundled::DeviceReport> run_on_device(const DeviceOptions& options, const std::string& target,
+                                            const DeviceJob& job);
 
 }  // namespace etkit::cli

@@ -18,6 +18,8 @@ bool use_colour(int fd) {
 
 Diagnostics::Diagnostics() : colour_(use_colour(STDERR_FILENO)) {}
 
+Diagnostics::Diagnostics(std::string* held) : colour_(use_colour(STDERR_FILENO)), held_(held) {}
+
 void Diagnostics::emit(const char* level, const char* colour,
                        const std::string& message) {
   // One line per diagnostic: newlines from file contents would break that.
@@ -27,11 +29,10 @@ void Diagnostics::emit(const char* level, const char* colour,
       c = ' ';
     }
   }
-  if (colour_) {
-    fmt::print(stderr, "etinspect: \033[1;{}m{}:\033[0m {}\n", colour, level, flat);
-  } else {
-    fmt::print(stderr, "etinspect: {}: {}\n", level, flat);
-  }
+  const std::string line = colour_ ? fmt::format("etinspect: \033[1;{}m{}:\033[0m {}\n", colour, level, flat)
+                                   : fmt::format("etinspect: {}: {}\n", level, flat);
+  if (held_ != nullptr) *held_ += line;
+  else fmt::print(stderr, "{}", line);
 }
 
 void Diagnostics::error(const std::string& message) {

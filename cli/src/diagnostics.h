@@ -21,6 +21,9 @@ enum ExitCode : int {
 class Diagnostics {
  public:
   Diagnostics();
+  /// Diagnostics kept in `held` instead of printed, for work done on
+  /// another thread whose messages are printed later, in order.
+  explicit Diagnostics(std::string* held);
   void error(const std::string& message);
   void warning(const std::string& message);
   /// Reports `error` and returns its exit code, for commands' early
@@ -38,6 +41,7 @@ class Diagnostics {
  private:
   void emit(const char* level, const char* colour, const std::string& message);
   bool colour_;
+  std::string* held_ = nullptr;
   size_t errors_ = 0;
   std::map<std::string, size_t> repeated_warnings_;
 };

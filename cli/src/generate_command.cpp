@@ -117,7 +117,7 @@ Result<GenerationResult> generate_on_device(const GenerateOptions& options, cons
                    "--temperature", fmt::format("{}", options.temperature), "--top-p",
                    fmt::format("{}", options.top_p), "--seed", std::to_string(options.seed)};
   session::append_trace_arguments(options.tracing, job.arguments);
-  ETKIT_ASSIGN_OR_RETURN(bundled::DeviceReport report, cli::run_on_device(options.device, job));
+  ETKIT_ASSIGN_OR_RETURN(bundled::DeviceReport report, cli::run_on_device(options.device, options.device.targets.front(), job));
   if (report.failed) return Error::make(report.error_code, "%s", report.error_message.c_str());
   ETKIT_ASSIGN_OR_RETURN(inspector::NpyArray generated, inspector::read_npy(scratch + "/output_0.npy"));
   ETKIT_ASSIGN_OR_RETURN(Tensor view, generated.view());
@@ -162,7 +162,7 @@ int generate(const GenerateOptions& options) {
   metadata_probe->reset();
   GenerationResult result;
   uint64_t load_start = steady_ns(), load_end = load_start;
-  if (!options.device.target.empty()) {
+  if (!options.device.on_host()) {
     auto generated = generate_on_device(options, *prompt);
     if (!generated.ok()) return diagnostics.fail(generated.error());
     result = std::move(*generated);

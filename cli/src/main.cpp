@@ -7,6 +7,7 @@
 #include <exception>
 #include <new>
 
+#include "child_process.h"
 #include "commands.h"
 #include "diagnostics.h"
 #include "subcommand_lookup.h"
@@ -38,5 +39,8 @@ int main(int argc, char** argv) {
     etkit::cli::Diagnostics diagnostics;
     return diagnostics.fail(etkit::Error::make(etkit::ErrorCode::kInternal, "%s", error.what()));
   }
+  // Ctrl-C during a device job: the job stopped and cleaned up; the shell's
+  // convention for an interrupted command.
+  if (etkit::cli::InterruptGuard::interrupted()) return 130;
   return context.exit_code;
 }

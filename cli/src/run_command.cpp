@@ -332,7 +332,7 @@ int run_on_device(const RunOptions& options, Method& method, Diagnostics& diagno
     Status written = write_value_npy(job.inputs.back(), method.input(i));
     if (!written.ok()) return diagnostics.fail(written.error());
   }
-  auto report = cli::run_on_device(options.device, job);
+  auto report = cli::run_on_device(options.device, options.device.targets.front(), job);
   if (!report.ok()) return diagnostics.fail(report.error());
   if (report->failed) return diagnostics.fail(Error::make(report->error_code, "%s", report->error_message.c_str()));
   DeviceOutputs outputs;
@@ -360,7 +360,7 @@ Status check_save_intermediates(const RunOptions& options) {
                        "--save-intermediates writes the values the trace logs: it needs --etdump, "
                        "--debug-level intermediates and --debug-buffer");
   }
-  if (!options.device.target.empty()) {
+  if (!options.device.on_host()) {
     return Error::make(ErrorCode::kInvalidArgument,
                        "--save-intermediates is for host runs: with --device, run gap or table on "
                        "the trace and debug buffer the device brings back");
@@ -414,7 +414,7 @@ int run(const RunOptions& options) {
   InputBuffers owned;
   Status inputs = set_inputs(**method, owned);
   if (!inputs.ok()) return diagnostics.fail(inputs.error());
-  if (!options.device.target.empty()) return run_on_device(options, **method, diagnostics);
+  if (!options.device.on_host()) return run_on_device(options, **method, diagnostics);
   auto latencies = time_runs(**method, options, traced_marks(options, tracing));
   if (!latencies.ok()) return diagnostics.fail(latencies.error());
   std::vector<double> untraced;

@@ -5,6 +5,9 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <thread>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -62,8 +65,8 @@ std::string number_text(double v) {
 
 // The same verification inside a device. The bundle is read on the host
 // first, so one that cannot be read is reported exactly as on the host.
-Result<bundled::VerifyReport> verify_on_device(const VerifyCliOptions& options, const std::string& bundle,
-                                               Diagnostics& diagnostics) {
+Result<bundled::VerifyReport> verify_on_device(const VerifyCliOptions& options, const std::string& device,
+                                               const std::string& bundle, Diagnostics& diagnostics) {
   const session::VerifyRequest& request = options.request;
   // Read on the host first, so a bundle that cannot be read is reported as on the host.
   ETKIT_TRY(session::load_bundle(bundle, request.data));
@@ -79,14 +82,14 @@ Result<bundled::VerifyReport> verify_on_device(const VerifyCliOptions& options, 
   if (!request.method.empty()) job.arguments.insert(job.arguments.end(), {"--method", request.method});
   if (request.case_index >= 0) job.arguments.insert(job.arguments.end(), {"--case", std::to_string(request.case_index)});
   session::append_trace_arguments(request.tracing, job.arguments);
-  ETKIT_ASSIGN_OR_RETURN(bundled::DeviceReport report, run_on_device(options.device, job));
+  ETKIT_ASSIGN_OR_RETURN(bundled::DeviceReport report, run_on_device(options.device, device, job));
   if (report.failed) return Error::make(report.error_code, "%s", report.error_message.c_str());
   if (report.traced) {
     for (const std::string& warning : session::trace_warnings(request.tracing, trace_stats(report.trace))) {
       diagnostics.warning(warning);
     }
   }
-  report.verify.ran_on = options.device.target;
+  report.verify.ran_on = device;
   return std::move(report.verify);
 }
 
@@ -106,20 +109,25 @@ Status check_no_report_as_bundle(const VerifyCliOptions& options) {
     return Error::make(ErrorCode::kInvalidArgument, "--etdump traces one bundle; %zu were given",
                        options.bundles.size());
   }
+  if (options.device.targets.size() > 1 && !options.request.tracing.etdump.empty()) {
+    return Error::make(ErrorCode::kInvalidArgument, "--etdump traces one device's run; %zu devices were given",
+                       options.device.targets.size());
+  }
   return Ok{};
 }
 
-// Verifies one bundle; its trace is written when --etdump asks (one bundle).
-BundleVerification verify_bundle(const VerifyCliOptions& options, const std::string& bundle,
-                                 Diagnostics& diagnostics) {
+// Verifies one bundle on one device (empty: the host); its trace is
+// written when --etdump asks (one bundle, one device).
+BundleVerification verify_bundle(const VerifyCliOptions& options, const std::string& device,
+                                 const std::string& bundle, Diagnostics& diagnostics) {
   BundleVerification outcome;
   outcome.file = bundle;
   outcome.rtol = options.request.rtol;
   outcome.atol = options.request.atol;
-  outcome.ran_on = options.device.target.empty() ? "host" : options.device.target;
+  outcome.ran_on = device.empty() ? "host" : device;
   std::vector<std::string> warnings;
-  auto report = options.device.target.empty() ? session::verify_on_host(bundle, options.request, warnings)
-                                              : verify_on_device(options, bundle, diagnostics);
+  auto report = device.empty() ? session::verify_on_host(bundle, options.request, warnings)
+                               : verify_on_device(options, device, bundle, diagnostics);
   for (const std::string& warning : warnings) diagnostics.warning(warning);
   if (!report.ok()) {
     outcome.error = report.error().message();
@@ -136,21 +144,79 @@ BundleVerification verify_bundle(const VerifyCliOptions& options, const std::str
   return outcome;
 }
 
-int run_verify(const VerifyCliOptions& options) {
-  Diagnostics diagnostics;
-  if (Status usage = check_no_report_as_bundle(options); !usage.ok()) return diagnostics.fail(usage.error());
+// One device's verifications of every bundle, and what they said on stderr.
+struct DeviceVerifications {
   std::vector<BundleVerification> bundles;
+  std::string messages;
+};
+
+DeviceVerifications verify_on(const VerifyCliOptions& options, const std::string& device) {
+  DeviceVerifications out;
+  Diagnostics held(&out.messages);
+  for (const std::string& bundle : options.bundles) out.bundles.push_back(verify_bundle(options, device, bundle, held));
+  held.flush();
+  return out;
+}
+
+// A fleet: every device at once (at most --device-jobs), each verifying
+// every bundle in turn; one finishing says so on stderr. The results keep
+// the order the devices were given in.
+std::vector<DeviceVerifications> verify_on_fleet(const VerifyCliOptions& options) {
+  const std::vector<std::string>& devices = options.device.targets;
+  std::vector<DeviceVerifications> results(devices.size());
+  std::atomic<size_t> next{0};
+  std::mutex progress;
+  const auto work = [&] {
+    for (size_t i = next++; i < devices.size(); i = next++) {
+      results[i] = verify_on(options, devices[i]);
+      const session::VerifyTotals t = session::totals(results[i].bundles);
+      const std::lock_guard<std::mutex> lock(progress);
+      fmt::print(stderr, "verify: {} done: {} passed, {} failed{} of {} cases\n", devices[i], t.passed, t.failed,
+                 t.errors ? fmt::format(", {} could not run", t.errors) : std::string(), t.cases);
+    }
+  };
+  std::vector<std::thread> workers;
+  for (size_t w = 0; w < std::min(options.device.jobs, devices.size()); ++w) workers.emplace_back(work);
+  for (std::thread& worker : workers) worker.join();
+  return results;
+}
+
+// Every bundle on every device (the host when none), each bundle's text
+// report printed as it comes (a fleet's: device by device, at the end).
+std::vector<BundleVerification> verify_all(const VerifyCliOptions& options, Diagnostics& diagnostics) {
+  std::vector<BundleVerification> bundles;
+  if (options.device.targets.size() > 1) {
+    for (DeviceVerifications& device : verify_on_fleet(options)) {
+      std::fputs(device.messages.c_str(), stderr);
+      for (BundleVerification& b : device.bundles) {
+        if (b.report && !options.json) session::write_verify_text(std::cout, b.file, *b.report, use_colour(1));
+        bundles.push_back(std::move(b));
+      }
+    }
+    return bundles;
+  }
+  const std::string device = options.device.on_host() ? std::string() : options.device.targets[0];
   for (const std::string& bundle : options.bundles) {
-    bundles.push_back(verify_bundle(options, bundle, diagnostics));
+    bundles.push_back(verify_bundle(options, device, bundle, diagnostics));
     if (bundles.back().report && !options.json) {
       session::write_verify_text(std::cout, bundle, *bundles.back().report, use_colour(1));
     }
   }
+  return bundles;
+}
+
+int run_verify(const VerifyCliOptions& options) {
+  Diagnostics diagnostics;
+  if (Status usage = check_no_report_as_bundle(options); !usage.ok()) return diagnostics.fail(usage.error());
+  const std::vector<BundleVerification> bundles = verify_all(options, diagnostics);
   const session::VerifyTotals t = session::totals(bundles);
   if (!options.json && bundles.size() > 1) {
-    std::cout << fmt::format("all bundles: {} passed, {} failed{} of {} cases in {} bundles{}\n", t.passed, t.failed,
-                             t.errors ? fmt::format(", {} could not run", t.errors) : std::string(), t.cases,
-                             bundles.size(),
+    std::cout << fmt::format("all bundles: {} passed, {} failed{} of {} cases in {} bundle{}{}{}\n", t.passed,
+                             t.failed, t.errors ? fmt::format(", {} could not run", t.errors) : std::string(), t.cases,
+                             options.bundles.size(), options.bundles.size() == 1 ? "" : "s",
+                             options.device.targets.size() > 1
+                                 ? fmt::format(" on {} devices", options.device.targets.size())
+                                 : std::string(),
                              t.unreadable ? fmt::format(" ({} could not be read or run)", t.unreadable) : "");
   }
   if (options.json) print(*report::make_json_printer(std::cout), bundles);
@@ -176,8 +242,12 @@ int run_verify(const VerifyCliOptions& options) {
   if (t.failed == 0 && t.errors == 0) return kExitOk;
   return diagnostics.check_failed(fmt::format("{} of {} cases failed{}{}", t.failed, t.cases,
                                               t.errors ? fmt::format(", {} could not run", t.errors) : std::string(),
-                                              bundles.size() > 1 ? fmt::format(" in {} bundles", bundles.size())
-                                                                 : " in " + bundles[0].file));
+                                              (options.bundles.size() > 1
+                                                   ? fmt::format(" in {} bundles", options.bundles.size())
+                                                   : " in " + bundles[0].file) +
+                                                  (options.device.targets.size() > 1
+                                                       ? fmt::format(" on {} devices", options.device.targets.size())
+                                                       : std::string())));
 }
 
 }  // namespace
@@ -196,7 +266,7 @@ void register_verify(CLI::App& app, CommandContext& context) {
   add_tracing_options(*command, options->request.tracing);
   command->add_option("--data", options->request.data, "External constant files (.ptd)");
   add_threads_option(*command, options->request.threads);
-  add_device_options(*command, options->device);
+  add_device_options(*command, options->device, /*fleet=*/true);
   command->callback([options, &context] {
     if (use_colour(2)) options->request.progress = show_progress;
     context.exit_code = run_verify(*options);

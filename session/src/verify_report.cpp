@@ -187,12 +187,42 @@ void print_bundle_fields(report::Printer& out, const BundleVerification& bundle)
   out.end_list();
 }
 
+// A bundle that could not run: one testcase "load" with the error.
+void write_load_error_case(std::ostream& out, const BundleVerification& bundle) {
+  out << "    <testcase classname=\"" << xml_escape(bundle.file) << "\" name=\"load\" time=\"0\">\n";
+  out << "      <error type=\"error\" message=\"" << xml_escape(bundle.error) << "\">" << xml_escape(bundle.error)
+      << "</error>\n    </testcase>\n";
+}
+
 void write_error_suite(std::ostream& out, const BundleVerification& bundle) {
   out << "  <testsuite name=\"" << xml_escape(bundle.file) << "\" hostname=\"" << xml_escape(bundle.ran_on)
       << "\" tests=\"1\" failures=\"0\" errors=\"1\" time=\"0\">\n";
-  out << "    <testcase classname=\"" << xml_escape(bundle.file) << "\" name=\"load\" time=\"0\">\n";
-  out << "      <error type=\"error\" message=\"" << xml_escape(bundle.error) << "\">" << xml_escape(bundle.error)
-      << "</error>\n    </testcase>\n  </testsuite>\n";
+  write_load_error_case(out, bundle);
+  out << "  </testsuite>\n";
+}
+
+// One case: passed, an error, or a failure carrying the failing outputs.
+void write_case(std::ostream& out, const std::string& classname, const bundled::CaseReport& c) {
+  out << "    <testcase classname=\"" << xml_escape(classname) << "\" name=\"case " << c.case_index << "\" time=\""
+      << number(c.seconds) << "\"";
+  if (c.passed) {
+    out << "/>\n";
+    return;
+  }
+  if (!c.error.empty()) {
+    out << ">\n      <error type=\"error\" message=\"" << xml_escape(c.error) << "\">" << xml_escape(c.error)
+        << "</error>\n    </testcase>\n";
+    return;
+  }
+  std::string message, details;
+  for (const auto& o : c.outputs) {
+    if (o.passed) continue;
+    const std::string text = describe_output(o);
+    if (message.empty()) message = text.substr(0, text.find('\n'));
+    details += text + "\n";
+  }
+  out << ">\n      <failure type=\"mismatch\" message=\"" << xml_escape(message) << "\">" << xml_escape(details)
+      << "</failure>\n    </testcase>\n";
 }
 
 // One testsuite per method, in the order the cases ran.
@@ -212,31 +242,40 @@ void write_report_suites(std::ostream& out, const std::string& file, const bundl
     out << "  <testsuite name=\"" << xml_escape(file + ":" + method) << "\" hostname=\"" << xml_escape(report.ran_on)
         << "\" tests=\"" << end - i << "\" failures=\"" << failures << "\" errors=\"" << errors << "\" time=\""
         << number(time) << "\">\n";
-    for (; i < end; ++i) {
-      const auto& c = report.cases[i];
-      out << "    <testcase classname=\"" << xml_escape(file + "." + method) << "\" name=\"case "
-          << c.case_index << "\" time=\"" << number(c.seconds) << "\"";
-      if (c.passed) {
-        out << "/>\n";
-        continue;
-      }
-      if (!c.error.empty()) {
-        out << ">\n      <error type=\"error\" message=\"" << xml_escape(c.error) << "\">" << xml_escape(c.error)
-            << "</error>\n    </testcase>\n";
-        continue;
-      }
-      std::string message, details;
-      for (const auto& o : c.outputs) {
-        if (o.passed) continue;
-        const std::string text = describe_output(o);
-        if (message.empty()) message = text.substr(0, text.find('\n'));
-        details += text + "\n";
-      }
-      out << ">\n      <failure type=\"mismatch\" message=\"" << xml_escape(message) << "\">"
-          << xml_escape(details) << "</failure>\n    </testcase>\n";
-    }
+    for (; i < end; ++i) write_case(out, file + "." + method, report.cases[i]);
     out << "  </testsuite>\n";
   }
+}
+
+// A fleet: one testsuite per device, named after it, with every bundle's
+// cases there (classname FILE.METHOD) and a "load" case per bundle that
+// could not run.
+void write_device_suite(std::ostream& out, const std::string& device, const std::vector<BundleVerification>& all) {
+  std::vector<BundleVerification> bundles;
+  for (const BundleVerification& b : all) {
+    if (b.ran_on == device) bundles.push_back(b);
+  }
+  const VerifyTotals t = totals(bundles);
+  out << "  <testsuite name=\"" << xml_escape(device) << "\" hostname=\"" << xml_escape(device) << "\" tests=\""
+      << t.cases + t.unreadable << "\" failures=\"" << t.failed << "\" errors=\"" << t.errors << "\" time=\""
+      << number(t.seconds) << "\">\n";
+  for (const BundleVerification& b : bundles) {
+    if (!b.report) {
+      write_load_error_case(out, b);
+      continue;
+    }
+    for (const bundled::CaseReport& c : b.report->cases) write_case(out, b.file + "." + c.method, c);
+  }
+  out << "  </testsuite>\n";
+}
+
+// The devices the verifications ran on, in their order.
+std::vector<std::string> devices_of(const std::vector<BundleVerification>& bundles) {
+  std::vector<std::string> devices;
+  for (const BundleVerification& b : bundles) {
+    if (std::find(devices.begin(), devices.end(), b.ran_on) == devices.end()) devices.push_back(b.ran_on);
+  }
+  return devices;
 }
 
 }  // namespace
@@ -274,6 +313,9 @@ void print(report::Printer& out, const std::vector<BundleVerification>& bundles)
   out.field("passed", uint64_t(t.passed));
   out.field("failed", uint64_t(t.failed));
   out.field("errors", uint64_t(t.errors));
+  if (const std::vector<std::string> devices = devices_of(bundles); devices.size() > 1) {
+    out.string_list("devices", devices);
+  }
   out.end_object();
   out.begin_list("bundles");
   for (const BundleVerification& b : bundles) {
@@ -291,6 +333,11 @@ void write_verify_junit(std::ostream& out, const std::vector<BundleVerification>
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   out << "<testsuites name=\"etinspect verify\" tests=\"" << t.cases + t.unreadable << "\" failures=\"" << t.failed
       << "\" errors=\"" << t.errors << "\" time=\"" << number(t.seconds) << "\">\n";
+  if (const std::vector<std::string> devices = devices_of(bundles); devices.size() > 1) {
+    for (const std::string& device : devices) write_device_suite(out, device, bundles);
+    out << "</testsuites>\n";
+    return;
+  }
   for (const BundleVerification& b : bundles) {
     if (b.report) write_report_suites(out, b.file, *b.report);
     else write_error_suite(out, b);

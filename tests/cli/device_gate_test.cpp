@@ -1,5 +1,5 @@
 // The on-device gate, as CI runs it: bundles verified inside the emulated
-// Cortex-M55 board and aarch64 Linux give the host's verdicts, case by
+// Cortex-M55 board, aarch64 Linux and riscv64 Linux give the host's verdicts, case by
 // case; a tampered bundle fails the same case there; a truncated one is
 // refused as on the host; the board's trace opens in `etinspect table`;
 // the Cortex-M keyword-spotting program computes the same bits on host,
@@ -37,6 +37,10 @@ std::vector<std::string> verdicts(const std::string& text) {
 }
 
 class DeviceGate : public ::testing::TestWithParam<std::string> {};
+
+// The phone's runner links Debian's arm64 XNNPACK; the board's and the
+// riscv64 runner have no XNNPACK backend.
+bool has_xnnpack(const std::string& device) { return device == "qemu-aarch64"; }
 
 // Host and device verdicts agree, with the same exit code.
 void expect_host_verdicts(const std::string& device, const std::vector<std::string>& args) {
@@ -104,7 +108,7 @@ TEST_P(DeviceGate, The8da4wLlamaGeneratesOnThePhoneAndIsRefusedOnTheBoard) {
   for (const auto& t : eager["prompt_tokens"]) prompt += (prompt.empty() ? "" : ",") + std::to_string(t.get<int>());
   const auto result = etinspect({"generate", test::sample("tiny_llama_8da4w/tiny_llama_8da4w.pte"), "--prompt-tokens",
                                  prompt, "--max-new", "64", "--device", GetParam(), "--json"});
-  if (GetParam() == "qemu-cortex-m") {
+  if (!has_xnnpack(GetParam())) {
     EXPECT_EQ(result.exit_code, 2) << result.err;
     EXPECT_NE(result.err.find("backend XnnpackBackend is not available"), std::string::npos) << result.err;
     return;
@@ -119,7 +123,7 @@ TEST_P(DeviceGate, The8da4wLlamaGeneratesOnThePhoneAndIsRefusedOnTheBoard) {
 // linears (run on the call's row count) on the phone, which has XNNPACK.
 TEST_P(DeviceGate, DynamicLengthLlamasPrefillInOneCallAndGenerateUpstreamsTokens) {
   std::vector<std::string> names = {"tiny_llama_dynamic"};
-  if (GetParam() == "qemu-aarch64") names.push_back("tiny_llama_dynamic_8da4w");
+  if (has_xnnpack(GetParam())) names.push_back("tiny_llama_dynamic_8da4w");
   for (const std::string& name : names) {
     SCOPED_TRACE(name);
     const nlohmann::json upstream = test::upstream_generation(name);
@@ -151,7 +155,7 @@ TEST_P(DeviceGate, XnnpackSamplesVerifyOnThePhoneAndAreRefusedOnTheBoard) {
     std::vector<std::string> args = {"verify", "--device", GetParam(), test::sample(sample[0] + ".bpte")};
     args.insert(args.end(), sample.begin() + 1, sample.end());
     const auto result = etinspect(args);
-    if (GetParam() == "qemu-aarch64") {
+    if (has_xnnpack(GetParam())) {
       EXPECT_EQ(result.exit_code, 0) << sample[0] << ": " << result.out << result.err;
       EXPECT_NE(result.out.find("summary: 3 passed, 0 failed of 3 cases"), std::string::npos) << sample[0];
     } else {
@@ -358,7 +362,7 @@ TEST_P(DeviceGate, EmulatorFailuresAreErrorsNotHangs) {
   EXPECT_NE(missing.err.find("device " + GetParam() + ": its runner"), std::string::npos) << missing.err;
   EXPECT_NE(missing.err.find("scripts/install-deps --device"), std::string::npos) << missing.err;
   EXPECT_NE(missing.err.find("ETKIT_RUNNER_DIR"), std::string::npos) << missing.err;
-  for (const char* runner : {"etkit-runner-cortex-m55.elf", "etkit-runner-aarch64"}) {
+  for (const char* runner : {"etkit-runner-cortex-m55.elf", "etkit-runner-aarch64", "etkit-runner-riscv64"}) {
     std::ofstream(empty_dir + "/" + runner) << "not an ELF file";
   }
   const auto broken = etinspect({"verify", "--device", GetParam(), kCorpusBundle});
@@ -368,8 +372,49 @@ TEST_P(DeviceGate, EmulatorFailuresAreErrorsNotHangs) {
   EXPECT_LT(broken.err.size(), 400u) << "the emulator's first line, not its register dump";
 }
 
-INSTANTIATE_TEST_SUITE_P(Emulated, DeviceGate, ::testing::Values("qemu-cortex-m", "qemu-aarch64"),
-                         [](const auto& param) { return param.param == "qemu-cortex-m" ? "CortexM55" : "Aarch64"; });
+// A fleet: every device at once, one JUnit file with a testsuite per
+// device holding the host's verdicts, one JSON report; a device that cannot
+// be reached fails its own suite while the others run.
+TEST(DeviceFleet, OneJUnitFileWithASuitePerDevice) {
+  const std::string junit = test::temp("fleet.xml"), json = test::temp("fleet.json");
+  const std::vector<std::string> devices = {"qemu-cortex-m", "qemu-aarch64", "qemu-riscv64", "ssh://127.0.0.1:1"};
+  std::vector<std::string> args = {"verify", kCorpusBundle, "--junit", junit, "--json-file", json};
+  for (const std::string& device : devices) args.insert(args.end(), {"--device", device});
+  const auto fleet = etinspect(args);
+  const auto host = etinspect({"verify", kCorpusBundle});
+  EXPECT_EQ(fleet.exit_code, 1) << "the unreachable device fails the run: " << fleet.err;
+  EXPECT_NE(fleet.err.find("ssh://127.0.0.1:1: cannot reach the target"), std::string::npos) << fleet.err;
+  std::ifstream in(junit);
+  const std::string xml((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::regex suite("<testsuite name=\"([^\"]+)\" hostname=\"([^\"]+)\" tests=\"([0-9]+)\" failures=\"([0-9]+)\" errors=\"([0-9]+)\"");
+  std::vector<std::string> suites;
+  for (auto it = std::sregex_iterator(xml.begin(), xml.end(), suite); it != std::sregex_iterator(); ++it) {
+    const auto& m = *it;
+    suites.push_back(m[1].str());
+    EXPECT_EQ(m[1].str(), m[2].str()) << "each suite is named after its device";
+    if (m[1].str().rfind("ssh://", 0) == 0) {
+      EXPECT_EQ(m[5].str(), "1") << "the unreachable device has its own error";
+    } else {
+      EXPECT_EQ(m[3].str(), std::to_string(verdicts(host.out).size())) << m[1];
+      EXPECT_EQ(m[4].str(), "0") << m[1];
+      EXPECT_EQ(m[5].str(), "0") << m[1];
+    }
+  }
+  EXPECT_EQ(suites, devices) << xml;
+  std::ifstream report(json);
+  const nlohmann::json parsed = nlohmann::json::parse(report);
+  EXPECT_EQ(parsed["summary"]["devices"], nlohmann::json(devices));
+  EXPECT_EQ(parsed["summary"]["passed"], 3 * verdicts(host.out).size());
+  // Each emulated device's text report gives the host's verdicts.
+  EXPECT_EQ(verdicts(fleet.out).size(), 3 * verdicts(host.out).size()) << fleet.out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Emulated, DeviceGate, ::testing::Values("qemu-cortex-m", "qemu-aarch64", "qemu-riscv64"),
+                         [](const auto& param) {
+                           return param.param == "qemu-cortex-m" ? "CortexM55"
+                                  : param.param == "qemu-aarch64" ? "Aarch64"
+                                                                  : "Riscv64";
+                         });
 
 }  // namespace
 }  // namespace etkit

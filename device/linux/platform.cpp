@@ -1,4 +1,5 @@
-// The aarch64 Linux runner's platform: the monotonic clock.
+// The Linux runners' platform (aarch64, riscv64, the host's x86-64): the
+// monotonic clock.
 
 #include <chrono>
 

@@ -1,0 +1,105 @@
+#include "device_staging.h"
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "child_process.h"
+
+namespace fs = std::filesystem;
+
+namespace etkit::cli {
+namespace {
+
+// Files reach the runner under short names in the work folder: the board's
+// command line is split at spaces, so user paths never appear on it.
+Result<std::string> link_in(const WorkDir& dir, const std::string& file, const std::string& name) {
+  std::error_code error;
+  fs::create_symlink(fs::absolute(file, error), dir.path / name, error);
+  if (error) {
+    return Error::make(ErrorCode::kIo, "%s: cannot link into %s: %s", file.c_str(), dir.path.c_str(),
+                       error.message().c_str());
+  }
+  return name;
+}
+
+}  // namespace
+
+Result<std::string> installed_runner(const std::string& device, const std::string& runner) {
+  fs::path dir;
+  if (const char* env = std::getenv("ETKIT_RUNNER_DIR"); env != nullptr && *env != '\0') {
+    dir = env;
+  } else {
+    std::error_code error;
+    dir = fs::read_symlink("/proc/self/exe", error).parent_path();
+  }
+  const fs::path path = dir / runner;
+  // A set-up problem, not etkit's fault (exit 2): typically a build
+  // configured before the cross toolchains were installed.
+  if (!fs::is_regular_file(path)) {
+    return Error::make(ErrorCode::kNotFound,
+                       "device %s: its runner %s is not installed beside etinspect: install the cross toolchains "
+                       "(scripts/install-deps --device), configure the build again (cmake -S . -B BUILD; a build "
+                       "configured before they were installed has no runners) and build, or set ETKIT_RUNNER_DIR "
+                       "to a folder holding %s",
+                       device.c_str(), path.c_str(), runner.c_str());
+  }
+  return path.string();
+}
+
+Result<std::vector<std::string>> stage_job(const WorkDir& dir, const DeviceJob& job) {
+  std::vector<std::string> args{job.command};
+  ETKIT_ASSIGN_OR_RETURN(std::string file, link_in(dir, job.file, "program" + fs::path(job.file).extension().string()));
+  args.push_back(file);
+  args.insert(args.end(), {"--report", "report.txt"});
+  for (size_t i = 0; i < job.data.size(); ++i) {
+    ETKIT_ASSIGN_OR_RETURN(std::string name, link_in(dir, job.data[i], "data" + std::to_string(i) + ".ptd"));
+    args.insert(args.end(), {"--data", name});
+  }
+  for (size_t i = 0; i < job.inputs.size(); ++i) {
+    ETKIT_ASSIGN_OR_RETURN(std::string name, link_in(dir, job.inputs[i], "input" + std::to_string(i) + ".npy"));
+    args.insert(args.end(), {"--input", name});
+  }
+  if (!job.etdump.empty()) args.insert(args.end(), {"--etdump", "trace.etdp"});
+  if (!job.debug_buffer.empty()) args.insert(args.end(), {"--debug-buffer", "debug.bin"});
+  if (!job.output_dir.empty()) {
+    fs::create_directory(dir.path / "outputs");
+    args.insert(args.end(), {"--output-dir", "outputs"});
+  }
+  args.insert(args.end(), job.arguments.begin(), job.arguments.end());
+  for (const std::string& a : args) {
+    if (a.empty() || a.find_first_of(" \t\n'\"\\") != std::string::npos) {
+      return Error::make(ErrorCode::kInvalidArgument, "a device's command line cannot carry the value '%s'",
+                         a.c_str());
+    }
+  }
+  return args;
+}
+
+std::vector<std::string> files_to_bring_back(const DeviceJob& job, const bundled::DeviceReport& report) {
+  std::vector<std::string> files;
+  if (report.failed) return files;
+  if (!job.etdump.empty()) files.push_back("trace.etdp");
+  if (!job.debug_buffer.empty()) files.push_back("debug.bin");
+  for (size_t i = 0; i < report.outputs && !job.output_dir.empty(); ++i) {
+    files.push_back("outputs/output_" + std::to_string(i) + ".npy");
+  }
+  return files;
+}
+
+Result<bundled::DeviceReport> read_back(const std::string& device, const WorkDir& dir, const DeviceJob& job) {
+  auto report = bundled::parse_device_report(read_text_file((dir.path / "report.txt").string()));
+  if (!report.ok()) {
+    return Error::make(ErrorCode::kInternal, "%s: the runner's report does not read: %s", device.c_str(),
+                       report.error().message());
+  }
+  for (const std::string& file : files_to_bring_back(job, *report)) {
+    const std::string name = fs::path(file).filename().string();
+    const std::string to = name == "trace.etdp" ? job.etdump
+                           : name == "debug.bin" ? job.debug_buffer
+                                                 : job.output_dir + "/" + name;
+    ETKIT_TRY(copy_back((dir.path / file).string(), to));
+  }
+  return report;
+}
+
+}  // namespace etkit::cli
