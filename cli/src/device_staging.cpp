@@ -50,7 +50,7 @@ Result<std::vector<std::string>> stage_job(const WorkDir& dir, const DeviceJob& 
   std::vector<std::string> args{job.command};
   ETKIT_ASSIGN_OR_RETURN(std::string file, link_in(dir, job.file, "program" + fs::path(job.file).extension().string()));
   args.push_back(file);
-  args.insert(args.end(), {"--report", "report.txt"});
+  if (job.runner.empty()) args.insert(args.end(), {"--report", "report.txt"});  // a user's runner writes none
   for (size_t i = 0; i < job.data.size(); ++i) {
     ETKIT_ASSIGN_OR_RETURN(std::string name, link_in(dir, job.data[i], "data" + std::to_string(i) + ".ptd"));
     args.insert(args.end(), {"--data", name});
@@ -75,6 +75,26 @@ Result<std::vector<std::string>> stage_job(const WorkDir& dir, const DeviceJob& 
   return args;
 }
 
+Result<bundled::DeviceReport> user_runner_outcome(const std::string& device, int exit_code, const WorkDir& dir,
+                                                  const DeviceJob& job) {
+  if (exit_code != 0) {
+    std::string console = first_line(read_text_file((dir.path / "console.txt").string()));
+    if (!console.empty()) console = ": " + console;
+    return Error::make(ErrorCode::kInternal, "%s: the runner %s exited with code %d%s", device.c_str(),
+                       job.runner.c_str(), exit_code, console.c_str());
+  }
+  bundled::DeviceReport report;
+  report.kind = bundled::DeviceReport::Kind::kRun;
+  report.outputs = job.outputs;
+  for (const std::string& file : files_to_bring_back(job, report)) {
+    if (!fs::exists(dir.path / file)) {
+      return Error::make(ErrorCode::kInternal, "%s: the runner %s exited 0 but wrote no %s", device.c_str(),
+                         job.runner.c_str(), file.c_str());
+    }
+  }
+  return report;
+}
+
 std::vector<std::string> files_to_bring_back(const DeviceJob& job, const bundled::DeviceReport& report) {
   std::vector<std::string> files;
   if (report.failed) return files;
@@ -86,8 +106,11 @@ std::vector<std::string> files_to_bring_back(const DeviceJob& job, const bundled
   return files;
 }
 
-Result<bundled::DeviceReport> read_back(const std::string& device, const WorkDir& dir, const DeviceJob& job) {
-  auto report = bundled::parse_device_report(read_text_file((dir.path / "report.txt").string()));
+Result<bundled::DeviceReport> read_back(const std::string& device, const WorkDir& dir, const DeviceJob& job,
+                                        int exit_code) {
+  auto report = job.runner.empty() ? bundled::parse_device_report(read_text_file((dir.path / "report.txt").string()))
+                                   : user_runner_outcome(device, exit_code, dir, job);
+  if (!report.ok() && !job.runner.empty()) return report.error();
   if (!report.ok()) {
     return Error::make(ErrorCode::kInternal, "%s: the runner's report does not read: %s", device.c_str(),
                        report.error().message());

@@ -23,9 +23,17 @@ Result<std::vector<std::string>> stage_job(const WorkDir& dir, const DeviceJob& 
 /// back given the runner's report.
 std::vector<std::string> files_to_bring_back(const DeviceJob& job, const bundled::DeviceReport& report);
 
-/// Reads `dir`/report.txt and copies the files the job wants to where it
+/// Reads `dir`/report.txt (etkit's runner) or judges the user's runner by
+/// its exit code and files, and copies the files the job wants to where it
 /// says; `device` names the target in errors.
-Result<bundled::DeviceReport> read_back(const std::string& device, const WorkDir& dir, const DeviceJob& job);
+Result<bundled::DeviceReport> read_back(const std::string& device, const WorkDir& dir, const DeviceJob& job,
+                                        int exit_code);
+
+/// A user's runner's outcome: exit 0 with every file the job wants in
+/// `dir` is a run with job.outputs outputs; anything else an error naming
+/// the exit code and the runner's first line of output.
+Result<bundled::DeviceReport> user_runner_outcome(const std::string& device, int exit_code, const WorkDir& dir,
+                                                  const DeviceJob& job);
 
 /// The runner's exit codes that are not its own verdicts (0, 1, 2, 3).
 constexpr int kRunnerOutOfMemory = 124;

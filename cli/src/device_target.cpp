@@ -8,6 +8,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "device_staging.h"
 #include "emulated_device.h"
 #include "ssh_device.h"
 
@@ -27,18 +28,20 @@ Status make_work_dir(WorkDir& dir, const char* purpose) {
 
 void add_device_options(CLI::App& command, DeviceOptions& options, bool fleet) {
   const auto device_name = [](const std::string& value) -> std::string {
-    if (is_emulated_device(value)) return {};
+    if (is_emulated_device(value) || value == kUpstreamHost) return {};
     if (is_ssh_device(value)) {
       auto parsed = parse_ssh_target(value);
       return parsed.ok() ? std::string() : std::string(parsed.error().message());
     }
-    return "'" + value + "' is not a device: qemu-cortex-m, qemu-aarch64, qemu-riscv64 or ssh://[user@]host[:port][/folder]";
+    return "'" + value + "' is not a device: qemu-cortex-m, qemu-aarch64, qemu-riscv64, upstream-host or "
+           "ssh://[user@]host[:port][/folder]";
   };
   auto* device = command.add_option("--device", options.targets,
                                     fleet ? "Run inside a device (repeat for several, run at once): qemu-cortex-m, "
-                                            "qemu-aarch64, qemu-riscv64 or ssh://[user@]host[:port][/folder]"
-                                          : "Run inside a device: qemu-cortex-m, qemu-aarch64, qemu-riscv64 or "
-                                            "ssh://[user@]host[:port][/folder]");
+                                            "qemu-aarch64, qemu-riscv64, ssh://[user@]host[:port][/folder] or upstream-host (upstream's "
+                                            "runtime from the pinned wheel)"
+                                          : "Run inside a device: qemu-cortex-m, qemu-aarch64, qemu-riscv64, "
+                                            "ssh://[user@]host[:port][/folder] or upstream-host");
   device->check(CLI::Validator(device_name, "DEVICE", "device"))->type_size(1)->allow_extra_args(false);
   if (!fleet) device->expected(1);  // run and generate: one device
   command.add_option("--device-timeout", options.timeout_seconds, "Seconds before the device run is stopped (default 600)")
@@ -52,6 +55,13 @@ void add_device_options(CLI::App& command, DeviceOptions& options, bool fleet) {
   if (fleet) {
     command.add_option("--device-jobs", options.jobs, "Devices run at once (default 4)")->check(CLI::PositiveNumber);
   }
+}
+
+void add_runner_option(CLI::App& command, DeviceOptions& options) {
+  command.add_option("--runner", options.runner,
+                     "Run this runner instead of etkit's (on the host, or on --device): your own runtime's, called "
+                     "as README \"Your own runner\" says; etkit compares its outputs")
+      ->check(CLI::ExistingFile);
 }
 
 Status copy_back(const std::string& from, const std::string& to) {
@@ -82,8 +92,24 @@ etdump::ETDumpGenStats trace_stats(const bundled::TraceTotals& t) {
 
 Result<bundled::DeviceReport> run_on_device(const DeviceOptions& options, const std::string& target,
                                             const DeviceJob& job) {
+  if (target == kUpstreamHost) {
+    // Upstream's runtime from the pinned wheel, behind the runner contract.
+    DeviceJob upstream = job;
+    ETKIT_ASSIGN_OR_RETURN(upstream.runner, installed_runner(kUpstreamHost, "etkit-upstream-runner"));
+    return run_user_runner_here(options, kUpstreamHost, upstream);
+  }
+  if (target == "host") return run_user_runner_here(options, "host", job);
   if (is_ssh_device(target)) return run_on_ssh_device(options, target, job);
   return run_on_emulated_device(options, target, job);
+}
+
+std::vector<std::string> device_targets(const DeviceOptions& options) {
+  if (options.targets.empty()) return {"host"};
+  return options.targets;
+}
+
+bool uses_runner_contract(const DeviceOptions& options, const std::string& target) {
+  return !options.runner.empty() || target == kUpstreamHost;
 }
 
 }  // namespace etkit::cli

@@ -20,19 +20,38 @@ class App;
 namespace etkit::cli {
 
 struct DeviceOptions {
-  /// qemu-cortex-m, qemu-aarch64, qemu-riscv64 or ssh://[user@]host[:port][/folder];
-  /// empty: run on the host. More than one: a fleet (verify only).
+  /// qemu-cortex-m, qemu-aarch64, qemu-riscv64, ssh://[user@]host[:port][/folder]
+  /// or upstream-host; empty: run on the host. More than one: a fleet
+  /// (verify only).
   std::vector<std::string> targets;
+  /// --runner: the user's runner (host path) run instead of etkit's.
+  std::string runner;
   double timeout_seconds = 600;
   std::vector<std::string> ssh_options;  ///< each passed as `-o OPT` to ssh and scp
   std::string device_arch;               ///< an SSH target's architecture, instead of asking uname -m
   size_t jobs = 4;                       ///< devices verified at once
-  bool on_host() const { return targets.empty(); }
+  /// etkit's own runtime, in this process: no device and no --runner.
+  bool on_host() const { return targets.empty() && runner.empty(); }
 };
 
 /// Adds --device, --device-timeout, --device-arch and --ssh-option to a
 /// command; `fleet` lets --device repeat (and adds --device-jobs).
 void add_device_options(CLI::App& command, DeviceOptions& options, bool fleet = false);
+
+/// Adds --runner (verify and run).
+void add_runner_option(CLI::App& command, DeviceOptions& options);
+
+/// The device that means upstream's runtime from the pinned wheel on this
+/// machine (scripts/upstream-runner, installed beside etinspect).
+inline constexpr const char* kUpstreamHost = "upstream-host";
+
+/// The targets a job runs on: --device's, or "host" (the user's runner
+/// here) when only --runner was given.
+std::vector<std::string> device_targets(const DeviceOptions& options);
+
+/// True when the job on `target` goes through the runner contract (a
+/// user's runner, or upstream-host) rather than etkit's own runner.
+bool uses_runner_contract(const DeviceOptions& options, const std::string& target);
 
 /// One job for the runner: its command, files going in, files coming back.
 struct DeviceJob {
@@ -43,6 +62,12 @@ struct DeviceJob {
   std::vector<std::string> arguments;       ///< further runner options, e.g. {"--rtol", "1e-3"}
   std::string etdump, debug_buffer;         ///< where the trace and its data go (empty: none)
   std::string output_dir;                   ///< where output_<i>.npy go (run; empty: none)
+  /// A runner the user provides instead of etkit's (empty: etkit's). It is
+  /// called as `RUNNER run PROGRAM --method M [--input X.npy]... --output-dir
+  /// DIR [--etdump T [--debug-buffer B]]` (README: "Your own runner") and
+  /// writes no report: exit 0 and DIR/output_<i>.npy for `outputs` outputs.
+  std::string runner;
+  size_t outputs = 0;
 };
 
 /// A scratch folder for one job, removed with everything in it when the
@@ -69,7 +94,7 @@ Status copy_back(const std::string& from, const std::string& to);
 /// The device recorder's totals as the host's recorder reports them.
 etdump::ETDumpGenStats trace_stats(const bundled::TraceTotals& totals);
 
-/// Runs `job` on `target` (one of options.targets) and returns the
+/// Runs `job` on `target` (one of device_targets(options)) and returns the
 /// runner's report; the files it wrote are copied to where the job says.
 /// Set-up problems (no runner installed, an unreachable host, a refused
 /// key) fail as bad input (exit 2); an emulator or runner that fails,

@@ -72,11 +72,42 @@ Error runner_failure(const Target& target, int code, const WorkDir& dir) {
 
 bool is_emulated_device(const std::string& target) { return find_target(target) != nullptr; }
 
+Result<bundled::DeviceReport> run_user_runner_here(const DeviceOptions& options, const std::string& name,
+                                                   const DeviceJob& job) {
+  WorkDir dir;
+  ETKIT_TRY(make_work_dir(dir, "runner"));
+  ETKIT_ASSIGN_OR_RETURN(std::vector<std::string> args, stage_job(dir, job));
+  args.insert(args.begin(), fs::absolute(job.runner).string());
+  InterruptGuard stop_cleanly;
+  ChildOptions child{dir.str(), (dir.path / "console.txt").string(), options.timeout_seconds};
+  auto ran = run_child(args, child);
+  if (!ran.ok()) return Error::make(ErrorCode::kInvalidArgument, "%s: %s", name.c_str(), ran.error().message());
+  if (ran->interrupted) return Error::make(ErrorCode::kInternal, "%s: interrupted", name.c_str());
+  if (ran->timed_out) {
+    return Error::make(ErrorCode::kInternal, "%s: no answer within %g s (stopped; --device-timeout sets the limit)",
+                       name.c_str(), options.timeout_seconds);
+  }
+  if (ran->signal != 0) {
+    return Error::make(ErrorCode::kInternal, "%s: the runner %s was killed by signal %d (%s)%s", name.c_str(),
+                       job.runner.c_str(), ran->signal, strsignal(ran->signal), console_tail(dir).c_str());
+  }
+  return read_back(name, dir, job, ran->exit_code);
+}
+
 Result<bundled::DeviceReport> run_on_emulated_device(const DeviceOptions& options, const std::string& name,
                                                      const DeviceJob& job) {
   const Target* target = find_target(name);
   if (target == nullptr) return Error::make(ErrorCode::kInvalidArgument, "unknown device '%s'", name.c_str());
-  ETKIT_ASSIGN_OR_RETURN(std::string runner, installed_runner(target->name, target->runner));
+  if (!job.runner.empty() && std::string(target->emulator) == "qemu-system-arm") {
+    return Error::make(ErrorCode::kInvalidArgument,
+                       "%s: --runner runs Linux programs; a board's own runner is flashed and run by the user "
+                       "(README: \"A real board or phone\")",
+                       target->name);
+  }
+  std::string runner = job.runner;
+  if (runner.empty()) {
+    ETKIT_ASSIGN_OR_RETURN(runner, installed_runner(target->name, target->runner));
+  }
   WorkDir dir;
   ETKIT_TRY(make_work_dir(dir));
   ETKIT_ASSIGN_OR_RETURN(std::vector<std::string> args, stage_job(dir, job));
@@ -97,8 +128,10 @@ Result<bundled::DeviceReport> run_on_emulated_device(const DeviceOptions& option
     return Error::make(ErrorCode::kInternal, "%s: %s was killed by signal %d (%s)%s", target->name, target->emulator,
                        ran->signal, strsignal(ran->signal), console_tail(dir).c_str());
   }
-  if (ran->exit_code > 2 || !fs::exists(dir.path / "report.txt")) return runner_failure(*target, ran->exit_code, dir);
-  return read_back(target->name, dir, job);
+  if (job.runner.empty() && (ran->exit_code > 2 || !fs::exists(dir.path / "report.txt"))) {
+    return runner_failure(*target, ran->exit_code, dir);
+  }
+  return read_back(target->name, dir, job, ran->exit_code);
 }
 
 }  // namespace etkit::cli

@@ -295,12 +295,16 @@ Result<bundled::DeviceReport> run_on_ssh_device(const DeviceOptions& options, co
   const SshSession session(target, options, local);
   ETKIT_ASSIGN_OR_RETURN(auto opened, open_target(session, target));
   const RemoteScratch scratch(session, opened.second);
-  ETKIT_ASSIGN_OR_RETURN(std::string runner_file,
-                         runner_for_architecture(text, options.device_arch.empty() ? opened.first : options.device_arch));
-  ETKIT_ASSIGN_OR_RETURN(std::string runner, installed_runner(text, runner_file));
+  std::string runner = job.runner;  // the user's, or etkit's for the target's architecture
+  if (runner.empty()) {
+    ETKIT_ASSIGN_OR_RETURN(std::string runner_file, runner_for_architecture(text, options.device_arch.empty()
+                                                                                      ? opened.first
+                                                                                      : options.device_arch));
+    ETKIT_ASSIGN_OR_RETURN(runner, installed_runner(text, runner_file));
+  }
   ETKIT_ASSIGN_OR_RETURN(std::vector<std::string> args, stage_job(stage, job));
   std::error_code error;
-  fs::create_symlink(runner, stage.path / "etkit-runner", error);
+  fs::create_symlink(fs::absolute(runner), stage.path / "etkit-runner", error);
   ETKIT_TRY(upload(session, target, stage, scratch.path()));
 
   const auto start = std::chrono::steady_clock::now();
@@ -318,8 +322,16 @@ Result<bundled::DeviceReport> run_on_ssh_device(const DeviceOptions& options, co
   }
   if (code == 128 + 9 && seconds >= options.timeout_seconds) return stopped(target, ran.exit, options.timeout_seconds);
   ETKIT_TRY(fetch(session, target, scratch.path(), {"report.txt", "console.txt"}, back.path, false));
-  if (code > 2 || !fs::exists(back.path / "report.txt")) return runner_failure(target, code, back.path);
-  auto report = bundled::parse_device_report(read_text_file((back.path / "report.txt").string()));
+  if (code > 128 || (job.runner.empty() && (code > 2 || !fs::exists(back.path / "report.txt")))) {
+    return runner_failure(target, code, back.path);
+  }
+  if (!job.runner.empty() && code != 0) return user_runner_outcome(text, code, back, job);
+  auto report = job.runner.empty() ? bundled::parse_device_report(read_text_file((back.path / "report.txt").string()))
+                                   : Result<bundled::DeviceReport>(bundled::DeviceReport{});
+  if (report.ok() && !job.runner.empty()) {
+    report->kind = bundled::DeviceReport::Kind::kRun;
+    report->outputs = job.outputs;
+  }
   if (report.ok()) {
     std::vector<std::string> files = files_to_bring_back(job, *report), outputs;
     auto is_output = [](const std::string& f) { return f.rfind("outputs/", 0) == 0; };
@@ -328,7 +340,7 @@ Result<bundled::DeviceReport> run_on_ssh_device(const DeviceOptions& options, co
     ETKIT_TRY(fetch(session, target, scratch.path(), files, back.path, true));
     ETKIT_TRY(fetch(session, target, scratch.path(), outputs, back.path / "outputs", true));
   }
-  return read_back(text, back, job);
+  return read_back(text, back, job, code);
 }
 
 }  // namespace etkit::cli

@@ -22,6 +22,7 @@
 #include "etkit/bundled/verify.h"
 #include "etkit/etdump/etdump_gen.h"
 #include "device_target.h"
+#include "runner_verification.h"
 #include "etkit/report/printer.h"
 #include "etkit/session/host_verification.h"
 #include "etkit/session/loaded_program.h"
@@ -127,7 +128,9 @@ BundleVerification verify_bundle(const VerifyCliOptions& options, const std::str
   outcome.ran_on = device.empty() ? "host" : device;
   std::vector<std::string> warnings;
   auto report = device.empty() ? session::verify_on_host(bundle, options.request, warnings)
-                               : verify_on_device(options, device, bundle, diagnostics);
+                : uses_runner_contract(options.device, device)
+                    ? verify_through_runner(options.device, device, bundle, options.request)
+                    : verify_on_device(options, device, bundle, diagnostics);
   for (const std::string& warning : warnings) diagnostics.warning(warning);
   if (!report.ok()) {
     outcome.error = report.error().message();
@@ -195,7 +198,7 @@ std::vector<BundleVerification> verify_all(const VerifyCliOptions& options, Diag
     }
     return bundles;
   }
-  const std::string device = options.device.on_host() ? std::string() : options.device.targets[0];
+  const std::string device = options.device.on_host() ? std::string() : device_targets(options.device)[0];
   for (const std::string& bundle : options.bundles) {
     bundles.push_back(verify_bundle(options, device, bundle, diagnostics));
     if (bundles.back().report && !options.json) {
@@ -267,6 +270,7 @@ void register_verify(CLI::App& app, CommandContext& context) {
   command->add_option("--data", options->request.data, "External constant files (.ptd)");
   add_threads_option(*command, options->request.threads);
   add_device_options(*command, options->device, /*fleet=*/true);
+  add_runner_option(*command, options->device);
   command->callback([options, &context] {
     if (use_colour(2)) options->request.progress = show_progress;
     context.exit_code = run_verify(*options);

@@ -184,6 +184,17 @@ TEST_F(SshDevice, RunComputesTheHostsBits) {
   EXPECT_TRUE(test::read_file(remote_dir + "/output_0.npy") == test::read_file(host_dir + "/output_0.npy"));
 }
 
+TEST_F(SshDevice, TheUsersRunnerRunsThereAndEtkitJudgesItsOutputs) {
+  // Upstream's runtime behind the runner contract, copied to the target
+  // (which is this machine, so its pinned environment is there).
+  const std::string runner = (fs::path(ETINSPECT_PATH).parent_path() / "etkit-upstream-runner").string();
+  const auto host = etinspect({"verify", kBundle, "--case", "9"});
+  const auto remote = on_device({"verify", kBundle, "--case", "9", "--runner", runner});
+  EXPECT_EQ(remote.exit_code, 0) << remote.err;
+  EXPECT_EQ(verdicts(remote.out), verdicts(host.out)) << remote.out << remote.err;
+  EXPECT_TRUE(contains(remote.out, "via etkit-upstream-runner")) << remote.out;
+}
+
 TEST_F(SshDevice, AnUnreachableHostAndARefusedKeyAreBadInput) {
   const auto unreachable =
       on_device({"verify", kBundle}, "ssh://" + user() + "@127.0.0.1:" + std::to_string(free_port()));
