@@ -14,6 +14,11 @@ void add_time_unit_options(CLI::App& command, TimeUnitOptions& options) {
                   "Unit of delegate events' timestamps when a backend logs in its own unit (default: the source "
                   "unit)")
       ->check(CLI::IsMember(units));
+  command
+      .add_option("--clock-hz", options.clock_hz,
+                  "The device clock's cycles per second, for a trace in cycles (--source-time-unit cycles): "
+                  "durations in real time")
+      ->check(CLI::PositiveNumber);
   command.add_flag("--include-warmup", options.include_warmup,
                    "Also show the warm-up runs (run --warmup tags their blocks Warmup; left out by default)");
 }
@@ -25,6 +30,11 @@ Result<inspector::EventBlockOptions> event_block_options(const TimeUnitOptions& 
     units.delegate_source = delegate;
   }
   units.include_warmup = options.include_warmup;
+  if (options.clock_hz > 0 && units.source != inspector::TimeUnit::kCycles) {
+    return Error::make(ErrorCode::kInvalidArgument,
+                       "--clock-hz reads a trace in cycles: it needs --source-time-unit cycles");
+  }
+  units.cycles_per_second = options.clock_hz;
   return units;
 }
 

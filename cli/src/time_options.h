@@ -1,7 +1,7 @@
 #pragma once
 // The options of the commands that report durations (table, diff,
-// modules): --source-time-unit, --time-unit, --delegate-time-unit and
-// --include-warmup, declared once so every command spells and checks them
+// modules): --source-time-unit, --time-unit, --delegate-time-unit,
+// --clock-hz and --include-warmup, declared once so every command spells and checks them
 // the same way.
 
 #include <string>
@@ -20,9 +20,10 @@ struct TimeUnitOptions {
   std::string target = "ms";  ///< unit of the report
   std::string delegate;       ///< unit of delegate events' timestamps; empty: the source unit
   bool include_warmup = false;  ///< keep the "Warmup" run blocks
+  double clock_hz = 0;          ///< --clock-hz: cycles per second of a trace in cycles
 };
 
-/// Adds the four options to `command`.
+/// Adds the five options to `command`.
 void add_time_unit_options(CLI::App& command, TimeUnitOptions& options);
 
 /// The inspector's options for these units.

@@ -306,11 +306,16 @@ void materialize_into(const Group& group, double scale, double delegate_scale, E
   }
 }
 
-// Divisor from `source` ticks to target units.
-Result<double> scale_of(TimeUnit source, TimeUnit target) {
+// Divisor from `source` ticks to target units; cycles become time at a
+// known clock rate (`cycles_per_second` > 0).
+Result<double> scale_of(TimeUnit source, TimeUnit target, double cycles_per_second) {
+  if (source == TimeUnit::kCycles && target != TimeUnit::kCycles && cycles_per_second > 0) {
+    return nanoseconds_per(target) / (1e9 / cycles_per_second);
+  }
   if ((source == TimeUnit::kCycles) != (target == TimeUnit::kCycles)) {
     return Error::make(ErrorCode::kInvalidArgument,
-                       "for time in cycles both the source and the target unit must be cycles");
+                       "for time in cycles both the source and the target unit must be cycles (or give the "
+                       "device's clock rate to read cycles as time)");
   }
   return nanoseconds_per(target) / nanoseconds_per(source);
 }
@@ -392,9 +397,9 @@ void drop_warmup_groups(std::vector<Group>& groups, RunPlaces& places) {
 
 Result<GroupedEvents> GroupedEvents::build(const etdump::ETDump& trace, const EventBlockOptions& options) {
   auto state = std::make_unique<State>();
-  ETKIT_ASSIGN_OR_RETURN(state->scale, scale_of(options.source, options.target));
-  ETKIT_ASSIGN_OR_RETURN(state->delegate_scale,
-                         scale_of(options.delegate_source.value_or(options.source), options.target));
+  ETKIT_ASSIGN_OR_RETURN(state->scale, scale_of(options.source, options.target, options.cycles_per_second));
+  ETKIT_ASSIGN_OR_RETURN(state->delegate_scale, scale_of(options.delegate_source.value_or(options.source),
+                                                         options.target, options.cycles_per_second));
   state->groups = group_runs(trace, options.locate_events ? &state->places : nullptr);
   if (!options.include_warmup) drop_warmup_groups(state->groups, state->places);
   return GroupedEvents(std::move(state));

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <cstring>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -142,6 +144,36 @@ TEST(UpstreamTraceCompat, AllocationEventsOnlyWhenAsked) {
   auto refused = etinspect({"run", test::corpus_program("tutorial_cnn.pte"), "--trace-allocations"});
   EXPECT_EQ(refused.exit_code, 2);
   EXPECT_NE(refused.err.find("need --etdump"), std::string::npos) << refused.err;
+}
+
+// A trace in a device clock's cycles reads as real time with the clock's
+// rate: T cycles at F Hz are T / F seconds (hand-derived: the same trace
+// read as cycles, divided by the rate), and without the rate cycles stay
+// cycles, as upstream's Inspector has it.
+TEST(UpstreamTraceCompat, CyclesAtTheDevicesClockRateReadAsTime) {
+  const auto table = [](std::vector<std::string> units) {
+    std::vector<std::string> args{"table", test::corpus(kUpstreamTrace), "--format", "json", "--source-time-unit", "cycles"};
+    args.insert(args.end(), units.begin(), units.end());
+    auto result = etinspect(args);
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    return nlohmann::json::parse(result.out.empty() ? "[]" : result.out);
+  };
+  const auto cycles = table({"--time-unit", "cycles"});
+  const auto at_250mhz = table({"--time-unit", "us", "--clock-hz", "250e6"});
+  ASSERT_EQ(cycles.size(), at_250mhz.size());
+  ASSERT_FALSE(cycles.empty());
+  for (size_t i = 0; i < cycles.size(); ++i) {
+    for (const char* stat : {"p50", "min", "max"}) {
+      const double in_cycles = cycles[i][stat].get<double>(), in_us = at_250mhz[i][stat].get<double>();
+      EXPECT_NEAR(in_us, in_cycles / 250.0, 1e-9 * std::max(1.0, in_cycles)) << cycles[i]["event_name"] << " " << stat;
+    }
+  }
+  const auto no_rate = etinspect({"table", test::corpus(kUpstreamTrace), "--source-time-unit", "cycles"});
+  EXPECT_EQ(no_rate.exit_code, 2);
+  EXPECT_NE(no_rate.err.find("clock rate"), std::string::npos) << no_rate.err;
+  const auto not_cycles = etinspect({"table", test::corpus(kUpstreamTrace), "--clock-hz", "1e9"});
+  EXPECT_EQ(not_cycles.exit_code, 2);
+  EXPECT_NE(not_cycles.err.find("--source-time-unit cycles"), std::string::npos) << not_cycles.err;
 }
 
 // Upstream's own trace: 18 rows as upstream's Inspector shows them, each

@@ -101,6 +101,10 @@ struct EventBlockOptions {
   /// Keep the "Warmup" blocks (left out by default: warm-ups are not what
   /// a latency statistic is about).
   bool include_warmup = false;
+  /// The device clock's rate when timestamps are its cycles (a
+  /// microcontroller's cycle counter): with `source` cycles, the target may
+  /// then be a time unit. 0: cycles convert only to cycles (as upstream).
+  double cycles_per_second = 0;
 };
 
 /// Where an event of the trace landed: its block, which of the block's runs
