@@ -264,7 +264,8 @@ Result<SshTarget> parse_ssh_target(const std::string& text) {
     t.port = rest.substr(colon + 1);
   }
   if (!only(host, ".-_:") || host[0] == '-') return bad("no host name");
-  if (rest.find(':') != std::string::npos && !only(t.port, "")) return bad("the port must be a number");
+  const bool digits = std::all_of(t.port.begin(), t.port.end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (rest.find(':') != std::string::npos && (t.port.empty() || !digits)) return bad("the port must be a number");
   if (!t.port.empty() && (t.port.size() > 5 || std::stoul(t.port) == 0 || std::stoul(t.port) > 65535)) {
     return bad("the port must be 1 to 65535");
   }
