@@ -38,8 +38,17 @@ struct Answer {
 // The ssh and scp command lines for one target, and calls through them.
 class SshSession {
  public:
-  SshSession(const SshTarget& target, const DeviceOptions& options, const WorkDir& log_dir)
-      : target_(target), options_(options), log_(log_dir.str() + "/ssh-output.txt") {}
+  SshSession(const SshTarget& target, const DeviceOptions& options, const WorkDir& work)
+      : target_(target), options_(options), log_(work.str() + "/ssh-output.txt"), control_(work.str() + "/cm") {}
+  // The shared connection ends with the session (it would linger a minute).
+  ~SshSession() {
+    std::vector<std::string> argv{"ssh"};
+    add_common(argv, "-p");
+    argv.insert(argv.end(), {"-O", "exit", "--", target_.user_host});
+    (void)run_child(argv, ChildOptions{"", log_ + ".exit", kShortCallSeconds, false});
+  }
+  SshSession(const SshSession&) = delete;
+  SshSession& operator=(const SshSession&) = delete;
 
   std::vector<std::string> ssh(const std::string& remote_command) const {
     std::vector<std::string> argv{"ssh"};
@@ -69,14 +78,18 @@ class SshSession {
 
  private:
   void add_common(std::vector<std::string>& argv, const char* port_flag) const {
-    // No prompts in CI; a dead host fails in seconds, not minutes.
-    argv.insert(argv.end(), {"-o", "BatchMode=yes", "-o", "ConnectTimeout=15"});
-    if (!target_.port.empty()) argv.insert(argv.end(), {port_flag, target_.port});
+    // The user's options first: for ssh the first value of an option wins.
     for (const std::string& option : options_.ssh_options) argv.insert(argv.end(), {"-o", option});
+    // No prompts in CI; a dead host fails in seconds, not minutes; one
+    // connection for the job's calls (each would otherwise log in anew).
+    argv.insert(argv.end(), {"-o", "BatchMode=yes", "-o", "ConnectTimeout=15", "-o", "ControlMaster=auto", "-o",
+                             "ControlPath=" + control_, "-o", "ControlPersist=60"});
+    if (!target_.port.empty()) argv.insert(argv.end(), {port_flag, target_.port});
   }
   const SshTarget& target_;
   const DeviceOptions& options_;
   std::string log_;
+  std::string control_;
 };
 
 // ssh exits 255 when the connection itself failed; its message says why.
