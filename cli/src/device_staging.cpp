@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "child_process.h"
+#include "runner_template.h"
 
 namespace fs = std::filesystem;
 
@@ -47,25 +48,40 @@ Result<std::string> installed_runner(const std::string& device, const std::strin
 }
 
 Result<std::vector<std::string>> stage_job(const WorkDir& dir, const DeviceJob& job) {
-  std::vector<std::string> args{job.command};
-  ETKIT_ASSIGN_OR_RETURN(std::string file, link_in(dir, job.file, "program" + fs::path(job.file).extension().string()));
-  args.push_back(file);
-  if (job.runner.empty()) args.insert(args.end(), {"--report", "report.txt"});  // a user's runner writes none
+  TemplateValues files{{"program", {}}, {"method", {job.method}}, {"inputs", {}}, {"data", {}},
+                       {"output_dir", {}}, {"etdump", {}}, {"debug_buffer", {}}};
+  ETKIT_ASSIGN_OR_RETURN(std::string program, link_in(dir, job.file, "program" + fs::path(job.file).extension().string()));
+  files["program"].push_back(program);
   for (size_t i = 0; i < job.data.size(); ++i) {
     ETKIT_ASSIGN_OR_RETURN(std::string name, link_in(dir, job.data[i], "data" + std::to_string(i) + ".ptd"));
-    args.insert(args.end(), {"--data", name});
+    files["data"].push_back(name);
   }
   for (size_t i = 0; i < job.inputs.size(); ++i) {
     ETKIT_ASSIGN_OR_RETURN(std::string name, link_in(dir, job.inputs[i], "input" + std::to_string(i) + ".npy"));
-    args.insert(args.end(), {"--input", name});
+    files["inputs"].push_back(name);
   }
-  if (!job.etdump.empty()) args.insert(args.end(), {"--etdump", "trace.etdp"});
-  if (!job.debug_buffer.empty()) args.insert(args.end(), {"--debug-buffer", "debug.bin"});
+  if (!job.etdump.empty()) files["etdump"].push_back("trace.etdp");
+  if (!job.debug_buffer.empty()) files["debug_buffer"].push_back("debug.bin");
   if (!job.output_dir.empty()) {
     fs::create_directory(dir.path / "outputs");
-    args.insert(args.end(), {"--output-dir", "outputs"});
+    files["output_dir"].push_back("outputs");
   }
-  args.insert(args.end(), job.arguments.begin(), job.arguments.end());
+  std::vector<std::string> args;
+  if (!job.runner.empty()) {
+    ETKIT_ASSIGN_OR_RETURN(args, expand_runner_template(job.runner_args.empty() ? kDefaultRunnerTemplate
+                                                                                : job.runner_args,
+                                                        files));
+  } else {
+    args = {job.command, program, "--report", "report.txt"};
+    for (const char* flag : {"data", "inputs", "etdump", "debug_buffer", "output_dir"}) {
+      const std::string option = std::string(flag) == "inputs"         ? "--input"
+                                 : std::string(flag) == "debug_buffer" ? "--debug-buffer"
+                                 : std::string(flag) == "output_dir"   ? "--output-dir"
+                                                                       : "--" + std::string(flag);
+      for (const std::string& value : files[flag]) args.insert(args.end(), {option, value});
+    }
+    args.insert(args.end(), job.arguments.begin(), job.arguments.end());
+  }
   for (const std::string& a : args) {
     if (a.empty() || a.find_first_of(" \t\n'\"\\") != std::string::npos) {
       return Error::make(ErrorCode::kInvalidArgument, "a device's command line cannot carry the value '%s'",

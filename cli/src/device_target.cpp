@@ -62,6 +62,10 @@ void add_runner_option(CLI::App& command, DeviceOptions& options) {
                      "Run this runner instead of etkit's (on the host, or on --device): your own runtime's, called "
                      "as README \"Your own runner\" says; etkit compares its outputs")
       ->check(CLI::ExistingFile);
+  command.add_option("--runner-args", options.runner_args,
+                     "The runner's command line, with {program} {method} {inputs} {data} {output_dir} {etdump} "
+                     "{debug_buffer} (default: the contract's; README \"Your own runner\")")
+      ->needs("--runner");
 }
 
 Status copy_back(const std::string& from, const std::string& to) {

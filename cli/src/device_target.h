@@ -24,8 +24,10 @@ struct DeviceOptions {
   /// or upstream-host; empty: run on the host. More than one: a fleet
   /// (verify only).
   std::vector<std::string> targets;
-  /// --runner: the user's runner (host path) run instead of etkit's.
+  /// --runner: the user's runner (host path) run instead of etkit's, with
+  /// --runner-args (runner_template.h; empty: the contract's).
   std::string runner;
+  std::string runner_args;
   double timeout_seconds = 600;
   std::vector<std::string> ssh_options;  ///< each passed as `-o OPT` to ssh and scp
   std::string device_arch;               ///< an SSH target's architecture, instead of asking uname -m
@@ -63,10 +65,13 @@ struct DeviceJob {
   std::string etdump, debug_buffer;         ///< where the trace and its data go (empty: none)
   std::string output_dir;                   ///< where output_<i>.npy go (run; empty: none)
   /// A runner the user provides instead of etkit's (empty: etkit's). It is
-  /// called as `RUNNER run PROGRAM --method M [--input X.npy]... --output-dir
-  /// DIR [--etdump T [--debug-buffer B]]` (README: "Your own runner") and
-  /// writes no report: exit 0 and DIR/output_<i>.npy for `outputs` outputs.
+  /// called with `runner_args` (runner_template.h; empty: the contract's
+  /// `run PROGRAM --method M [--input X.npy]... --output-dir DIR ...`,
+  /// README "Your own runner") and writes no report: exit 0 and
+  /// DIR/output_<i>.npy for `outputs` outputs.
   std::string runner;
+  std::string runner_args;
+  std::string method;  ///< the user's runner's {method}
   size_t outputs = 0;
 };
 

@@ -76,11 +76,12 @@ Result<bundled::CaseReport> run_case(const DeviceOptions& options, const std::st
   job.file = program;
   job.data = request.data;
   job.runner = options.runner;
+  job.runner_args = options.runner_args;
+  job.method = method;
   job.outputs = test.expected_outputs.size();
   job.output_dir = case_dir.string();
   job.etdump = request.tracing.etdump;
   job.debug_buffer = request.tracing.debug_buffer;
-  job.arguments = {"--method", method};
   for (size_t i = 0; i < test.inputs.size(); ++i) {
     job.inputs.push_back((case_dir / ("input_" + std::to_string(i) + ".npy")).string());
     ETKIT_TRY(write_bundled_npy(job.inputs.back(), test.inputs[i]));

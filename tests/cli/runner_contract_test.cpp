@@ -94,6 +94,18 @@ cp "$in" "$out/output_0.npy"
   EXPECT_EQ(failed.exit_code, 2) << "no case could run";
   EXPECT_TRUE(contains(failed.err, "exited with code 3: my runtime: out of memory")) << failed.err;
 
+  // A runner with flags of its own, called through --runner-args.
+  const std::string own_flags = script("own-flags-runner", R"(out=; in=
+for a in "$@"; do case "$a" in -o=*) out=${a#-o=};; --tensor=*) [ -z "$in" ] && in=${a#--tensor=};; *) ;; esac; done
+[ -n "$out" ] && [ -n "$in" ] || { echo "own-flags-runner: usage: -o=DIR --tensor=IN..." >&2; exit 64; }
+cp "$in" "$out/output_0.npy"
+)");
+  const auto templated = etinspect({"verify", "--runner", own_flags, "--runner-args",
+                                    "--model={program} --tensor={inputs} -o={output_dir}", kBundle, "--case", "0"});
+  EXPECT_TRUE(contains(templated.out, "[0, 0]: expected 2, actual 0")) << templated.out << templated.err;
+  const auto untemplated = etinspect({"verify", "--runner", own_flags, kBundle, "--case", "0"});
+  EXPECT_TRUE(contains(untemplated.err, "exited with code 64: own-flags-runner: usage")) << untemplated.err;
+
   const std::string silent = script("silent-runner", "exit 0\n");
   const auto nothing = etinspect({"verify", "--runner", silent, kBundle, "--case", "0"});
   EXPECT_EQ(nothing.exit_code, 2);
