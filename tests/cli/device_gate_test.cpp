@@ -23,18 +23,10 @@ namespace etkit {
 namespace {
 
 using test::etinspect;
+using test::verify_verdicts;
 
 const std::string kCorpusBundle = test::corpus("upstream/bundled/add_mul_int.bpte");
 
-// "case N: PASS" / "case N: FAIL" lines of verify's text, in order.
-std::vector<std::string> verdicts(const std::string& text) {
-  std::vector<std::string> out;
-  const std::regex line("case ([0-9]+): (PASS|FAIL)");
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), line); it != std::sregex_iterator(); ++it) {
-    out.push_back((*it)[1].str() + " " + (*it)[2].str());
-  }
-  return out;
-}
 
 class DeviceGate : public ::testing::TestWithParam<std::string> {};
 
@@ -50,8 +42,8 @@ void expect_host_verdicts(const std::string& device, const std::vector<std::stri
   const auto host = etinspect(host_args);
   const auto on_device = etinspect(device_args);
   EXPECT_EQ(on_device.exit_code, host.exit_code) << on_device.err;
-  EXPECT_FALSE(verdicts(host.out).empty()) << host.out << host.err;
-  EXPECT_EQ(verdicts(on_device.out), verdicts(host.out)) << on_device.out;
+  EXPECT_FALSE(verify_verdicts(host.out).empty()) << host.out << host.err;
+  EXPECT_EQ(verify_verdicts(on_device.out), verify_verdicts(host.out)) << on_device.out;
 }
 
 TEST_P(DeviceGate, CorpusBundleAndTutorialCnnVerifyWithTheHostsVerdicts) {
@@ -395,7 +387,7 @@ TEST(DeviceFleet, OneJUnitFileWithASuitePerDevice) {
     if (m[1].str().rfind("ssh://", 0) == 0) {
       EXPECT_EQ(m[5].str(), "1") << "the unreachable device has its own error";
     } else {
-      EXPECT_EQ(m[3].str(), std::to_string(verdicts(host.out).size())) << m[1];
+      EXPECT_EQ(m[3].str(), std::to_string(verify_verdicts(host.out).size())) << m[1];
       EXPECT_EQ(m[4].str(), "0") << m[1];
       EXPECT_EQ(m[5].str(), "0") << m[1];
     }
@@ -404,9 +396,9 @@ TEST(DeviceFleet, OneJUnitFileWithASuitePerDevice) {
   std::ifstream report(json);
   const nlohmann::json parsed = nlohmann::json::parse(report);
   EXPECT_EQ(parsed["summary"]["devices"], nlohmann::json(devices));
-  EXPECT_EQ(parsed["summary"]["passed"], 3 * verdicts(host.out).size());
+  EXPECT_EQ(parsed["summary"]["passed"], 3 * verify_verdicts(host.out).size());
   // Each emulated device's text report gives the host's verdicts.
-  EXPECT_EQ(verdicts(fleet.out).size(), 3 * verdicts(host.out).size()) << fleet.out;
+  EXPECT_EQ(verify_verdicts(fleet.out).size(), 3 * verify_verdicts(host.out).size()) << fleet.out;
 }
 
 INSTANTIATE_TEST_SUITE_P(Emulated, DeviceGate, ::testing::Values("qemu-cortex-m", "qemu-aarch64", "qemu-riscv64"),

@@ -7,7 +7,6 @@
 
 #include <filesystem>
 #include <fstream>
-#include <regex>
 
 #include <gtest/gtest.h>
 
@@ -20,17 +19,10 @@ namespace {
 namespace fs = std::filesystem;
 using test::contains;
 using test::etinspect;
+using test::verify_verdicts;
 
 const std::string kBundle = test::corpus("upstream/bundled/add_mul_int.bpte");
 
-std::vector<std::string> verdicts(const std::string& text) {
-  std::vector<std::string> out;
-  const std::regex line("case ([0-9]+): (PASS|FAIL|ERROR)");
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), line); it != std::sregex_iterator(); ++it) {
-    out.push_back((*it)[0].str());
-  }
-  return out;
-}
 
 // Host and upstream-host give the same verdicts and exit code.
 void expect_etkits_verdicts(const std::vector<std::string>& args) {
@@ -39,17 +31,11 @@ void expect_etkits_verdicts(const std::vector<std::string>& args) {
   upstream.insert(upstream.end(), args.begin(), args.end());
   const auto ours = etinspect(host), theirs = etinspect(upstream);
   EXPECT_EQ(theirs.exit_code, ours.exit_code) << theirs.err;
-  ASSERT_FALSE(verdicts(ours.out).empty()) << ours.err;
-  EXPECT_EQ(verdicts(theirs.out), verdicts(ours.out)) << theirs.out << theirs.err;
+  ASSERT_FALSE(verify_verdicts(ours.out).empty()) << ours.err;
+  EXPECT_EQ(verify_verdicts(theirs.out), verify_verdicts(ours.out)) << theirs.out << theirs.err;
   EXPECT_TRUE(contains(theirs.out, ") on upstream-host\n")) << theirs.out;
 }
 
-std::string script(const std::string& name, const std::string& body) {
-  const std::string path = test::temp(name);
-  std::ofstream(path) << "#!/bin/sh\n" << body;
-  fs::permissions(path, fs::perms::owner_all);
-  return path;
-}
 
 TEST(RunnerContract, UpstreamsRuntimeGivesEtkitsPassAndFailVerdicts) {
   const std::string tampered = test::write_temp("runner-tampered.bpte", test::tampered_corpus_bundle());
@@ -79,7 +65,7 @@ TEST(RunnerContract, UpstreamsTraceComesBackForOneCase) {
 TEST(RunnerContract, AUsersRunnerIsJudgedByTheOutputsItWrites) {
   // Writes its first input as output 0: case 0's first input is all zeros
   // (etinspect info), the expected output all twos.
-  const std::string echo = script("echo-runner", R"(out=; in=
+  const std::string echo = test::shell_script("echo-runner", R"(out=; in=
 while [ $# -gt 0 ]; do case "$1" in --output-dir) out=$2; shift;; --input) [ -z "$in" ] && in=$2; shift;; esac; shift; done
 cp "$in" "$out/output_0.npy"
 )");
@@ -89,13 +75,13 @@ cp "$in" "$out/output_0.npy"
   EXPECT_TRUE(contains(echoed.out, "[0, 0]: expected 2, actual 0")) << echoed.out;
   EXPECT_TRUE(contains(echoed.out, "on host via echo-runner")) << echoed.out;
 
-  const std::string failing = script("failing-runner", "echo 'my runtime: out of memory' >&2\nexit 3\n");
+  const std::string failing = test::shell_script("failing-runner", "echo 'my runtime: out of memory' >&2\nexit 3\n");
   const auto failed = etinspect({"verify", "--runner", failing, kBundle, "--case", "0"});
   EXPECT_EQ(failed.exit_code, 2) << "no case could run";
   EXPECT_TRUE(contains(failed.err, "exited with code 3: my runtime: out of memory")) << failed.err;
 
   // A runner with flags of its own, called through --runner-args.
-  const std::string own_flags = script("own-flags-runner", R"(out=; in=
+  const std::string own_flags = test::shell_script("own-flags-runner", R"(out=; in=
 for a in "$@"; do case "$a" in -o=*) out=${a#-o=};; --tensor=*) [ -z "$in" ] && in=${a#--tensor=};; *) ;; esac; done
 [ -n "$out" ] && [ -n "$in" ] || { echo "own-flags-runner: usage: -o=DIR --tensor=IN..." >&2; exit 64; }
 cp "$in" "$out/output_0.npy"
@@ -106,7 +92,7 @@ cp "$in" "$out/output_0.npy"
   const auto untemplated = etinspect({"verify", "--runner", own_flags, kBundle, "--case", "0"});
   EXPECT_TRUE(contains(untemplated.err, "exited with code 64: own-flags-runner: usage")) << untemplated.err;
 
-  const std::string silent = script("silent-runner", "exit 0\n");
+  const std::string silent = test::shell_script("silent-runner", "exit 0\n");
   const auto nothing = etinspect({"verify", "--runner", silent, kBundle, "--case", "0"});
   EXPECT_EQ(nothing.exit_code, 2);
   EXPECT_TRUE(contains(nothing.err, "exited 0 but wrote no outputs/output_0.npy")) << nothing.err;

@@ -21,7 +21,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -38,6 +37,7 @@ namespace {
 namespace fs = std::filesystem;
 using test::contains;
 using test::etinspect;
+using test::verify_verdicts;
 
 const std::string kBundle = test::corpus("upstream/bundled/add_mul_int.bpte");
 
@@ -133,14 +133,6 @@ std::string SshDevice::dir_;
 int SshDevice::port_ = 0;
 pid_t SshDevice::sshd_ = 0;
 
-std::vector<std::string> verdicts(const std::string& text) {
-  std::vector<std::string> out;
-  const std::regex line("case ([0-9]+): (PASS|FAIL)");
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), line); it != std::sregex_iterator(); ++it) {
-    out.push_back((*it)[0].str());
-  }
-  return out;
-}
 
 TEST_F(SshDevice, VerifyGivesTheHostsPassAndFailVerdicts) {
   const std::string tampered = test::write_temp("ssh-tampered.bpte", test::tampered_corpus_bundle());
@@ -148,8 +140,8 @@ TEST_F(SshDevice, VerifyGivesTheHostsPassAndFailVerdicts) {
     const auto host = etinspect({"verify", bundle});
     const auto remote = on_device({"verify", bundle});
     EXPECT_EQ(remote.exit_code, host.exit_code) << remote.err;
-    ASSERT_FALSE(verdicts(host.out).empty());
-    EXPECT_EQ(verdicts(remote.out), verdicts(host.out)) << remote.out << remote.err;
+    ASSERT_FALSE(verify_verdicts(host.out).empty());
+    EXPECT_EQ(verify_verdicts(remote.out), verify_verdicts(host.out)) << remote.out << remote.err;
     EXPECT_TRUE(contains(remote.out, ") on " + device() + "\n")) << remote.out;
   }
   EXPECT_TRUE(contains(etinspect({"verify", tampered}).out, "FAIL")) << "the tampered bundle must fail a case";
@@ -191,7 +183,7 @@ TEST_F(SshDevice, TheUsersRunnerRunsThereAndEtkitJudgesItsOutputs) {
   const auto host = etinspect({"verify", kBundle, "--case", "9"});
   const auto remote = on_device({"verify", kBundle, "--case", "9", "--runner", runner});
   EXPECT_EQ(remote.exit_code, 0) << remote.err;
-  EXPECT_EQ(verdicts(remote.out), verdicts(host.out)) << remote.out << remote.err;
+  EXPECT_EQ(verify_verdicts(remote.out), verify_verdicts(host.out)) << remote.out << remote.err;
   EXPECT_TRUE(contains(remote.out, "via etkit-upstream-runner")) << remote.out;
 }
 
@@ -224,11 +216,8 @@ TEST_F(SshDevice, AMissingRunnerNamesTheArchitectureAndTheFix) {
 
 TEST_F(SshDevice, ARunnerKilledThereIsNamedWithItsSignal) {
   // A runner the target kills: the exit code and the signal are named.
-  const std::string runners = test::temp("ssh-crashing-runner");
-  fs::create_directories(runners);
-  std::ofstream(runners + "/etkit-runner-x86_64") << "#!/bin/sh\nkill -SEGV $$\n";
-  fs::permissions(runners + "/etkit-runner-x86_64", fs::perms::owner_all);
-  ::setenv("ETKIT_RUNNER_DIR", runners.c_str(), 1);
+  const std::string runner = test::shell_script("ssh-crashing-runner/etkit-runner-x86_64", "kill -SEGV $$\n");
+  ::setenv("ETKIT_RUNNER_DIR", fs::path(runner).parent_path().c_str(), 1);
   const auto killed = on_device({"verify", kBundle});
   ::unsetenv("ETKIT_RUNNER_DIR");
   EXPECT_EQ(killed.exit_code, 3);
@@ -237,11 +226,8 @@ TEST_F(SshDevice, ARunnerKilledThereIsNamedWithItsSignal) {
 }
 
 TEST_F(SshDevice, CtrlCStopsTheJobAndStillRemovesTheScratchFolder) {
-  const std::string runners = test::temp("ssh-slow-runner");
-  fs::create_directories(runners);
-  std::ofstream(runners + "/etkit-runner-x86_64") << "#!/bin/sh\nsleep 20\n";
-  fs::permissions(runners + "/etkit-runner-x86_64", fs::perms::owner_all);
-  ::setenv("ETKIT_RUNNER_DIR", runners.c_str(), 1);
+  const std::string runner = test::shell_script("ssh-slow-runner/etkit-runner-x86_64", "sleep 20\n");
+  ::setenv("ETKIT_RUNNER_DIR", fs::path(runner).parent_path().c_str(), 1);
   std::vector<std::string> args{ETINSPECT_PATH, "verify", kBundle, "--device", device()};
   for (const std::string& o : options()) args.push_back(o);
   std::vector<char*> argv;

@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -34,6 +36,26 @@ inline std::string temp(const std::string& name) {
   const auto dir = std::filesystem::path(::testing::TempDir()) / ("etinspect-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   return (dir / name).string();
+}
+
+/// The "case N: PASS" (FAIL, ERROR) verdicts of verify's text, in order.
+inline std::vector<std::string> verify_verdicts(const std::string& text) {
+  std::vector<std::string> out;
+  const std::regex line("case ([0-9]+): (PASS|FAIL|ERROR)");
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), line); it != std::sregex_iterator(); ++it) {
+    out.push_back((*it)[0].str());
+  }
+  return out;
+}
+
+/// An executable shell script `name` in this process's temporary folder
+/// (a stand-in runner), with `body` after the #! line; returns its path.
+inline std::string shell_script(const std::string& name, const std::string& body) {
+  const std::string path = temp(name);
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+  std::ofstream(path) << "#!/bin/sh\n" << body;
+  std::filesystem::permissions(path, std::filesystem::perms::owner_all);
+  return path;
 }
 
 }  // namespace etkit::test
