@@ -27,7 +27,6 @@ using test::verify_verdicts;
 
 const std::string kCorpusBundle = test::corpus("upstream/bundled/add_mul_int.bpte");
 
-
 class DeviceGate : public ::testing::TestWithParam<std::string> {};
 
 // The phone's runner links Debian's arm64 XNNPACK; the board's and the

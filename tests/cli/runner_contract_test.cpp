@@ -23,7 +23,6 @@ using test::verify_verdicts;
 
 const std::string kBundle = test::corpus("upstream/bundled/add_mul_int.bpte");
 
-
 // Host and upstream-host give the same verdicts and exit code.
 void expect_etkits_verdicts(const std::vector<std::string>& args) {
   std::vector<std::string> host{"verify"}, upstream{"verify", "--device", "upstream-host"};
@@ -35,7 +34,6 @@ void expect_etkits_verdicts(const std::vector<std::string>& args) {
   EXPECT_EQ(verify_verdicts(theirs.out), verify_verdicts(ours.out)) << theirs.out << theirs.err;
   EXPECT_TRUE(contains(theirs.out, ") on upstream-host\n")) << theirs.out;
 }
-
 
 TEST(RunnerContract, UpstreamsRuntimeGivesEtkitsPassAndFailVerdicts) {
   const std::string tampered = test::write_temp("runner-tampered.bpte", test::tampered_corpus_bundle());

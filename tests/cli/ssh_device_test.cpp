@@ -133,7 +133,6 @@ std::string SshDevice::dir_;
 int SshDevice::port_ = 0;
 pid_t SshDevice::sshd_ = 0;
 
-
 TEST_F(SshDevice, VerifyGivesTheHostsPassAndFailVerdicts) {
   const std::string tampered = test::write_temp("ssh-tampered.bpte", test::tampered_corpus_bundle());
   for (const std::string& bundle : {kBundle, tampered}) {
