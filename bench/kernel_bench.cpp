@@ -1,5 +1,7 @@
 // etkit kernels vs libtorch (single thread) on the same inputs, in one run.
-// Prints median milliseconds per call and the ratio etkit / libtorch.
+// Prints median milliseconds per call and the ratio etkit / libtorch; for
+// matrix products and convolutions also etkit's GFLOP/s and its share of
+// the core's FMA peak, measured first (fma_peak.h).
 //
 //   kernel_bench [--quick] [--only products|convolutions|portable|transposes|attention]
 
@@ -16,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "etkit/kernels/gemm.h"
+#include "fma_peak.h"
 #include "kernels/op_runner.h"
 #include "median_time.h"
 
@@ -23,12 +27,14 @@ namespace {
 
 using etkit::bench::median_ms;
 
+double g_peak_gflops = 0;  // the core's measured FMA peak (main)
+
 int repeats_for(double estimate_ms) {
   return std::max(5, std::min(200, int(300.0 / std::max(estimate_ms, 0.01))));
 }
 
 void report(const std::string& op, const std::string& shape, etkit::test::OpRunner& runner,
-            const std::function<void()>& reference) {
+            const std::function<void()>& reference, double flops = 0) {
   std::string error = runner.run();
   if (!error.empty()) {
     std::printf("%-12s %-34s error: %s\n", op.c_str(), shape.c_str(), error.c_str());
@@ -38,7 +44,13 @@ void report(const std::string& op, const std::string& shape, etkit::test::OpRunn
   const int repeats = repeats_for(rough);
   const double ours = median_ms([&] { (void)runner.run(); }, repeats);
   const double theirs = median_ms(reference, repeats);
-  std::printf("%-12s %-34s %10.4f %10.4f %7.2f\n", op.c_str(), shape.c_str(), ours, theirs, ours / theirs);
+  std::printf("%-12s %-34s %10.4f %10.4f %7.2f", op.c_str(), shape.c_str(), ours, theirs, ours / theirs);
+  if (flops > 0) {
+    const double gflops = flops / (ours * 1e6);
+    std::printf(" %9.1f", gflops);
+    if (g_peak_gflops > 0) std::printf(" %6.0f%%", 100 * gflops / g_peak_gflops);
+  }
+  std::printf("\n");
 }
 
 // mm, addmm (linear layers) and bmm.
@@ -51,7 +63,7 @@ void bench_matrix_products(bool quick) {
     OpRunner runner("aten::mm.out");
     runner.tensor(a).tensor(b).out(at::kFloat, {m, n}).returned();
     report("mm", std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n), runner,
-           [&] { at::mm_out(out, a, b); });
+           [&] { at::mm_out(out, a, b); }, 2.0 * m * k * n);
   }
   {
     // Linear layers as the edge dialect lowers them: addmm(bias, x, w^T).
@@ -60,7 +72,7 @@ void bench_matrix_products(bool quick) {
       OpRunner runner("aten::addmm.out");
       runner.tensor(bias).tensor(x).tensor(wt).integer(1).integer(1).out(at::kFloat, {m, n}).returned();
       report("addmm", std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n), runner,
-             [&] { at::addmm_out(out, bias, x, wt); });
+             [&] { at::addmm_out(out, bias, x, wt); }, 2.0 * m * k * n);
     }
   }
   for (auto [batch, m, k, n] : std::vector<std::array<int64_t, 4>>{{8, 64, 32, 64}, {4, 64, 64, 32}, {12, 128, 64, 128}}) {
@@ -68,7 +80,7 @@ void bench_matrix_products(bool quick) {
     OpRunner runner("aten::bmm.out");
     runner.tensor(a).tensor(b).out(at::kFloat, {batch, m, n}).returned();
     report("bmm", std::to_string(batch) + "x" + std::to_string(m) + "x" + std::to_string(k) + "x" + std::to_string(n),
-           runner, [&] { at::bmm_out(out, a, b); });
+           runner, [&] { at::bmm_out(out, a, b); }, 2.0 * batch * m * k * n);
   }
 }
 
@@ -97,10 +109,12 @@ void bench_convolutions_and_norms(bool quick) {
     OpRunner runner("aten::convolution.out");
     runner.tensor(x).tensor(w).tensor(bias).ints({c.stride, c.stride}).ints({c.padding, c.padding})
         .ints({1, 1}).boolean(false).ints({0, 0}).integer(c.groups).out(at::kFloat, reference.sizes()).returned();
+    // Multiply-adds: every output element takes (input channels per group) x kernel taps.
+    const double flops = 2.0 * double(reference.numel()) * double(c.weight[1] * c.weight[2] * c.weight[3]);
     report("conv2d", c.name, runner, [&] {
       (void)at::convolution(x, w, bias, {c.stride, c.stride}, {c.padding, c.padding}, {1, 1}, false, {0, 0},
                             c.groups);
-    });
+    }, flops);
   }
   for (const std::vector<int64_t>& shape : std::vector<std::vector<int64_t>>{{2, 4096}, {12, 64, 64}, {1, 1000}}) {
     at::Tensor x = at::randn(shape), out = at::empty(shape);
@@ -257,7 +271,14 @@ int main(int argc, char** argv) {
       {"transposes", [] { bench_transposes(); }},
       {"attention", [] { bench_attention(); }}};
   at::set_num_threads(1);
-  std::printf("%-12s %-34s %10s %10s %7s\n", "op", "shape", "etkit ms", "torch ms", "ratio");
+  const etkit::bench::FmaPeak peak = etkit::bench::fma_peak_gflops();
+  g_peak_gflops = peak.best();
+  std::printf("core FMA peak, one thread: %.1f GFLOP/s 8-wide (AVX2), %.1f 16-wide (AVX-512; 0: none); "
+              "\"of peak\" is of the higher; etkit's GEMM %s\n",
+              peak.avx2, peak.avx512,
+              etkit::kernels::gemm_uses_wide_tiles() ? "runs 16-wide tiles here" : "runs 8-wide tiles here");
+  std::printf("%-12s %-34s %10s %10s %7s %9s %7s\n", "op", "shape", "etkit ms", "torch ms", "ratio", "GFLOP/s",
+              "of peak");
   for (const auto& [name, run] : sections) {
     if (only.empty() || only == name) run();
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -183,6 +184,63 @@ void micro_kernel_f32_avx2(int64_t kc, const float* a, const float* b, float* c,
   micro_kernel_f32_body(kc, a, b, c, rs, cs, mr, nr, alpha);
 }
 #endif
+#if defined(__x86_64__) && defined(__GNUC__)
+// Two adjacent full 6 x 16 tiles at once in 512-bit registers: twelve
+// accumulators keep both FMA units of an AVX-512 core busy (one 6 x 16
+// tile in zmm registers has six, too few to hide the FMA latency). Every
+// element's sum is the same sequence of fused multiply-adds, and the same
+// final fma into C, as the 256-bit kernel's: the bits are the same.
+__attribute__((target("avx512f"))) void micro_kernel_f32_pair_avx512(int64_t kc, const float* __restrict a,
+                                                                      const float* __restrict b0,
+                                                                      const float* __restrict b1, float* c,
+                                                                      int64_t rs, float alpha) {
+  __m512 l0 = _mm512_setzero_ps(), l1 = _mm512_setzero_ps(), l2 = _mm512_setzero_ps(), l3 = _mm512_setzero_ps(),
+         l4 = _mm512_setzero_ps(), l5 = _mm512_setzero_ps(), r0 = _mm512_setzero_ps(), r1 = _mm512_setzero_ps(),
+         r2 = _mm512_setzero_ps(), r3 = _mm512_setzero_ps(), r4 = _mm512_setzero_ps(), r5 = _mm512_setzero_ps();
+  for (int64_t p = 0; p < kc; ++p) {
+    const __m512 left = _mm512_load_ps(b0), right = _mm512_load_ps(b1);
+    __m512 av = _mm512_set1_ps(a[0]);
+    l0 = _mm512_fmadd_ps(av, left, l0);
+    r0 = _mm512_fmadd_ps(av, right, r0);
+    av = _mm512_set1_ps(a[1]);
+    l1 = _mm512_fmadd_ps(av, left, l1);
+    r1 = _mm512_fmadd_ps(av, right, r1);
+    av = _mm512_set1_ps(a[2]);
+    l2 = _mm512_fmadd_ps(av, left, l2);
+    r2 = _mm512_fmadd_ps(av, right, r2);
+    av = _mm512_set1_ps(a[3]);
+    l3 = _mm512_fmadd_ps(av, left, l3);
+    r3 = _mm512_fmadd_ps(av, right, r3);
+    av = _mm512_set1_ps(a[4]);
+    l4 = _mm512_fmadd_ps(av, left, l4);
+    r4 = _mm512_fmadd_ps(av, right, r4);
+    av = _mm512_set1_ps(a[5]);
+    l5 = _mm512_fmadd_ps(av, left, l5);
+    r5 = _mm512_fmadd_ps(av, right, r5);
+    a += kMR;
+    b0 += kNR;
+    b1 += kNR;
+  }
+  const __m512 scale = _mm512_set1_ps(alpha);
+  const __m512 left[6] = {l0, l1, l2, l3, l4, l5}, right[6] = {r0, r1, r2, r3, r4, r5};
+  for (int r = 0; r < 6; ++r) {
+    float* row = c + r * rs;
+    _mm512_storeu_ps(row, _mm512_fmadd_ps(left[r], scale, _mm512_loadu_ps(row)));
+    _mm512_storeu_ps(row + kNR, _mm512_fmadd_ps(right[r], scale, _mm512_loadu_ps(row + kNR)));
+  }
+}
+
+bool wide_tiles_enabled = true;
+bool cpu_has_avx512() {
+  static const bool has = __builtin_cpu_supports("avx512f") && cpu_has_avx2_fma();
+  return has;
+}
+#else
+void micro_kernel_f32_pair_avx512(int64_t, const float*, const float*, const float*, float*, int64_t, float) {}
+bool wide_tiles_enabled = false;
+bool cpu_has_avx512() { return false; }
+#endif
+
 void micro_kernel_f32_baseline(int64_t kc, const float* a, const float* b, float* c, int64_t rs,
                                int64_t cs, int64_t mr, int64_t nr, float alpha) {
   micro_kernel_f32_body(kc, a, b, c, rs, cs, mr, nr, alpha);
@@ -220,6 +278,41 @@ void row_times_matrix(const T* a, int64_t a_stride, MatrixView<const T> b, T* __
   }
 }
 
+// Packed A (mc rows) times packed B (nc columns) into C's block at `c`:
+// tile by tile, or two tiles at once where the core has 512-bit FMAs.
+template <typename T>
+void multiply_panels(const T* packed_a, const T* packed_b, int64_t mc, int64_t nc, int64_t kc, T* c,
+                     int64_t row_stride, int64_t col_stride, T alpha) {
+  int64_t jr = 0;
+  if constexpr (std::is_same_v<T, float>) {
+    const bool pairs = col_stride == 1 && wide_tiles_enabled && cpu_has_avx512();
+    for (; pairs && jr + 2 * kNR <= nc; jr += 2 * kNR) {
+      const float* panel_b = packed_b + (jr / kNR) * kc * kNR;
+      for (int64_t ir = 0; ir < mc; ir += kMR) {
+        const int64_t mr = std::min(kMR, mc - ir);
+        const float* panel_a = packed_a + (ir / kMR) * kc * kMR;
+        float* tile = c + ir * row_stride + jr;
+        if (mr == kMR) {
+          micro_kernel_f32_pair_avx512(kc, panel_a, panel_b, panel_b + kc * kNR, tile, row_stride, alpha);
+          continue;
+        }
+        micro_kernel<float>(kc, panel_a, panel_b, tile, row_stride, 1, mr, kNR, alpha);
+        micro_kernel<float>(kc, panel_a, panel_b + kc * kNR, tile + kNR, row_stride, 1, mr, kNR, alpha);
+      }
+    }
+  }
+  for (; jr < nc; jr += kNR) {
+    const int64_t nr = std::min(kNR, nc - jr);
+    const T* panel_b = packed_b + (jr / kNR) * kc * kNR;
+    for (int64_t ir = 0; ir < mc; ir += kMR) {
+      const int64_t mr = std::min(kMR, mc - ir);
+      const T* panel_a = packed_a + (ir / kMR) * kc * kMR;
+      micro_kernel<T>(kc, panel_a, panel_b, c + ir * row_stride + jr * col_stride, row_stride, col_stride, mr, nr,
+                      alpha);
+    }
+  }
+}
+
 // `one_row`: the whole product has one row (a part of a split product is
 // computed as the whole would be: the row path rounds differently).
 template <typename T>
@@ -245,16 +338,8 @@ void gemm_impl(MatrixView<const T> a, MatrixView<const T> b, MatrixView<T> c, T 
       for (int64_t i0 = 0; i0 < m; i0 += kMC) {
         const int64_t mc = std::min(kMC, m - i0);
         pack_a(a, i0, mc, p0, kc, packed_a);
-        for (int64_t jr = 0; jr < nc; jr += kNR) {
-          const int64_t nr = std::min(kNR, nc - jr);
-          const T* panel_b = packed_b + (jr / kNR) * kc * kNR;
-          for (int64_t ir = 0; ir < mc; ir += kMR) {
-            const int64_t mr = std::min(kMR, mc - ir);
-            const T* panel_a = packed_a + (ir / kMR) * kc * kMR;
-            T* tile = c.data + (i0 + ir) * c.row_stride + (j0 + jr) * c.col_stride;
-            micro_kernel<T>(kc, panel_a, panel_b, tile, c.row_stride, c.col_stride, mr, nr, alpha);
-          }
-        }
+        multiply_panels(packed_a, packed_b, mc, nc, kc, c.data + i0 * c.row_stride + j0 * c.col_stride,
+                        c.row_stride, c.col_stride, alpha);
       }
     }
   }
@@ -291,6 +376,16 @@ void gemm_parallel(MatrixView<const T> a, MatrixView<const T> b, MatrixView<T> c
 }  // namespace
 
 size_t gemm_scratch_bytes() { return packed_bytes<double>(); }
+
+void gemm_allow_wide_tiles(bool allow) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  wide_tiles_enabled = allow;
+#else
+  (void)allow;
+#endif
+}
+
+bool gemm_uses_wide_tiles() { return wide_tiles_enabled && cpu_has_avx512(); }
 
 void gemm(MatrixView<const float> a, MatrixView<const float> b, MatrixView<float> c, float alpha,
           float beta, Span<uint8_t> scratch) {

@@ -1,5 +1,6 @@
 // Kernels over the runtime's workers give the one-thread bits: the blocked
-// GEMM split by columns or rows (odd sizes, a one-row product, beta != 0),
+// GEMM split by columns or rows (odd sizes, a one-row product, beta != 0)
+// and with 512-bit tiles or 256-bit ones,
 // and whole sample programs (convolutions, depthwise convolutions, linears,
 // attention) run with 1 to 5 workers, compared byte for byte.
 
@@ -72,6 +73,27 @@ TEST(ParallelKernels, GemmOverWorkersIsTheOneThreadProductBitForBit) {
         EXPECT_EQ(std::memcmp(one.data(), many.data(), one.size() * sizeof(float)), 0)
             << m << "x" << n << "x" << k << " beta " << beta << " on " << workers << " workers";
       }
+    }
+  }
+}
+
+// On a core with AVX-512 float gemm computes two 6 x 16 tiles at once in
+// 512-bit registers; each element is the same chain of fused multiply-adds
+// as with 256-bit tiles, so the bits are the same (partial tiles, strided C
+// rows and beta included).
+TEST(ParallelKernels, WideTilesGiveTheBitsOfEightWideTiles) {
+  if (!kernels::gemm_uses_wide_tiles()) GTEST_SKIP() << "this core has no AVX-512: gemm runs 8-wide tiles only";
+  const std::vector<std::array<int64_t, 3>> shapes = {{37, 211, 300}, {6, 64, 1024}, {64, 96, 33}, {13, 31, 7},
+                                                             {200, 512, 600}};
+  for (const auto& [m, n, k] : shapes) {
+    for (float beta : {0.0f, 0.25f}) {
+      const ParallelRunner runner = runner_of(3);
+      const std::vector<float> wide = product(m, n, k, beta, &runner);
+      kernels::gemm_allow_wide_tiles(false);
+      const std::vector<float> narrow = product(m, n, k, beta, &runner);
+      kernels::gemm_allow_wide_tiles(true);
+      EXPECT_EQ(std::memcmp(wide.data(), narrow.data(), wide.size() * sizeof(float)), 0)
+          << m << "x" << n << "x" << k << " beta " << beta;
     }
   }
 }

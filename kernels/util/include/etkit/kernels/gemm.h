@@ -71,4 +71,12 @@ void gemm(MatrixView<const T> a, MatrixView<const T> b, MatrixView<T> c, T alpha
 /// Scratch bytes gemm needs at most.
 size_t gemm_scratch_bytes();
 
+/// Whether float gemm computes two register tiles at once in 512-bit
+/// registers on cores with AVX-512 (the default; same bits as without),
+/// for tests and benches that compare both paths. Not thread-safe: set it
+/// before running.
+void gemm_allow_wide_tiles(bool allow);
+/// True when float gemm runs the 512-bit tiles on this core.
+bool gemm_uses_wide_tiles();
+
 }  // namespace etkit::kernels
