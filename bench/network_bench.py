@@ -8,9 +8,8 @@ environment).
     bench/network_bench.py ETINSPECT [--iterations N] [--warmup N] [--dir DIR]
 
 Prints median milliseconds, etkit's speed-up from one thread to every core,
-and the ratios etkit / libtorch at each thread count; upstream's
-portable runtime figures (849 ms, 3.7 s on this kind of machine) are quoted
-from issue #7 for the 5x comparison, not measured here.
+and the ratios etkit / libtorch at each thread count. Upstream's runtime is
+measured by bench/upstream_bench.py (bench/run_all runs both).
 """
 import argparse
 import json
@@ -29,8 +28,6 @@ import models  # noqa: E402  (plain torch.nn: runs on Debian's libtorch too)
 SEED = 20261128
 # The full-size programs upstream's exporter writes, and their models for libtorch.
 FULL_SIZE = {"mobilenet_v2_full": models.MobileNetV2, "resnet18_full": models.ResNet18}
-
-UPSTREAM_MS = {"mobilenet_v2_full": 849.0, "resnet18_full": 3700.0}
 
 
 def median_call_ms(model, inputs, iterations, warmup):
@@ -69,9 +66,8 @@ def main():
     export_full_size(FULL_SIZE, args.dir)
     cores = os.cpu_count() or 1
     print(f"{cores} cores; medians of {args.iterations} runs after {args.warmup}")
-    print("%-18s %10s %10s %8s %10s %10s %10s %10s %14s" % (
-        "model", "etkit 1t", f"etkit {cores}t", "speedup", "torch 1t", f"torch {cores}t", "ratio 1t", f"ratio {cores}t",
-        "upstream/etkit"))
+    print("%-18s %10s %10s %8s %10s %10s %10s %10s" % (
+        "model", "etkit 1t", f"etkit {cores}t", "speedup", "torch 1t", f"torch {cores}t", "ratio 1t", f"ratio {cores}t"))
     for name, build in FULL_SIZE.items():
         program = os.path.join(args.dir, name, name + ".pte")
         ours, theirs = {}, {}
@@ -82,9 +78,9 @@ def main():
             ours[threads] = json.loads(result.stdout)["latency_ms"]["median"]
             torch.set_num_threads(threads)
             theirs[threads] = torch_median_ms(build, args.iterations, args.warmup)
-        print("%-18s %10.1f %10.1f %8.2f %10.1f %10.1f %10.2f %10.2f %14.1f" % (
+        print("%-18s %10.1f %10.1f %8.2f %10.1f %10.1f %10.2f %10.2f" % (
             name, ours[1], ours[cores], ours[1] / ours[cores], theirs[1], theirs[cores], ours[1] / theirs[1],
-            ours[cores] / theirs[cores], UPSTREAM_MS[name] / ours[1]))
+            ours[cores] / theirs[cores]), flush=True)
 
 if __name__ == "__main__":
     main()

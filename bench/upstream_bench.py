@@ -4,8 +4,8 @@
 
 Upstream's runtime is the pinned wheel's (executorch 1.5.1: portable,
 optimized, quantized and LLM kernels, XNNPACK), timed with one thread of
-its thread pool and with its default (every core); etkit is `etinspect run`
-(its portable kernels run on one thread; XNNPACK gets --threads). Each
+its thread pool and with its default (every core); etkit is `etinspect run
+--threads N` (its one pool, shared by the portable kernels and XNNPACK). Each
 figure is the median of N executions of the bundle's first case after W
 warm-up ones, inside one process per runtime (load time excluded). Prints a
 Markdown table: milliseconds and the ratio etkit / upstream.
