@@ -27,8 +27,10 @@ Status make_work_dir(WorkDir& dir, const char* purpose) {
 }
 
 void add_device_options(CLI::App& command, DeviceOptions& options, bool fleet) {
-  const auto device_name = [](const std::string& value) -> std::string {
-    if (is_emulated_device(value) || value == kUpstreamHost) return {};
+  // upstream-host goes through the runner contract, which verify speaks.
+  const auto device_name = [fleet](const std::string& value) -> std::string {
+    if (is_emulated_device(value) || (fleet && value == kUpstreamHost)) return {};
+    if (value == kUpstreamHost) return "upstream-host runs bundles: it is a device of verify only";
     if (is_ssh_device(value)) {
       auto parsed = parse_ssh_target(value);
       return parsed.ok() ? std::string() : std::string(parsed.error().message());
@@ -40,8 +42,8 @@ void add_device_options(CLI::App& command, DeviceOptions& options, bool fleet) {
                                     fleet ? "Run inside a device (repeat for several, run at once): qemu-cortex-m, "
                                             "qemu-aarch64, qemu-riscv64, ssh://[user@]host[:port][/folder] or upstream-host (upstream's "
                                             "runtime from the pinned wheel)"
-                                          : "Run inside a device: qemu-cortex-m, qemu-aarch64, qemu-riscv64, "
-                                            "ssh://[user@]host[:port][/folder] or upstream-host");
+                                          : "Run inside a device: qemu-cortex-m, qemu-aarch64, qemu-riscv64 or "
+                                            "ssh://[user@]host[:port][/folder]");
   device->check(CLI::Validator(device_name, "DEVICE", "device"))->type_size(1)->allow_extra_args(false);
   if (!fleet) device->expected(1);  // run and generate: one device
   command.add_option("--device-timeout", options.timeout_seconds, "Seconds before the device run is stopped (default 600)")

@@ -47,6 +47,12 @@ TEST(RunnerContract, UpstreamsRuntimeGivesEtkitsPassAndFailVerdicts) {
                           "--atol", "0", "--rtol", "0"});
 }
 
+TEST(RunnerContract, UpstreamHostIsADeviceOfVerifyOnly) {
+  const auto run = etinspect({"run", test::sample("tiny/affine.pte"), "--device", "upstream-host"});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_TRUE(contains(run.err, "it is a device of verify only")) << run.err;
+}
+
 TEST(RunnerContract, UpstreamsTraceComesBackForOneCase) {
   const std::string trace = test::temp("upstream-runner.etdp");
   const auto traced = etinspect({"verify", "--device", "upstream-host", kBundle, "--case", "2", "--etdump", trace});
