@@ -12,6 +12,8 @@
 #include <iterator>
 #include <stdexcept>
 
+#include <gtest/gtest.h>
+
 namespace etkit::test {
 namespace fs = std::filesystem;
 
@@ -47,6 +49,32 @@ std::vector<uint8_t> read_file(const std::string& path) {
   }
   return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
 }
+
+namespace {
+
+// A test process's own temporary folders (write_temp's and cli.h's temp())
+// go when its tests are done, unless one failed: then they stay, named on
+// stderr, for whoever looks into the failure.
+class RemoveTemporaryFolders : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    const std::string pid = std::to_string(::getpid());
+    for (const fs::path& dir : {fs::temp_directory_path() / ("etkit-tests-" + pid),
+                                fs::path(::testing::TempDir()) / ("etinspect-" + pid)}) {
+      std::error_code error;
+      if (!fs::exists(dir, error)) continue;
+      if (::testing::UnitTest::GetInstance()->Failed()) {
+        std::fprintf(stderr, "test files kept for the failure: %s\n", dir.c_str());
+        continue;
+      }
+      fs::remove_all(dir, error);
+    }
+  }
+};
+[[maybe_unused]] ::testing::Environment* const kRemoveTemporaryFolders =
+    ::testing::AddGlobalTestEnvironment(new RemoveTemporaryFolders);
+
+}  // namespace
 
 std::string write_temp(const std::string& name, const std::vector<uint8_t>& bytes) {
   const fs::path dir = fs::temp_directory_path() / ("etkit-tests-" + std::to_string(::getpid()));
