@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <utility>
 
 #include "child_process.h"
 #include "runner_template.h"
@@ -72,13 +73,13 @@ Result<std::vector<std::string>> stage_job(const WorkDir& dir, const DeviceJob& 
                                                                                 : job.runner_args,
                                                         files));
   } else {
+    // etkit's runner: its own flags for the same staged files (device/runner/main.cpp).
     args = {job.command, program, "--report", "report.txt"};
-    for (const char* flag : {"data", "inputs", "etdump", "debug_buffer", "output_dir"}) {
-      const std::string option = std::string(flag) == "inputs"         ? "--input"
-                                 : std::string(flag) == "debug_buffer" ? "--debug-buffer"
-                                 : std::string(flag) == "output_dir"   ? "--output-dir"
-                                                                       : "--" + std::string(flag);
-      for (const std::string& value : files[flag]) args.insert(args.end(), {option, value});
+    constexpr std::pair<const char*, const char*> kRunnerFlags[] = {
+        {"data", "--data"}, {"inputs", "--input"}, {"etdump", "--etdump"}, {"debug_buffer", "--debug-buffer"},
+        {"output_dir", "--output-dir"}};
+    for (const auto& [placeholder, flag] : kRunnerFlags) {
+      for (const std::string& value : files[placeholder]) args.insert(args.end(), {flag, value});
     }
     args.insert(args.end(), job.arguments.begin(), job.arguments.end());
   }

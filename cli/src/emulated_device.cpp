@@ -60,6 +60,22 @@ std::string console_tail(const WorkDir& dir) {
   return line.empty() ? line : ": " + line;
 }
 
+// A child that did not end by itself (Ctrl-C, the deadline, a signal) as
+// an error naming `device` and `what` ran there; Ok when it exited.
+Status check_ended(const std::string& device, const std::string& what, const ChildExit& ran, const WorkDir& dir,
+                   double timeout_seconds) {
+  if (ran.interrupted) return Error::make(ErrorCode::kInternal, "%s: interrupted", device.c_str());
+  if (ran.timed_out) {
+    return Error::make(ErrorCode::kInternal, "%s: no answer within %g s (stopped; --device-timeout sets the limit)",
+                       device.c_str(), timeout_seconds);
+  }
+  if (ran.signal != 0) {
+    return Error::make(ErrorCode::kInternal, "%s: %s was killed by signal %d (%s)%s", device.c_str(), what.c_str(),
+                       ran.signal, strsignal(ran.signal), console_tail(dir).c_str());
+  }
+  return Ok{};
+}
+
 Error runner_failure(const Target& target, int code, const WorkDir& dir) {
   const char* what = code == kRunnerOutOfMemory ? "ran out of memory (the program does not fit the device)"
                      : code == kRunnerFault || code == kQemuLockup ? "crashed (hard fault)"
@@ -82,15 +98,7 @@ Result<bundled::DeviceReport> run_user_runner_here(const DeviceOptions& options,
   ChildOptions child{dir.str(), (dir.path / "console.txt").string(), options.timeout_seconds};
   auto ran = run_child(args, child);
   if (!ran.ok()) return Error::make(ErrorCode::kInvalidArgument, "%s: %s", name.c_str(), ran.error().message());
-  if (ran->interrupted) return Error::make(ErrorCode::kInternal, "%s: interrupted", name.c_str());
-  if (ran->timed_out) {
-    return Error::make(ErrorCode::kInternal, "%s: no answer within %g s (stopped; --device-timeout sets the limit)",
-                       name.c_str(), options.timeout_seconds);
-  }
-  if (ran->signal != 0) {
-    return Error::make(ErrorCode::kInternal, "%s: the runner %s was killed by signal %d (%s)%s", name.c_str(),
-                       job.runner.c_str(), ran->signal, strsignal(ran->signal), console_tail(dir).c_str());
-  }
+  ETKIT_TRY(check_ended(name, "the runner " + job.runner, *ran, dir, options.timeout_seconds));
   return read_back(name, dir, job, ran->exit_code);
 }
 
@@ -119,15 +127,7 @@ Result<bundled::DeviceReport> run_on_emulated_device(const DeviceOptions& option
                        ran.error().code() == ErrorCode::kNotFound ? " (scripts/install-deps --device installs QEMU)"
                                                                   : "");
   }
-  if (ran->interrupted) return Error::make(ErrorCode::kInternal, "%s: interrupted", target->name);
-  if (ran->timed_out) {
-    return Error::make(ErrorCode::kInternal, "%s: no answer within %g s (stopped; --device-timeout sets the limit)",
-                       target->name, options.timeout_seconds);
-  }
-  if (ran->signal != 0) {
-    return Error::make(ErrorCode::kInternal, "%s: %s was killed by signal %d (%s)%s", target->name, target->emulator,
-                       ran->signal, strsignal(ran->signal), console_tail(dir).c_str());
-  }
+  ETKIT_TRY(check_ended(target->name, target->emulator, *ran, dir, options.timeout_seconds));
   if (job.runner.empty() && (ran->exit_code > 2 || !fs::exists(dir.path / "report.txt"))) {
     return runner_failure(*target, ran->exit_code, dir);
   }
