@@ -18,6 +18,7 @@
 #include "etkit/bundled/bundled_writer.h"
 #include "etkit/core/file_data.h"
 #include "etkit/inspector/npy.h"
+#include "etkit/report/printer.h"
 
 namespace etkit::cli {
 namespace {
@@ -28,7 +29,38 @@ struct BundleOptions {
   std::vector<std::string> cases;
   std::string output;
   std::string extract;  ///< a folder: extract the bundle `program` into it
+  bool json = false;
 };
+
+std::unique_ptr<report::Printer> printer(const BundleOptions& options) {
+  return options.json ? report::make_json_printer(std::cout) : report::make_text_printer(std::cout);
+}
+
+// One method's extracted cases and the command that bundles them again.
+struct ExtractedSuite {
+  std::string method;
+  size_t cases = 0;
+  std::string command;
+};
+
+void print_extracted(const BundleOptions& options, const std::vector<ExtractedSuite>& suites, size_t files) {
+  auto out = printer(options);
+  out->begin_object("");
+  out->field("bundle", options.program);
+  out->field("folder", options.extract);
+  out->field("files", uint64_t(files));
+  out->begin_list("methods");
+  for (const ExtractedSuite& suite : suites) {
+    out->begin_object("");
+    out->field("method", suite.method);
+    out->field("cases", uint64_t(suite.cases));
+    out->field("bundle_again", suite.command);
+    out->end_object();
+  }
+  out->end_list();
+  out->end_object();
+  out->finish();
+}
 
 std::vector<std::string> split(const std::string& text, char separator) {
   std::vector<std::string> parts;
@@ -104,6 +136,7 @@ int run_extract(const BundleOptions& options, Diagnostics& diagnostics) {
     return diagnostics.fail(written.error());
   }
   size_t files = 1;
+  std::vector<ExtractedSuite> extracted;
   for (const bundled::MethodTestSuite& suite : bundle->suites()) {
     std::string specs;
     for (size_t c = 0; c < suite.cases.size(); ++c) {
@@ -127,10 +160,11 @@ int run_extract(const BundleOptions& options, Diagnostics& diagnostics) {
       }
       specs += " --add-case " + spec;
     }
-    std::cout << suite.method_name << ": " << suite.cases.size() << " cases; bundle them again with\n  etinspect bundle "
-              << (root / "program.pte").string() << " --method " << suite.method_name << specs << " -o OUT.bpte\n";
+    extracted.push_back({suite.method_name, suite.cases.size(),
+                         "etinspect bundle " + (root / "program.pte").string() + " --method " + suite.method_name +
+                             specs + " -o OUT.bpte"});
   }
-  std::cout << options.extract << ": " << files << " files\n";
+  print_extracted(options, extracted, files);
   return kExitOk;
 }
 
@@ -177,8 +211,14 @@ int run_bundle(const BundleOptions& options) {
   if (!bytes.ok()) return diagnostics.fail(bytes.error().with_context("%s", options.program.c_str()));
   Status written = write_file_atomically(options.output, ByteSpan{bytes->data(), bytes->size()});
   if (!written.ok()) return diagnostics.fail(written.error());
-  std::cout << options.output << ": " << suite.cases.size() << " test cases for method '" << options.method
-            << "', " << bytes->size() << " bytes\n";
+  auto out = printer(options);
+  out->begin_object("");
+  out->field("output", options.output);
+  out->field("method", options.method);
+  out->field("cases", uint64_t(suite.cases.size()));
+  out->field("bytes", uint64_t(bytes->size()));
+  out->end_object();
+  out->finish();
   return kExitOk;
 }
 
@@ -194,6 +234,7 @@ void register_bundle(CLI::App& app, CommandContext& context) {
   command->add_option("-o,--output", options->output, "Output .bpte")->check(writable_path());
   command->add_option("--extract", options->extract,
                       "Write the bundle's program and every case's inputs and expected outputs (.npy) into DIR");
+  command->add_flag("--json", options->json, "What was written (cases, bytes, files) as JSON");
   command->callback([options, &context] { context.exit_code = run_bundle(*options); });
 }
 

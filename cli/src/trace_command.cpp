@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <optional>
 
@@ -19,6 +20,7 @@
 #include "etkit/etrecord/etrecord.h"
 #include "etkit/inspector/event_blocks.h"
 #include "etkit/inspector/chrome_trace.h"
+#include "etkit/report/printer.h"
 #include "option_checks.h"
 #include "etkit/session/loaded_program.h"
 
@@ -34,7 +36,24 @@ struct TraceOptions {
   std::string method = "forward";
   std::string etrecord;
   bool allow_unlinked = false;
+  bool json = false;
 };
+
+// What was written, so a script need not parse the file to know it holds
+// the events it expected.
+void print_written(const TraceOptions& options, const inspector::ChromeTrace& written) {
+  auto out = options.json ? report::make_json_printer(std::cout) : report::make_text_printer(std::cout);
+  out->begin_object("");
+  out->field("etdump", options.etdump);
+  out->field("output", options.output);
+  out->field("layout", options.layout);
+  out->field("events", uint64_t(written.events));
+  out->field("tracks", uint64_t(written.tracks));
+  out->field("run_blocks", uint64_t(written.blocks));
+  out->field("bytes", uint64_t(written.json.size()));
+  out->end_object();
+  out->finish();
+}
 
 int run_trace(const TraceOptions& options) {
   Diagnostics diagnostics;
@@ -71,10 +90,12 @@ int run_trace(const TraceOptions& options) {
     record.emplace(std::move(*loaded));
     chrome.record = &*record;
   }
-  const std::string json = inspector::chrome_trace_json(*trace, chrome);
+  const inspector::ChromeTrace chrome_trace = inspector::chrome_trace(*trace, chrome);
+  const std::string& json = chrome_trace.json;
   Status written = write_file_atomically(
       options.output, ByteSpan{reinterpret_cast<const uint8_t*>(json.data()), json.size()});
   if (!written.ok()) return diagnostics.fail(written.error());
+  print_written(options, chrome_trace);
   return kExitOk;
 }
 
@@ -94,6 +115,7 @@ void register_trace(CLI::App& app, CommandContext& context) {
   command->add_option("--method", options->method, "The traced method (default forward)");
   command->add_option("--etrecord", options->etrecord, "ETRecord: debug handles, op types, module and source line");
   add_allow_unlinked(*command, options->allow_unlinked);
+  command->add_flag("--json", options->json, "What was written (events, tracks, bytes) as JSON");
   command->callback([options, &context] { context.exit_code = run_trace(*options); });
 }
 

@@ -61,7 +61,10 @@ const char* category(bool delegated, const std::string& name) {
 
 }  // namespace
 
-std::string chrome_trace_json(const etdump::ETDump& trace, const ChromeTraceOptions& options) {
+ChromeTrace chrome_trace(const etdump::ETDump& trace, const ChromeTraceOptions& options) {
+  ChromeTrace result;
+  result.blocks = trace.block_count();
+  result.tracks = options.track_per_block ? trace.block_count() : 1;
   const uint64_t origin = trace.first_start();
   Json events = Json::array();
   events.push_back({{"ph", "M"}, {"pid", 1}, {"name", "process_name"}, {"args", {{"name", options.method}}}});
@@ -102,10 +105,12 @@ std::string chrome_trace_json(const etdump::ETDump& trace, const ChromeTraceOpti
                         {"ts", to_microseconds(start, options.source)},
                         {"dur", to_microseconds(duration, options.source)},
                         {"args", args}});
+      ++result.events;
     }
   }
   const Json root = {{"traceEvents", events}, {"displayTimeUnit", "ns"}};
-  return root.dump(1, ' ', false, Json::error_handler_t::replace) + "\n";
+  result.json = root.dump(1, ' ', false, Json::error_handler_t::replace) + "\n";
+  return result;
 }
 
 }  // namespace etkit::inspector

@@ -29,13 +29,11 @@ void print_tensors(report::Printer& out, const MethodMemory& memory, size_t top)
   if (top > 0 && tensors.size() > top) tensors.resize(top);
   std::vector<std::vector<Cell>> rows;
   for (const TensorLifetime* t : tensors) {
-    std::string consumers;
-    for (const std::string& c : t->consumers) consumers += (consumers.empty() ? "" : " ") + c;
     const std::vector<int64_t> sizes(t->planned.tensor.sizes.begin(), t->planned.tensor.sizes.end());
     rows.push_back({Cell::of(int64_t(t->planned.value)), Cell::of(int64_t(t->planned.arena)),
                     Cell::of(int64_t(t->planned.offset)), Cell::of(int64_t(t->planned.bytes)), optional_step(t->first),
                     optional_step(t->last), Cell::of(to_string(t->planned.tensor.scalar_type)), Cell::of(sizes),
-                    t->producer ? Cell::of(*t->producer) : Cell::empty(), Cell::of(consumers),
+                    t->producer ? Cell::of(*t->producer) : Cell::empty(), Cell::of(t->consumers),
                     Cell::of(t->planned.initial_state ? "mutable buffer" : "")});
   }
   out.table("tensors", {{"value"}, {"arena"}, {"offset"}, {"bytes"}, {"first"}, {"last"}, {"dtype"}, {"sizes"},

@@ -164,6 +164,11 @@ class TextPrinter final : public Printer {
       for (size_t i = 0; i < cell.integers.size(); ++i) text += (i ? ", " : "") + std::to_string(cell.integers[i]);
       return text + "]";
     }
+    if (cell.kind == Cell::Kind::kTexts) {
+      std::string text;
+      for (const std::string& t : cell.texts) text += (text.empty() ? "" : " ") + t;
+      return text;
+    }
     if (cell.kind == Cell::Kind::kEmpty) return std::string();
     if (cell.kind == Cell::Kind::kBool) return cell.integer != 0 ? "yes" : "no";
     if (cell.kind == Cell::Kind::kInteger) return std::to_string(cell.integer);
@@ -265,6 +270,7 @@ class JsonPrinter final : public Printer {
       case Cell::Kind::kNumber: return cell.number;
       case Cell::Kind::kInteger: return cell.integer;
       case Cell::Kind::kIntegers: return cell.integers;
+      case Cell::Kind::kTexts: return cell.texts;
       case Cell::Kind::kBool: return cell.integer != 0;
       case Cell::Kind::kEmpty: break;
     }

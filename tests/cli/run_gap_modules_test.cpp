@@ -321,6 +321,16 @@ TEST(MemoryCommand, ArenasTensorsAndErrorsOfAProgram) {
   EXPECT_EQ(method["arenas"][0]["size"], 48);
   EXPECT_EQ(method["arenas"][0]["peak_live_bytes"], 32);
   EXPECT_EQ(method["tensors"].size(), 3u);
+  // y = add(mul(x, 3), 2): the input is read by the mul, the mul's result by
+  // the add, and nothing reads y. Consumers are a JSON list of op names.
+  std::map<std::string, nlohmann::json> consumers_by_producer;
+  for (const auto& tensor : method["tensors"]) {
+    consumers_by_producer[tensor["producer"].is_null() ? "input" : tensor["producer"].get<std::string>()] =
+        tensor["consumers"];
+  }
+  EXPECT_EQ(consumers_by_producer["input"], nlohmann::json::array({"aten::mul.out"}));
+  EXPECT_EQ(consumers_by_producer["aten::mul.out"], nlohmann::json::array({"aten::add.out"}));
+  EXPECT_EQ(consumers_by_producer["aten::add.out"], nlohmann::json::array());
   EXPECT_TRUE(method["errors"].empty());
   // A plan that puts a value on bytes another still needs: exit 1, both named.
   const std::string bad = test::write_temp("overlap.pte", test::two_step_program(16, 32).build());

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 #include <string>
 #include <unistd.h>
@@ -200,6 +201,39 @@ TEST_F(TextJsonAgree, Memory) {
     if (tensor["producer"].is_string()) {
       EXPECT_TRUE(has(line, tensor["producer"].get<std::string>())) << line;
     }
+  }
+}
+
+// trace's report against the file it wrote (a second path: the Chrome
+// trace parsed back), and text against JSON.
+TEST_F(TextJsonAgree, Trace) {
+  const std::string written = temp("agree_trace.json");
+  const Both out = both({"trace", trace("a"), "-o", written});
+  std::ifstream file(written);
+  const auto chrome = nlohmann::json::parse(file);
+  size_t complete = 0;
+  std::set<int> tracks;
+  for (const auto& event : chrome["traceEvents"]) {
+    if (event["ph"] != "X") continue;
+    ++complete;
+    tracks.insert(event["tid"].get<int>());
+  }
+  EXPECT_EQ(out.json["events"], complete);
+  EXPECT_EQ(out.json["tracks"], tracks.size());
+  // run --iterations 3: the load block and three runs, a track each.
+  EXPECT_EQ(out.json["run_blocks"], 4);
+  EXPECT_EQ(out.json["bytes"], std::filesystem::file_size(written));
+  for (const char* key : {"events", "tracks", "run_blocks", "bytes"}) {
+    EXPECT_TRUE(has(out.text, std::string(key) + ": " + std::to_string(out.json[key].get<uint64_t>()))) << out.text;
+  }
+}
+
+TEST_F(TextJsonAgree, BundleExtract) {
+  const Both out = both({"bundle", sample("tutorial_cnn/tutorial_cnn.bpte"), "--extract", temp("agree_extract")});
+  EXPECT_TRUE(has(out.text, "files: " + std::to_string(out.json["files"].get<uint64_t>())));
+  ASSERT_FALSE(out.json["methods"].empty());
+  for (const auto& method : out.json["methods"]) {
+    EXPECT_TRUE(has(out.text, "bundle_again: " + method["bundle_again"].get<std::string>())) << out.text;
   }
 }
 

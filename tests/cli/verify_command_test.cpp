@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "etkit/bundled/bundled_writer.h"
 #include "etkit/etdump/etdump_reader.h"
@@ -224,13 +226,26 @@ TEST(BundleCommand, StatefulCasesVerifyInOrderOnOneMethod) {
 TEST(BundleCommand, ExtractedCasesBundleAgainAndRunAsTheirExpectedOutputs) {
   const std::string bundle = test::sample("tutorial_cnn/tutorial_cnn.bpte");
   const std::string dir = test::temp("extracted");
-  auto extracted = etinspect({"bundle", bundle, "--extract", dir});
+  auto extracted = etinspect({"bundle", bundle, "--extract", dir, "--json"});
   ASSERT_EQ(extracted.exit_code, 0) << extracted.err;
-  EXPECT_NE(extracted.out.find("forward: 3 cases"), std::string::npos) << extracted.out;
-  std::vector<std::string> again = {"bundle", dir + "/program.pte"};
+  const auto report = nlohmann::json::parse(extracted.out);
+  // The program, then one input and one expected output per case.
+  EXPECT_EQ(report["files"], 1 + 3 * 2);
+  ASSERT_EQ(report["methods"].size(), 1u);
+  EXPECT_EQ(report["methods"][0]["method"], "forward");
+  EXPECT_EQ(report["methods"][0]["cases"], 3);
+  // The command it prints bundles the cases again (paths have no spaces here).
+  std::vector<std::string> again;
+  std::istringstream words(report["methods"][0]["bundle_again"].get<std::string>());
+  for (std::string word; words >> word;) again.push_back(word);
+  ASSERT_GE(again.size(), 2u);
+  ASSERT_EQ(again.front(), "etinspect");
+  ASSERT_EQ(again.back(), "OUT.bpte");
+  again.erase(again.begin());
+  again.pop_back();
+  EXPECT_EQ(std::count(again.begin(), again.end(), "--add-case"), 3);
   for (int c = 0; c < 3; ++c) {
     const std::string folder = dir + "/forward/case" + std::to_string(c);
-    again.insert(again.end(), {"--add-case", folder + "/input_0.npy=" + folder + "/expected_0.npy"});
     const std::string out = test::temp("extracted_run" + std::to_string(c));
     auto ran = etinspect({"run", dir + "/program.pte", "--input", folder + "/input_0.npy", "--output-dir", out});
     ASSERT_EQ(ran.exit_code, 0) << ran.err;
@@ -244,8 +259,19 @@ TEST(BundleCommand, ExtractedCasesBundleAgainAndRunAsTheirExpectedOutputs) {
     for (int64_t i = 0; i < expected->numel(); ++i) EXPECT_NEAR(a[i], e[i], 1e-5) << i;
   }
   const std::string rebuilt = test::temp("rebuilt.bpte");
-  again.insert(again.end(), {"-o", rebuilt});
-  ASSERT_EQ(etinspect(again).exit_code, 0);
+  again.push_back(rebuilt);
+  auto rebundled = etinspect(again);
+  ASSERT_EQ(rebundled.exit_code, 0) << rebundled.err;
+  EXPECT_NE(rebundled.out.find("cases: 3"), std::string::npos) << rebundled.out;
+  auto rebundled_json = etinspect([&] {
+    auto args = again;
+    args.back() = test::temp("rebuilt_json.bpte");
+    args.push_back("--json");
+    return args;
+  }());
+  ASSERT_EQ(rebundled_json.exit_code, 0) << rebundled_json.err;
+  EXPECT_EQ(nlohmann::json::parse(rebundled_json.out)["bytes"],
+            int64_t(std::filesystem::file_size(test::temp("rebuilt_json.bpte"))));
   EXPECT_EQ(etinspect({"verify", rebuilt}).exit_code, 0);
   auto info_of = [](const std::string& file) {
     auto json = nlohmann::json::parse(etinspect({"info", file, "--json"}).out);

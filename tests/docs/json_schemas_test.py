@@ -74,6 +74,11 @@ def main():
             "diff-program": [("diff-program", sample("mobilenet_v2/mobilenet_v2.pte"),
                               sample("mobilenet_v2_xnnpack/mobilenet_v2_xnnpack.pte"), "--json")],
             "info": [("info", cnn, cnn_bpte, cnn_record, sample("tiny_llama/tiny_llama.pte"), "--json")],
+            "trace": [("trace", t("a.etdp"), "-o", t("a.json"), "--json"),
+                      ("trace", t("x.etdp"), "-o", t("x.json"), "--layout", "sequence", "--json")],
+            "bundle": [("bundle", cnn_bpte, "--extract", t("extracted"), "--json"),
+                       ("bundle", cnn, "--add-case", t("extracted/forward/case0/input_0.npy") + "=" +
+                        t("extracted/forward/case0/expected_0.npy"), "-o", t("again.bpte"), "--json")],
         }
         checked = 0
         for sub, variants in calls.items():

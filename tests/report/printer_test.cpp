@@ -104,5 +104,24 @@ TEST(Printer, TextShowsTheFirstRowsJsonAll) {
   EXPECT_EQ(nlohmann::json::parse(json.str())["ops"].size(), 3u);
 }
 
+// A cell of texts: one JSON list, shown separated by spaces (memory's
+// consumers); an empty list is an empty JSON list and an empty cell.
+TEST(Printer, TextListCellsAreJsonLists) {
+  const auto two_rows = [](Printer& out) {
+    out.begin_object("");
+    out.table("tensors", {{"value", 0}, {"consumers", 0}},
+              {{Cell::of(int64_t(0)), Cell::of(std::vector<std::string>{"aten::mul.out", "aten::add.out"})},
+               {Cell::of(int64_t(1)), Cell::of(std::vector<std::string>{})}});
+    out.end_object();
+    out.finish();
+  };
+  std::ostringstream text, json;
+  two_rows(*make_text_printer(text));
+  two_rows(*make_json_printer(json));
+  EXPECT_NE(text.str().find("aten::mul.out aten::add.out"), std::string::npos) << text.str();
+  EXPECT_EQ(nlohmann::json::parse(json.str()), nlohmann::json::parse(R"({"tensors": [
+      {"value": 0, "consumers": ["aten::mul.out", "aten::add.out"]}, {"value": 1, "consumers": []}]})"));
+}
+
 }  // namespace
 }  // namespace etkit::report

@@ -30,8 +30,15 @@ struct ChromeTraceOptions {
   const etrecord::Etrecord* record = nullptr;     ///< op types, module, source
 };
 
-/// The JSON document. Timestamps are exact decimals of the source unit
-/// (no float noise: 12345 ns is 12.345 us).
-std::string chrome_trace_json(const etdump::ETDump& trace, const ChromeTraceOptions& options);
+/// The JSON document and what it holds. Timestamps are exact decimals of
+/// the source unit (no float noise: 12345 ns is 12.345 us).
+struct ChromeTrace {
+  std::string json;
+  size_t events = 0;  ///< complete ("X") events: the trace's profiling events
+  size_t tracks = 0;  ///< one per run block, or 1 when every run shares one
+  size_t blocks = 0;  ///< the trace's run blocks
+};
+
+ChromeTrace chrome_trace(const etdump::ETDump& trace, const ChromeTraceOptions& options);
 
 }  // namespace etkit::inspector

@@ -11,22 +11,29 @@
 
 namespace etkit::report {
 
-/// A table cell: empty (JSON null), text, a number, a list of integers or a
-/// yes/no (a JSON boolean).
+/// A table cell: empty (JSON null), text, a number, a list of integers, a
+/// list of texts or a yes/no (a JSON boolean).
 struct Cell {
-  enum class Kind { kEmpty, kText, kNumber, kInteger, kIntegers, kBool };
+  enum class Kind { kEmpty, kText, kNumber, kInteger, kIntegers, kTexts, kBool };
   Kind kind = Kind::kEmpty;
   std::string text;
   double number = 0;
   int64_t integer = 0;
   std::vector<int64_t> integers;
   std::string display;  ///< how text output shows the value, when not as is
+  std::vector<std::string> texts;
   static Cell empty() { return {}; }
   static Cell of(std::string value) { return {Kind::kText, std::move(value), 0, 0, {}, {}}; }
   static Cell of(const char* value) { return of(std::string(value)); }
   static Cell of(double number) { return {Kind::kNumber, {}, number, 0, {}, {}}; }
   static Cell of(int64_t integer) { return {Kind::kInteger, {}, 0, integer, {}, {}}; }
   static Cell of(std::vector<int64_t> integers) { return {Kind::kIntegers, {}, 0, 0, std::move(integers), {}}; }
+  /// Texts: a JSON list, shown separated by spaces.
+  static Cell of(std::vector<std::string> texts) {
+    Cell cell{Kind::kTexts, {}, 0, 0, {}, {}};
+    cell.texts = std::move(texts);
+    return cell;
+  }
   static Cell yes_no(bool value) { return {Kind::kBool, {}, 0, value ? 1 : 0, {}, {}}; }
   /// The same value, shown as `text` by the text backend (an indented tree
   /// label); JSON keeps the value.
