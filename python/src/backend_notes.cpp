@@ -27,15 +27,15 @@ void collect_backend_notes() {
   });
 }
 
-void warn_backend_notes() {
+void log_backend_notes() {
   std::vector<std::string> lines;
   {
     std::lock_guard<std::mutex> lock(pending_mutex);
     lines.swap(pending);
   }
   if (lines.empty()) return;
-  const py::object warn = py::module_::import("warnings").attr("warn");
-  for (const std::string& line : lines) warn(line, py::module_::import("builtins").attr("UserWarning"), 2);
+  const py::object logger = py::module_::import("logging").attr("getLogger")("etkit");
+  for (const std::string& line : lines) logger.attr("info")("%s", line);
 }
 
 }  // namespace etkit::python

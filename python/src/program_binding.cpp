@@ -196,7 +196,7 @@ class PyMethod {
   PyMethod(const PyProgram& program, const std::string& name)
       : loaded_(program.loaded()), path_(program.path()), threads_(program.threads()), name_(name) {
     auto method = Method::load(*loaded_->program, name, session::method_options_for(*loaded_, threads_));
-    warn_backend_notes();
+    log_backend_notes();
     method_ = unwrap(std::move(method));
   }
 
@@ -250,7 +250,7 @@ class PyMethod {
     MethodOptions method_options = session::method_options_for(*loaded_, threads_);
     method_options.tracer = tracing.gen.get();
     auto loaded_copy = Method::load(*loaded_->program, name_, method_options);
-    warn_backend_notes();
+    log_backend_notes();
     std::unique_ptr<Method> traced = unwrap(std::move(loaded_copy));
     check(traced->copy_state_from(*method_));
     tracing.gen->reserve_events(64 + traced->trace_events_per_execute(debug_level != "none"));

@@ -68,7 +68,7 @@ py::tuple verify(const std::string& bundle, double rtol, double atol, const std:
     if (report.ok()) outcome.report = std::move(*report);
     else outcome.error = report.error().message();
   }
-  warn_backend_notes();
+  log_backend_notes();
   if (!outcome.report) throw EtkitError(outcome.error);
   return as_json(std::vector<session::BundleVerification>{std::move(outcome)}, warnings);
 }

@@ -434,20 +434,34 @@ class TracedSample(Scratch):
 
 
 class ProgramsRun(Scratch):
-    def test_backend_notes_are_python_warnings(self):
-        # A fresh interpreter: each note is said once per process.
-        script = ("import warnings, etkit\n"
+    def test_backend_notes_are_log_records_of_the_etkit_logger(self):
+        # A fresh interpreter: each note is said once per process. A note says
+        # how the delegate runs the program, not a mistake of the caller: a log
+        # record at INFO, no warning, and nothing on stderr while the
+        # application leaves logging unconfigured.
+        pte = os.path.join(SOURCE, 'samples/mobilenet_v2_xnnpack/mobilenet_v2_xnnpack.pte')
+        script = ("import logging, warnings, etkit\n"
+                  "records = []\n"
+                  "class Keep(logging.Handler):\n"
+                  "    def emit(self, record): records.append(record)\n"
                   "with warnings.catch_warnings(record=True) as said:\n"
                   "    warnings.simplefilter('always')\n"
-                  f"    etkit.Program({os.path.join(SOURCE, 'samples/mobilenet_v2_xnnpack/mobilenet_v2_xnnpack.pte')!r})"
-                  ".method()\n"
-                  "print(len(said), said[0].message if said else '')\n")
+                  "    logging.getLogger('etkit').setLevel(logging.INFO)\n"
+                  "    logging.getLogger('etkit').addHandler(Keep())\n"
+                  f"    etkit.Program({pte!r}).method()\n"
+                  "print(len(said), len(records), records[0].levelname if records else '',"
+                  " records[0].getMessage() if records else '')\n")
         done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=os.environ)
         self.assertEqual(done.returncode, 0, done.stderr)
-        self.assertNotIn("etinspect:", done.stderr)
-        count, first = done.stdout.split(" ", 1)
-        self.assertGreater(int(count), 0, done.stdout)
+        warned, logged, level, first = done.stdout.split(" ", 3)
+        self.assertEqual(int(warned), 0, done.stdout)
+        self.assertGreater(int(logged), 0, done.stdout)
+        self.assertEqual(level, "INFO")
         self.assertIn("XNNPACK", first)
+        quiet = subprocess.run([sys.executable, "-c", f"import etkit; etkit.Program({pte!r}).method()"],
+                               capture_output=True, text=True, env=os.environ)
+        self.assertEqual(quiet.returncode, 0, quiet.stderr)
+        self.assertEqual(quiet.stderr, "")
 
     def test_inputs_are_named_records(self):
         method = etkit.Program(corpus("upstream/pte/add.pte")).method()
