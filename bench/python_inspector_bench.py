@@ -53,7 +53,8 @@ with tempfile.TemporaryDirectory(prefix="etkit-pybench-") as scratch:
                 warnings.simplefilter("ignore")
                 inspector = etkit.Inspector(etdump_path=trace)
             with etkit.inspector._without_cyclic_gc():  # as to_dataframe() builds them
-                columns["value"] = inspector._native.columns(" (ms)")
+                columns["value"] = inspector._native.columns(" (ms)", False, etkit.inspector._EMPTY_DICT,
+                                                             etkit.inspector._EMPTY_LIST)
 
         rows = {}
 

@@ -169,6 +169,31 @@ class EventBlock:
         return _frame(rows, include_delegate_debug_data, [e._delegate_metadata_parser for e in self.events][:1])
 
 
+def _refuse_change(self, *args, **kwargs):
+    raise TypeError("this empty cell is shared by every row of the dataframe without values; "
+                    "change a copy (dict(cell) or list(cell)) instead")
+
+
+class _SharedEmptyDict(dict):
+    """The one empty dict of Inspector.to_dataframe()'s rows without stack
+    traces or module hierarchy: a million rows would otherwise hold a million
+    empty dicts. A dict equal to {}, as upstream's cell; a change raises
+    instead of showing in every row."""
+
+    __setitem__ = __delitem__ = __ior__ = update = setdefault = pop = popitem = clear = _refuse_change
+
+
+class _SharedEmptyList(list):
+    """As _SharedEmptyDict, for empty op_types and debug_data cells."""
+
+    __setitem__ = __delitem__ = __iadd__ = __imul__ = _refuse_change
+    append = extend = insert = remove = pop = clear = sort = reverse = _refuse_change
+
+
+_EMPTY_DICT = _SharedEmptyDict()
+_EMPTY_LIST = _SharedEmptyList()
+
+
 def _rows_of_events(block_name, events, units):
     columns = {"event_block_name": [], "event_name": [], "raw": []}
     stats = ["p10", "p50", "p90", "avg", "min", "max"]
@@ -393,7 +418,7 @@ class Inspector:
             # Converted durations are per event in Python: the blocks' path.
             return self._frame_of_blocks(units, include_delegate_debug_data)
         with _without_cyclic_gc():
-            columns = self._native.columns(units, include_delegate_debug_data)
+            columns = self._native.columns(units, include_delegate_debug_data, _EMPTY_DICT, _EMPTY_LIST)
             return _frame(columns, include_delegate_debug_data, [self._delegate_metadata_parser])
 
     def _frame_of_blocks(self, units, include_delegate_debug_data):

@@ -264,7 +264,11 @@ class TraceInspector {
   /// to the statistics' names. Cells are numpy arrays (object arrays for
   /// lists, dicts and strings): pandas then takes them as they are instead
   /// of inferring a type from a million Python lists.
-  py::dict columns(const std::string& units, bool with_metadata, py::handle self) {
+  /// `empty_dict` and `empty_list`, when not None, are the cells of rows
+  /// whose stack traces, module hierarchy, op types or debug data are empty
+  /// (one shared object each instead of millions of empty containers).
+  py::dict columns(const std::string& units, bool with_metadata, py::handle self, py::object empty_dict,
+                   py::object empty_list) {
     index_trace_events(with_metadata);
     const BulkArenas arenas;  // a million rows of lists and dicts: see bulk_arenas.h
     // The object block's columns: those that stay Python objects in the
@@ -284,6 +288,8 @@ class TraceInspector {
     size_t row = 0;
     const bool any_metadata = with_metadata && !metadata_.empty();
     std::unordered_map<std::string, py::str> interned;  // event names repeat across blocks
+    // Empty cells: the caller's shared objects, or each row's own.
+    const bool share_empty = !empty_dict.is_none() && !empty_list.is_none();
     inspector::BlockStream blocks(*grouped_, block_context());  // materialized ahead; objects need the GIL
     for (size_t b = 0; b < block_count(); ++b) {
       const inspector::EventBlock& block = blocks.next().block;
@@ -295,13 +301,16 @@ class TraceInspector {
         stats.set(row, event.perf_data ? &*event.perf_data : nullptr);
         cells.push(kRaw, event.perf_data ? float_list(event.perf_data->raw) : py::object(py::none()));
         cells.push(kStart, event.perf_data ? start_times(event) : py::object(py::none()));
-        cells.push(kOpTypes, op_types_cell(event.op_types));
+        cells.push(kOpTypes, share_empty && event.op_types.empty() ? empty_list : op_types_cell(event.op_types));
         ids.push(0, delegate_id_of(event));
-        cells.push(kTraces, stack_traces_of(event));
-        cells.push(kHierarchy, module_hierarchy_of(event));
+        cells.push(kTraces,
+                   share_empty && event.stack_traces.empty() ? empty_dict : py::object(stack_traces_of(event)));
+        cells.push(kHierarchy, share_empty && event.module_hierarchy.empty() ? empty_dict
+                                                                              : py::object(module_hierarchy_of(event)));
         delegated_slots[row] = event.is_delegated_op;
         cells.push(kBackend, event.delegate_backend_name.empty() ? py::object(py::none()) : text(event.delegate_backend_name));
-        cells.push(kDebug, debug_data(b, e, self));
+        cells.push(kDebug, share_empty && debug_events_.count({b, e}) == 0 ? empty_list
+                                                                            : py::object(debug_data(b, e, self)));
         if (any_metadata) metadata.push(0, delegate_metadata(b, e));
         ++row;
       }
@@ -476,10 +485,12 @@ void register_inspector(py::module_& m) {
            py::call_guard<py::gil_scoped_release>())
       .def(
           "columns",
-          [](py::object self, const std::string& units, bool with_metadata) {
-            return self.cast<TraceInspector&>().columns(units, with_metadata, self);
+          [](py::object self, const std::string& units, bool with_metadata, py::object empty_dict,
+             py::object empty_list) {
+            return self.cast<TraceInspector&>().columns(units, with_metadata, self, empty_dict, empty_list);
           },
-          py::arg("units"), py::arg("with_metadata") = false);
+          py::arg("units"), py::arg("with_metadata") = false, py::arg("empty_dict") = py::none(),
+          py::arg("empty_list") = py::none());
 }
 
 }  // namespace etkit::python

@@ -127,14 +127,27 @@ class DataframeMatchesUpstream(unittest.TestCase):
         churn = [[i] for i in range(500_000)]  # reuses what the first frame freed
         del churn
         # One sample per block: every statistic is that sample, and the
-        # containers are each row's own.
+        # non-empty containers are each row's own.
         self.assertEqual(second["raw"].map(len).tolist(), [1] * len(second))
         np.testing.assert_array_equal(second["raw"].map(lambda r: r[0]).to_numpy(), second["avg (ms)"].to_numpy())
         np.testing.assert_array_equal(second["min (ms)"].to_numpy(), second["max (ms)"].to_numpy())
-        self.assertEqual(len({id(cell) for cell in second["debug_data"]}), len(second))
-        second.loc[0, "op_types"].append("mutated")
-        self.assertEqual(second.loc[1, "op_types"], [])
+        self.assertEqual(len({id(cell) for cell in second["raw"]}), len(second))
+        second.loc[0, "raw"].append(-1.0)
+        self.assertEqual(second.loc[1, "raw"], [second.loc[1, "avg (ms)"]])
         self.assertEqual(second["start_time"].map(len).tolist(), [1] * len(second))
+        # Empty cells (this trace links no graph and logs no values) are one
+        # shared dict or list, equal to upstream's {} and [], that refuses a
+        # change instead of showing it in every row.
+        for column, empty in [("op_types", []), ("debug_data", []), ("stack_traces", {}), ("module_hierarchy", {})]:
+            self.assertEqual(second[column].tolist(), [empty] * len(second), column)
+            self.assertIsInstance(second.loc[0, column], type(empty))
+            self.assertEqual(len({id(cell) for cell in second[column]}), 1, column)
+        with self.assertRaisesRegex(TypeError, "shared by every row"):
+            second.loc[0, "op_types"].append("mutated")
+        with self.assertRaisesRegex(TypeError, "shared by every row"):
+            second.loc[0, "stack_traces"]["node"] = "trace"
+        self.assertEqual(second.loc[1, "op_types"], [])
+        self.assertEqual(dict(second.loc[0, "stack_traces"]) | {"node": "trace"}, {"node": "trace"})
 
     def test_event_blocks_carry_the_rows_values_under_upstreams_attribute_names(self):
         inspector = quiet_inspector(etdump_path=corpus("upstream-runtime/xnn_mlp.etdp"))
