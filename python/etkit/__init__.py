@@ -28,7 +28,7 @@ the test suite runs these examples)::
     ['Execute']
 """
 
-from ._etkit import Error, InputSpec, Method, Program, __version__
+from ._etkit import Error, InputError, InputSpec, Method, Program, __version__
 from .dtypes import bfloat16_to_float32, float32_to_bfloat16, is_bfloat16
 from .inspector import Event, EventBlock, Inspector, PerfData, TimeScale, compare_results
 from .numerical_comparator import (
@@ -55,6 +55,7 @@ from .reports import (
 __all__ = [
     "DiffProgramReport",
     "Error",
+    "InputError",
     "FileInfo",
     "MemoryPlanReport",
     "MemoryTraceReport",

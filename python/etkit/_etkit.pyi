@@ -13,6 +13,7 @@ _Path = Union[str, os.PathLike[str]]
 _Value = Union[np.ndarray, int, float, bool, None]
 
 class Error(RuntimeError): ...
+class InputError(Error, ValueError): ...
 
 class InputSpec(NamedTuple):
     dtype: str

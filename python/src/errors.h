@@ -19,7 +19,14 @@ struct EtkitError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// Registers etkit.Error (a subclass of RuntimeError).
+/// An argument value a method cannot take (the number of inputs, an
+/// input's dtype or shape): etkit.InputError, both an etkit.Error and a
+/// ValueError, so `except ValueError` catches it as Python code expects.
+struct InputError : EtkitError {
+  using EtkitError::EtkitError;
+};
+
+/// Registers etkit.Error (a subclass of RuntimeError) and etkit.InputError.
 void register_errors(pybind11::module_& m);
 
 /// Text from files as a Python str: bytes that are not UTF-8 (a corrupt

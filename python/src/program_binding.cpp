@@ -81,7 +81,7 @@ struct BorrowedInputs {
 };
 
 std::string input_label(const Method& method, size_t index) {
-  return "input " + std::to_string(index) + " of method '" + method.name() + "'";
+  return "Method.run(inputs): input " + std::to_string(index) + " of method '" + method.name() + "'";
 }
 
 void set_tensor_input(Method& method, size_t index, py::handle item, BorrowedInputs& borrowed) {
@@ -90,7 +90,7 @@ void set_tensor_input(Method& method, size_t index, py::handle item, BorrowedInp
   // A bfloat16 input takes float values (rounded to nearest even) or bits.
   if (spec.scalar_type() == ScalarType::kBFloat16 && array.dtype().kind() == 'f') array = float_as_bfloat16(array);
   if (!dtype_matches(array, spec.scalar_type())) {
-    throw EtkitError(input_label(method, index) + " is " + describe(spec) + ", given a " +
+    throw InputError(input_label(method, index) + " is " + describe(spec) + ", given a " +
                      py::str(array.dtype()).cast<std::string>() + " array (convert it with .astype)");
   }
   std::vector<int64_t> sizes(array.shape(), array.shape() + array.ndim());
@@ -108,9 +108,9 @@ void set_tensor_input(Method& method, size_t index, py::handle item, BorrowedInp
                                      dim_order.size() == sizes.size() ? Span<const uint8_t>{dim_order.data(), dim_order.size()}
                                                                       : Span<const uint8_t>{},
                                      array.mutable_data(), size_t(array.nbytes()));
-  if (!view.ok()) throw EtkitError(input_label(method, index) + ": " + view.error().message());
+  if (!view.ok()) throw InputError(input_label(method, index) + ": " + view.error().message());
   const Status set = method.set_input(index, *view);
-  if (!set.ok()) throw EtkitError(input_label(method, index) + ": " + set.error().message());
+  if (!set.ok()) throw InputError(input_label(method, index) + ": " + set.error().message());
   borrowed.arrays.push_back(array);
 }
 
@@ -126,7 +126,8 @@ void set_inputs(Method& method, py::handle given, BorrowedInputs& borrowed) {
   }
   const auto inputs = py::reinterpret_borrow<py::sequence>(given);
   if (size_t(py::len(inputs)) != method.input_count()) {
-    throw EtkitError("method '" + method.name() + "' takes " + std::to_string(method.input_count()) + " inputs, " +
+    throw InputError("Method.run(inputs): method '" + method.name() + "' takes " +
+                     std::to_string(method.input_count()) + " inputs, " +
                      std::to_string(py::len(inputs)) + " given");
   }
   for (size_t i = 0; i < method.input_count(); ++i) {
@@ -140,10 +141,10 @@ void set_inputs(Method& method, py::handle given, BorrowedInputs& borrowed) {
     if (input.tag() == ValueTag::kInt) scalar = Value::from_int(item.cast<int64_t>());
     else if (input.tag() == ValueTag::kBool) scalar = Value::from_bool(item.cast<bool>());
     else if (input.tag() == ValueTag::kDouble) scalar = Value::from_double(item.cast<double>());
-    else if (!item.is_none()) throw EtkitError(input_label(method, i) + " takes no value (pass None)");
+    else if (!item.is_none()) throw InputError(input_label(method, i) + " takes no value (pass None)");
     else continue;
     const Status set = method.set_input(i, scalar);
-    if (!set.ok()) throw EtkitError(input_label(method, i) + ": " + set.error().message());
+    if (!set.ok()) throw InputError(input_label(method, i) + ": " + set.error().message());
   }
 }
 
@@ -230,7 +231,7 @@ class PyMethod {
     // call, and the GIL is released while it executes.
     const RunLock lock(run_mutex_);
     if (!etdump) {
-      if (debug_buffer || debug_level != "none") throw EtkitError("debug_buffer and debug_level need etdump");
+      if (debug_buffer || debug_level != "none") throw py::value_error("Method.run(debug_buffer=, debug_level=) need etdump= (the trace they belong to)");
       BorrowedInputs borrowed;
       set_inputs(*method_, inputs, borrowed);
       execute(*method_, path_);
