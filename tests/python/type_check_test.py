@@ -86,7 +86,32 @@ class Signatures(unittest.TestCase):
     def test_help_shows_upstreams_constructor(self):
         names = list(inspect.signature(etkit.Inspector).parameters)
         self.assertEqual(names[:4], ["etdump_path", "etdump_data", "etrecord", "source_time_scale"])
-        self.assertIn("bfloat16", etkit.Method.run.__doc__)  # pybind11 writes the signature into the docstring
+
+    def test_native_classes_have_python_signatures(self):
+        # The native Program and Method answer inspect.signature as Python
+        # classes do: parameter names and defaults, no C++ types.
+        self.assertEqual(str(inspect.signature(etkit.Program)), "(path, data=None, threads=0)")
+        self.assertEqual(str(inspect.signature(etkit.Program.method)), "(self, /, name='forward')")
+        run = inspect.signature(etkit.Method.run)
+        self.assertEqual(list(run.parameters), ["self", "inputs", "etdump", "debug_buffer", "debug_level", "bfloat16"])
+        self.assertEqual(run.parameters["debug_level"].default, "none")
+        for documented in (etkit.Program, etkit.Method, etkit.Method.run, etkit.Program.method):
+            self.assertNotIn("etkit::", documented.__doc__ or "")
+            self.assertTrue(documented.__doc__, documented)
+
+    def test_native_class_examples_run(self):
+        import doctest
+        import numpy as np
+
+        samples = os.path.join(os.environ.get("ETKIT_SOURCE_DIR", os.path.join(os.path.dirname(__file__), "..", "..")),
+                               "samples")
+        finder = doctest.DocTestFinder(exclude_empty=True)
+        runner = doctest.DocTestRunner()
+        for cls in (etkit.Program, etkit.Method):
+            for test in finder.find(cls, cls.__name__, globs={"etkit": etkit, "np": np, "samples": samples}):
+                runner.run(test)
+        self.assertGreaterEqual(runner.tries, 4)
+        self.assertEqual(runner.failures, 0)
 
 
 if __name__ == "__main__":
