@@ -231,7 +231,9 @@ class PyMethod {
     // call, and the GIL is released while it executes.
     const RunLock lock(run_mutex_);
     if (!etdump) {
-      if (debug_buffer || debug_level != "none") throw py::value_error("Method.run(debug_buffer=, debug_level=) need etdump= (the trace they belong to)");
+      if (debug_buffer || debug_level != "none") {
+        throw py::value_error("Method.run(debug_buffer=, debug_level=) need etdump= (the trace they belong to)");
+      }
       BorrowedInputs borrowed;
       set_inputs(*method_, inputs, borrowed);
       execute(*method_, path_);
@@ -242,6 +244,16 @@ class PyMethod {
     // --etdump` writes (delegates prepare per-node events at load). The
     // copy starts from this method's state and hands it back, so a traced
     // step of a KV-cache decoder computes what the untraced step would.
+    // The session library's messages name etinspect's flags: say these in
+    // run's own argument names first.
+    if (debug_level != "none" && debug_level != "outputs" && debug_level != "intermediates") {
+      throw py::value_error("Method.run(debug_level=): 'none', 'outputs' or 'intermediates', not '" + debug_level +
+                            "'");
+    }
+    if (debug_level != "none" && !debug_buffer) {
+      throw py::value_error("Method.run(debug_level='" + debug_level +
+                            "') needs debug_buffer= (the file the logged tensors are written to)");
+    }
     session::TracingOptions options;
     options.etdump = *etdump;
     options.debug_level = debug_level;

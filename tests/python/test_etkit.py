@@ -668,6 +668,11 @@ class ProgramsRun(Scratch):
         self.assertIn("native_call_add.out", list(frame["event_name"]))
         with self.assertRaisesRegex(ValueError, r"debug_level=\) need etdump="):
             method.run(inputs, debug_level="intermediates")
+        # In run's own argument names, not etinspect's flags.
+        with self.assertRaisesRegex(ValueError, r"Method.run\(debug_level='intermediates'\) needs debug_buffer="):
+            method.run(inputs, etdump=self.path("no_buffer.etdp"), debug_level="intermediates")
+        with self.assertRaisesRegex(ValueError, r"'none', 'outputs' or 'intermediates', not 'all'"):
+            method.run(inputs, etdump=self.path("no_buffer.etdp"), debug_buffer=self.path("b.bin"), debug_level="all")
 
 
 def without_timings(value):
