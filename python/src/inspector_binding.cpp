@@ -184,6 +184,42 @@ py::list float_list(const std::vector<double>& values) {
   return py::reinterpret_steal<py::list>(list);
 }
 
+// The object block's columns: those that stay Python objects in the
+// dataframe (the delegate ids may become integers: a column apart).
+enum Column { kBlock, kName, kRaw, kOpTypes, kTraces, kHierarchy, kBackend, kDebug, kStart, kCount };
+constexpr const char* kColumnNames[kCount] = {"event_block_name",      "event_name", "raw",       "op_types",
+                                              "stack_traces",          "module_hierarchy",
+                                              "delegate_backend_name", "debug_data", "start_time"};
+
+// An empty cell is the caller's shared empty container when it gave one
+// (None: every row its own).
+template <typename Make>
+py::object own_or_shared(bool empty, const py::object& shared, Make make) {
+  return empty && !shared.is_none() ? shared : py::object(make());
+}
+
+// The columns in upstream's order; the object columns are views of the block.
+py::dict frame_columns(const ObjectColumns& cells, const ObjectColumns& ids, const StatColumns& stats,
+                       const py::array_t<bool>& delegated, const py::object& metadata, const std::string& units) {
+  py::dict out;
+  out["event_block_name"] = cells.column(kBlock);
+  out["event_name"] = cells.column(kName);
+  out["raw"] = cells.column(kRaw);
+  stats.put(out, units);
+  out["op_types"] = cells.column(kOpTypes);
+  out["delegate_debug_identifier"] = ids.column(0);
+  out["stack_traces"] = cells.column(kTraces);
+  out["module_hierarchy"] = cells.column(kHierarchy);
+  out["is_delegated_op"] = delegated;
+  out["delegate_backend_name"] = cells.column(kBackend);
+  out["debug_data"] = cells.column(kDebug);
+  out["start_time"] = cells.column(kStart);
+  out["_delegate_debug_metadatas"] = metadata;
+  out["_object_block"] =
+      py::make_tuple(cells.block(), py::cast(std::vector<std::string>(kColumnNames, kColumnNames + kCount)));
+  return out;
+}
+
 class TraceInspector {
  public:
   TraceInspector(const std::string& etdump_path, const std::optional<std::string>& etrecord_path,
@@ -271,12 +307,6 @@ class TraceInspector {
                    py::object empty_list) {
     index_trace_events(with_metadata);
     const BulkArenas arenas;  // a million rows of lists and dicts: see bulk_arenas.h
-    // The object block's columns: those that stay Python objects in the
-    // dataframe (the delegate ids may become integers: a column apart).
-    enum Column { kBlock, kName, kRaw, kOpTypes, kTraces, kHierarchy, kBackend, kDebug, kStart, kCount };
-    static const char* kNames[kCount] = {"event_block_name", "event_name",           "raw",
-                                         "op_types",         "stack_traces",         "module_hierarchy",
-                                         "delegate_backend_name", "debug_data",     "start_time"};
     size_t rows = 0;
     for (size_t b = 0; b < block_count(); ++b) rows += grouped_->event_count(b);
     ObjectColumns cells(kCount, rows);
@@ -288,8 +318,6 @@ class TraceInspector {
     size_t row = 0;
     const bool any_metadata = with_metadata && !metadata_.empty();
     std::unordered_map<std::string, py::str> interned;  // event names repeat across blocks
-    // Empty cells: the caller's shared objects, or each row's own.
-    const bool share_empty = !empty_dict.is_none() && !empty_list.is_none();
     inspector::BlockStream blocks(*grouped_, block_context());  // materialized ahead; objects need the GIL
     for (size_t b = 0; b < block_count(); ++b) {
       const inspector::EventBlock& block = blocks.next().block;
@@ -301,37 +329,21 @@ class TraceInspector {
         stats.set(row, event.perf_data ? &*event.perf_data : nullptr);
         cells.push(kRaw, event.perf_data ? float_list(event.perf_data->raw) : py::object(py::none()));
         cells.push(kStart, event.perf_data ? start_times(event) : py::object(py::none()));
-        cells.push(kOpTypes, share_empty && event.op_types.empty() ? empty_list : op_types_cell(event.op_types));
+        cells.push(kOpTypes, own_or_shared(event.op_types.empty(), empty_list, [&] { return op_types_cell(event.op_types); }));
         ids.push(0, delegate_id_of(event));
-        cells.push(kTraces,
-                   share_empty && event.stack_traces.empty() ? empty_dict : py::object(stack_traces_of(event)));
-        cells.push(kHierarchy, share_empty && event.module_hierarchy.empty() ? empty_dict
-                                                                              : py::object(module_hierarchy_of(event)));
+        cells.push(kTraces, own_or_shared(event.stack_traces.empty(), empty_dict, [&] { return stack_traces_of(event); }));
+        cells.push(kHierarchy, own_or_shared(event.module_hierarchy.empty(), empty_dict,
+                                             [&] { return module_hierarchy_of(event); }));
         delegated_slots[row] = event.is_delegated_op;
         cells.push(kBackend, event.delegate_backend_name.empty() ? py::object(py::none()) : text(event.delegate_backend_name));
-        cells.push(kDebug, share_empty && debug_events_.count({b, e}) == 0 ? empty_list
-                                                                            : py::object(debug_data(b, e, self)));
+        cells.push(kDebug, own_or_shared(debug_events_.count({b, e}) == 0, empty_list,
+                                         [&] { return debug_data(b, e, self); }));
         if (any_metadata) metadata.push(0, delegate_metadata(b, e));
         ++row;
       }
     }
-    // Upstream's column order; the object columns are views of the block.
-    py::dict out;
-    out["event_block_name"] = cells.column(kBlock);
-    out["event_name"] = cells.column(kName);
-    out["raw"] = cells.column(kRaw);
-    stats.put(out, units);
-    out["op_types"] = cells.column(kOpTypes);
-    out["delegate_debug_identifier"] = ids.column(0);
-    out["stack_traces"] = cells.column(kTraces);
-    out["module_hierarchy"] = cells.column(kHierarchy);
-    out["is_delegated_op"] = delegated;
-    out["delegate_backend_name"] = cells.column(kBackend);
-    out["debug_data"] = cells.column(kDebug);
-    out["start_time"] = cells.column(kStart);
-    out["_delegate_debug_metadatas"] = any_metadata ? py::object(metadata.column(0)) : py::object(py::none());
-    out["_object_block"] = py::make_tuple(cells.block(), py::cast(std::vector<std::string>(kNames, kNames + kCount)));
-    return out;
+    return frame_columns(cells, ids, stats, delegated, any_metadata ? py::object(metadata.column(0)) : py::none(),
+                         units);
   }
 
   /// The ETRecord's output count of each delegate call of the method

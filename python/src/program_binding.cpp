@@ -291,6 +291,51 @@ class PyMethod {
   std::mutex run_mutex_;
 };
 
+// Program's and Method's members; register_program makes both classes
+// first, so each signature names the other by its Python name.
+void define_program(py::class_<PyProgram, std::shared_ptr<PyProgram>>& program) {
+  program
+      .def(py::init<py::handle, py::handle, int>(), py::arg("path"), py::arg("data") = py::none(),
+           py::arg("threads") = 0,
+           "__init__(self, /, path, data=None, threads=0)\n--\n\n"
+           "Loads a .pte (or the program inside a .bpte) and its .ptd data files (`data`: a path or a list "
+           "of paths). Its methods run on `threads` worker threads (0: every core; 1: the calling thread), "
+           "with the same results for any count.")
+      .def_property_readonly("path", &PyProgram::path, "The program's file.")
+      .def_property_readonly(
+          "methods", [](const PyProgram& p) { return text_list(p.methods()); }, "The method names.")
+      .def(
+          "method",
+          [](const PyProgram& self, const std::string& name) { return std::make_shared<PyMethod>(self, name); },
+          py::arg("name") = "forward",
+          "method(self, /, name='forward')\n--\n\n"
+          "Loads a method (its kernels and delegates are checked here).")
+      .def("close", &PyProgram::close,
+           "close(self, /)\n--\n\n"
+           "Lets the program go (its file mapping, once the methods loaded from it are gone too); method() then "
+           "raises ValueError.")
+      .def("__enter__", [](py::object self) { return self; }, "__enter__(self, /)\n--\n\n")
+      .def("__exit__", [](PyProgram& self, py::args) { self.close(); }, "__exit__(self, /, *args)\n--\n\nCloses it.")
+      .def("__repr__", [](const PyProgram& p) { return "<etkit.Program " + p.path() + ">"; });
+}
+
+void define_method(py::class_<PyMethod, std::shared_ptr<PyMethod>>& method_class) {
+  method_class.def_property_readonly("name", &PyMethod::name, "The method's name.")
+      .def_property_readonly("inputs", &PyMethod::input_specs,
+                             "InputSpec(dtype, sizes) of each input (a named tuple; scalars have sizes None).")
+      .def("run", &PyMethod::run, py::arg("inputs"), py::arg("etdump") = py::none(),
+           py::arg("debug_buffer") = py::none(), py::arg("debug_level") = "none", py::arg("bfloat16") = "float32",
+           "run(self, /, inputs, etdump=None, debug_buffer=None, debug_level='none', bfloat16='float32')\n--\n\n"
+           "Runs the method on numpy arrays (one per input) and returns its outputs as new arrays; one call at a "
+           "time (other threads wait). With etdump, a copy of the method loaded with the recorder runs traced from "
+           "this method's state (a KV cache), hands the state back, and the trace is written there. bfloat16 outputs "
+           "come back as float32 values (exact), or with bfloat16='bits' as uint16 arrays of the raw bits; a bfloat16 "
+           "input takes float arrays (rounded to nearest even) or such bits.")
+      .def("reset_state", &PyMethod::reset_state,
+           "reset_state(self, /)\n--\n\nPuts mutable buffers (a KV cache) back to their initial state.")
+      .def("__repr__", [](const PyMethod& method) { return "<etkit.Method " + method.name() + ">"; });
+}
+
 }  // namespace
 
 void register_program(py::module_& m) {
@@ -320,43 +365,8 @@ backends. A context manager: leaving the block closes it.
 >>> method.run([np.ones((2, 2), np.float32)])[0].tolist()
 [[5.0, 5.0], [5.0, 5.0]]
 )");
-  program
-      .def(py::init<py::handle, py::handle, int>(), py::arg("path"), py::arg("data") = py::none(),
-           py::arg("threads") = 0,
-           "__init__(self, /, path, data=None, threads=0)\n--\n\n"
-           "Loads a .pte (or the program inside a .bpte) and its .ptd data files (`data`: a path or a list "
-           "of paths). Its methods run on `threads` worker threads (0: every core; 1: the calling thread), "
-           "with the same results for any count.")
-      .def_property_readonly("path", &PyProgram::path, "The program's file.")
-      .def_property_readonly(
-          "methods", [](const PyProgram& p) { return text_list(p.methods()); }, "The method names.")
-      .def(
-          "method",
-          [](const PyProgram& self, const std::string& name) { return std::make_shared<PyMethod>(self, name); },
-          py::arg("name") = "forward",
-          "method(self, /, name='forward')\n--\n\n"
-          "Loads a method (its kernels and delegates are checked here).")
-      .def("close", &PyProgram::close,
-           "close(self, /)\n--\n\n"
-           "Lets the program go (its file mapping, once the methods loaded from it are gone too); method() then "
-           "raises ValueError.")
-      .def("__enter__", [](py::object self) { return self; }, "__enter__(self, /)\n--\n\n")
-      .def("__exit__", [](PyProgram& self, py::args) { self.close(); }, "__exit__(self, /, *args)\n--\n\nCloses it.")
-      .def("__repr__", [](const PyProgram& p) { return "<etkit.Program " + p.path() + ">"; });
-  method_class.def_property_readonly("name", &PyMethod::name, "The method's name.")
-      .def_property_readonly("inputs", &PyMethod::input_specs,
-                             "InputSpec(dtype, sizes) of each input (a named tuple; scalars have sizes None).")
-      .def("run", &PyMethod::run, py::arg("inputs"), py::arg("etdump") = py::none(),
-           py::arg("debug_buffer") = py::none(), py::arg("debug_level") = "none", py::arg("bfloat16") = "float32",
-           "run(self, /, inputs, etdump=None, debug_buffer=None, debug_level='none', bfloat16='float32')\n--\n\n"
-           "Runs the method on numpy arrays (one per input) and returns its outputs as new arrays; one call at a "
-           "time (other threads wait). With etdump, a copy of the method loaded with the recorder runs traced from "
-           "this method's state (a KV cache), hands the state back, and the trace is written there. bfloat16 outputs "
-           "come back as float32 values (exact), or with bfloat16='bits' as uint16 arrays of the raw bits; a bfloat16 "
-           "input takes float arrays (rounded to nearest even) or such bits.")
-      .def("reset_state", &PyMethod::reset_state,
-           "reset_state(self, /)\n--\n\nPuts mutable buffers (a KV cache) back to their initial state.")
-      .def("__repr__", [](const PyMethod& method) { return "<etkit.Method " + method.name() + ">"; });
+  define_program(program);
+  define_method(method_class);
 }
 
 }  // namespace etkit::python
