@@ -51,6 +51,57 @@ __attribute__((target("avx2"))) void group_dots_16_avx2(const int8_t* even, cons
   for (; g < groups; ++g) dots[g] = dot_s8_u4(even + 16 * g, odd + 16 * g, packed + 16 * g, 16);
 }
 
+// The nibbles of one 32-byte chunk (two groups) of a weight row against
+// four activation rows: four pair sums reduced together, so three
+// horizontal adds give the four rows' totals of both groups (low 128 bits:
+// the first group, high: the second).
+__attribute__((target("avx2"))) inline __m256i four_row_sums(__m256i lo, __m256i hi, const int8_t* even,
+                                                             const int8_t* odd, size_t row_stride) {
+  const __m256i ones = _mm256_set1_epi16(1);
+  __m256i sums[4];
+  for (size_t i = 0; i < 4; ++i) {
+    const __m256i e = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(even + i * row_stride));
+    const __m256i o = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(odd + i * row_stride));
+    sums[i] = _mm256_madd_epi16(_mm256_add_epi16(_mm256_maddubs_epi16(lo, e), _mm256_maddubs_epi16(hi, o)), ones);
+  }
+  return _mm256_hadd_epi32(_mm256_hadd_epi32(sums[0], sums[1]), _mm256_hadd_epi32(sums[2], sums[3]));
+}
+
+__attribute__((target("avx2"))) void group_dots_rows_16_avx2(const int8_t* even, const int8_t* odd,
+                                                              size_t row_stride, size_t rows, const uint8_t* packed,
+                                                              size_t groups, int32_t* dots, DotLayout to) {
+  const __m256i low_nibbles = _mm256_set1_epi8(0x0F);
+  size_t g = 0;
+  for (; g + 2 <= groups; g += 2) {
+    const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(packed + 16 * g));
+    const __m256i lo = _mm256_and_si256(b, low_nibbles);
+    const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(b, 4), low_nibbles);
+    size_t r = 0;
+    for (; r + 4 <= rows; r += 4) {
+      alignas(32) int32_t totals[8];
+      _mm256_store_si256(reinterpret_cast<__m256i*>(totals),
+                         four_row_sums(lo, hi, even + r * row_stride + 16 * g, odd + r * row_stride + 16 * g,
+                                       row_stride));
+      for (size_t i = 0; i < 4; ++i) {
+        dots[(r + i) * to.row + g * to.group] = totals[i];
+        dots[(r + i) * to.row + (g + 1) * to.group] = totals[4 + i];
+      }
+    }
+    for (; r < rows; ++r) {
+      int32_t pair[2];
+      group_dots_16_avx2(even + r * row_stride + 16 * g, odd + r * row_stride + 16 * g, packed + 16 * g, 2, pair);
+      dots[r * to.row + g * to.group] = pair[0];
+      dots[r * to.row + (g + 1) * to.group] = pair[1];
+    }
+  }
+  for (; g < groups; ++g) {
+    for (size_t r = 0; r < rows; ++r) {
+      dots[r * to.row + g * to.group] =
+          dot_s8_u4(even + r * row_stride + 16 * g, odd + r * row_stride + 16 * g, packed + 16 * g, 16);
+    }
+  }
+}
+
 bool has_avx2() {
   static const bool supported = __builtin_cpu_supports("avx2");
   return supported;
@@ -67,6 +118,24 @@ void group_dots_s8_u4(const int8_t* even, const int8_t* odd, const uint8_t* pack
   }
 #endif
   group_dots_s8_u4_generic(even, odd, packed, groups, group_bytes, dots, scratch);
+}
+
+void group_dots_s8_u4_rows(const int8_t* even, const int8_t* odd, size_t row_stride, size_t rows,
+                           const uint8_t* packed, size_t groups, size_t group_bytes, int32_t* dots, DotLayout layout,
+                           int32_t* scratch) {
+#ifdef ETKIT_INT8_AVX2
+  if (group_bytes == 16 && has_avx2()) {
+    group_dots_rows_16_avx2(even, odd, row_stride, rows, packed, groups, dots, layout);
+    return;
+  }
+#endif
+  // One row's groups land in scratch past what the generic kernel uses.
+  int32_t* row_dots = scratch + group_scratch_ints(groups);
+  for (size_t r = 0; r < rows; ++r) {
+    group_dots_s8_u4_generic(even + r * row_stride, odd + r * row_stride, packed, groups, group_bytes, row_dots,
+                             scratch);
+    for (size_t g = 0; g < groups; ++g) dots[r * layout.row + g * layout.group] = row_dots[g];
+  }
 }
 
 // Groups of 16 bytes (32 columns) without a reduction per group: the

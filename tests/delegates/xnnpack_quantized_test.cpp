@@ -64,10 +64,10 @@ void maybe_write_seed(const std::vector<uint8_t>& payload) {
 
 // Runs a one-input, one-output payload fused or node by node.
 at::Tensor run_payload(const std::vector<uint8_t>& payload, at::Tensor input, std::vector<int64_t> out_sizes,
-                       bool per_node, std::string* log = nullptr) {
+                       bool per_node, std::string* log = nullptr, int threads = 1) {
   if (!per_node) maybe_write_seed(payload);
   XnnpackOptions options;
-  options.threads = 1;
+  options.threads = threads;
   static std::string captured;  // the log hook is a plain function pointer
   captured.clear();
   if (log != nullptr) options.log = [](const std::string& line) { captured += line; };
@@ -339,7 +339,10 @@ enum class WeightKind { kQc8w, kQc4w, kQb4w };
 // [rows, k] fp32 -> qd8 -> linear with [n, k] weights (+ bias) -> fp32.
 void check_dynamic_linear(WeightKind kind) {
   std::mt19937_64 rng(kSeed + 2 + int(kind));
-  const int rows = 3, k = 64, n = 16, group = 32;
+  // 9 rows: two four-row batches of the 4-bit kernel and one row alone; 20
+  // channels: two blocks of eight and a partial one; 256 columns: eight
+  // groups, and enough work to split over threads.
+  const int rows = 9, k = 256, n = 20, group = 32;
   const at::Tensor values = kind == WeightKind::kQc8w ? random_int8(rng, {n, k}) : random_int8(rng, {n, k}, -8, 7);
   const int groups = kind == WeightKind::kQb4w ? k / group : 1;
   std::vector<float> scales(size_t(n * groups));
@@ -392,6 +395,7 @@ void check_dynamic_linear(WeightKind kind) {
   const std::vector<uint8_t> payload = p.finish();
   const at::Tensor input = at::randn({rows, k}) * 3;
   at::Tensor expected = at::zeros({rows, n});
+  const int8_t* weight_values = values.data_ptr<int8_t>();
   for (int r = 0; r < rows; ++r) {
     const float* xr = input.data_ptr<float>() + r * k;
     const RowParams q = row_params(xr, k);
@@ -405,19 +409,25 @@ void check_dynamic_linear(WeightKind kind) {
       for (int g = 0; g < groups; ++g) {
         int64_t acc = 0;
         for (int c = g * (k / groups); c < (g + 1) * (k / groups); ++c) {
-          acc += int64_t(xq_row[size_t(c)] - q.zero_point) * values[j][c].item<int8_t>();
+          acc += int64_t(xq_row[size_t(c)] - q.zero_point) * weight_values[j * k + c];
         }
         sum += double(acc) * scales[size_t(j * groups + g)];
       }
       expected[r][j] = float(sum * q.scale + bias[j].item<float>());
     }
   }
+  at::Tensor one_thread;
   for (bool per_node : {false, true}) {
-    std::string log;
-    const at::Tensor actual = run_payload(payload, input.clone(), {rows, n}, per_node, &log);
-    EXPECT_TRUE(at::allclose(actual, expected, 1e-5, 1e-5))
-        << int(kind) << " " << (actual - expected).abs().max().item<float>();
-    EXPECT_NE(log.find("2 on etkit's dynamic quantization kernels"), std::string::npos) << log;
+    for (int threads : {1, 2, 3}) {
+      std::string log;
+      const at::Tensor actual = run_payload(payload, input.clone(), {rows, n}, per_node, &log, threads);
+      EXPECT_TRUE(at::allclose(actual, expected, 1e-5, 1e-5))
+          << int(kind) << " " << (actual - expected).abs().max().item<float>();
+      EXPECT_NE(log.find("2 on etkit's dynamic quantization kernels"), std::string::npos) << log;
+      // Output channels split over threads: the same bits for any count.
+      if (!one_thread.defined()) one_thread = actual;
+      EXPECT_TRUE(at::equal(actual, one_thread)) << int(kind) << " threads " << threads << " per node " << per_node;
+    }
   }
 }
 
@@ -466,6 +476,40 @@ TEST(XnnpackQuantized, Int4DotProductsEqualTheIntegerProduct) {
     std::vector<int8_t> unpacked(k);
     kernels::unpack_s4(packed.data(), k, unpacked.data());
     EXPECT_EQ(kernels::dot_s8(x.data_ptr<int8_t>(), unpacked.data(), k), expected) << k;
+  }
+}
+
+// One weight row against many activation rows at once gives each row's
+// group products as one call per row does, wherever the layout puts them.
+TEST(XnnpackQuantized, Int4GroupDotsOfManyRowsEqualThoseOfEachRow) {
+  std::mt19937_64 rng(kSeed + 11);
+  std::uniform_int_distribution<int> byte(0, 255), value(-128, 127);
+  for (const size_t group_bytes : {size_t(16), size_t(32)}) {  // 16: the AVX2 kernel where there is one
+    for (const size_t groups : {1u, 2u, 3u, 8u}) {
+      for (const size_t rows : {1u, 3u, 4u, 5u, 9u}) {
+        const size_t bytes = groups * group_bytes, stride = bytes + 3;  // rows apart, not packed
+        std::vector<int8_t> even(rows * stride), odd(rows * stride);
+        for (size_t i = 0; i < even.size(); ++i) {
+          even[i] = int8_t(value(rng));
+          odd[i] = int8_t(value(rng));
+        }
+        std::vector<uint8_t> packed(bytes);
+        for (uint8_t& b : packed) b = uint8_t(byte(rng));
+        const kernels::DotLayout layout{groups * 8 + 1, 8};  // a channel block's layout, one column in
+        std::vector<int32_t> dots(rows * layout.row + 1, -1), scratch(kernels::rows_scratch_ints(groups));
+        kernels::group_dots_s8_u4_rows(even.data(), odd.data(), stride, rows, packed.data(), groups, group_bytes,
+                                       dots.data() + 1, layout, scratch.data());
+        for (size_t r = 0; r < rows; ++r) {
+          std::vector<int32_t> one(groups), one_scratch(kernels::group_scratch_ints(groups));
+          kernels::group_dots_s8_u4(even.data() + r * stride, odd.data() + r * stride, packed.data(), groups,
+                                    group_bytes, one.data(), one_scratch.data());
+          for (size_t g = 0; g < groups; ++g) {
+            EXPECT_EQ(dots[1 + r * layout.row + g * layout.group], one[g])
+                << "group bytes " << group_bytes << ", " << groups << " groups, row " << r << " of " << rows;
+          }
+        }
+      }
+    }
   }
 }
 

@@ -3,12 +3,17 @@
 #include <algorithm>
 #include <cmath>
 
+#include <pthreadpool.h>
+
 #include "etkit/kernels/int8_gemm.h"
 
 namespace etkit::xnnpack {
 namespace {
 
 constexpr uint32_t kTransposeWeightsFlag = 0x00000001;  // XNN_FLAG_TRANSPOSE_WEIGHTS
+// Output channels a fully connected node fills together: their values of
+// one row are one vector.
+constexpr size_t kChannelBlock = 8;
 
 Error fail(uint32_t index, const GraphNode& node, const char* what) {
   return Error::make(ErrorCode::kUnsupported, "node %u (%s, debug handle %u): %s", index,
@@ -75,8 +80,8 @@ Status prepare_weights(uint32_t index, const GraphNode& node, const GraphValue& 
     out.odd.assign(out.rows * half, 0);
     out.row_sums.assign(out.rows * groups, 0);
   }
-  out.dots.assign(groups, 0);
-  out.scratch.assign(kernels::group_scratch_ints(groups), 0);
+  out.dots.assign(out.tasks * out.rows * groups * kChannelBlock, 0);
+  out.scratch.assign(out.tasks * kernels::rows_scratch_ints(groups), 0);
   return Ok{};
 }
 
@@ -84,9 +89,10 @@ Status prepare_weights(uint32_t index, const GraphNode& node, const GraphValue& 
 
 Result<std::unique_ptr<DynamicQuantNode>> prepare_dynamic_quant_node(const XnnGraph& graph, uint32_t index,
                                                                      const std::vector<void*>& buffers,
-                                                                     RowParamsTable& row_params) {
+                                                                     RowParamsTable& row_params, size_t threads) {
   const GraphNode& node = graph.nodes[index];
   auto out = std::make_unique<DynamicQuantNode>();
+  out->tasks = std::max<size_t>(threads, 1);
   if (node.kind == NodeKind::kConvert) {
     const GraphValue& q = graph.values[node.outputs[0]];
     out->convert = true;
@@ -133,6 +139,15 @@ Result<std::unique_ptr<DynamicQuantNode>> prepare_dynamic_quant_node(const XnnGr
 
 namespace {
 
+// std::nearbyint in the default rounding mode for |x| < 2^22 (here |x| is
+// at most 255): adding 1.5 * 2^23 leaves no fraction bits, so the float add
+// rounds half to even, and subtracting it back is exact. Unlike nearbyint
+// it vectorizes without SSE4.1.
+inline float round_half_even(float x) {
+  constexpr float kShift = 12582912.0f;  // 1.5 * 2^23
+  return (x + kShift) - kShift;
+}
+
 // The Convert fp32 -> qd8 node: per row, its scale and zero point, then
 // every value quantized.
 void quantize_rows(DynamicQuantNode& node, std::vector<RowQuantization>& params) {
@@ -159,64 +174,133 @@ void quantize_rows(DynamicQuantNode& node, std::vector<RowQuantization>& params)
     for (size_t c = 0; c < node.k; ++c) {
       const float product = x[c] * multiplier;
       const float scaled = std::isnan(product) ? 0.0f : std::min(std::max(product, lo), hi);
-      out[c] = int8_t(int32_t(std::nearbyint(scaled)) + q.zero_point);
+      out[c] = int8_t(int32_t(round_half_even(scaled)) + q.zero_point);
     }
   }
 }
 
 }  // namespace
 
-void run_dynamic_quant_node(DynamicQuantNode& node) {
-  std::vector<RowQuantization>& params = *node.params;
+namespace {
+
+// Per row: the 4-bit products read the row split into even and odd columns,
+// and each group's sum takes back the weights' stored + 8.
+void split_rows(DynamicQuantNode& node) {
+  const size_t groups = node.k / node.group, half = (node.k + 1) / 2;
+  for (size_t r = 0; r < node.rows; ++r) {
+    const int8_t* x = node.quantized + r * node.k;
+    kernels::split_even_odd(x, node.k, node.even.data() + r * half, node.odd.data() + r * half);
+    for (size_t g = 0; g < groups; ++g) {
+      int32_t sum = 0;
+      for (size_t c = g * node.group; c < (g + 1) * node.group; ++c) sum += x[c];
+      node.row_sums[r * groups + g] = sum;
+    }
+  }
+}
+
+// The group products of output channels [j0, j0 + width) against every
+// row, into dots[(r * groups + g) * kChannelBlock + jj], with (x - zero
+// point) and the 4-bit weights' stored + 8 taken out.
+void block_dots(const DynamicQuantNode& node, size_t j0, size_t width, int32_t* dots, int32_t* scratch) {
+  const std::vector<RowQuantization>& params = *node.params;
+  const size_t groups = node.k / node.group, half = (node.k + 1) / 2;
+  const size_t group_bytes = node.group / 2;  // 4-bit groups are even, or the whole (padded) row
+  const kernels::DotLayout layout{groups * kChannelBlock, kChannelBlock};
+  for (size_t jj = 0; jj < width; ++jj) {
+    const uint8_t* row = node.weights + (j0 + jj) * node.weight_row_bytes;
+    if (node.four_bit) {
+      kernels::group_dots_s8_u4_rows(node.even.data(), node.odd.data(), half, node.rows, row, groups,
+                                     groups == 1 ? half : group_bytes, dots + jj, layout, scratch);
+      continue;
+    }
+    for (size_t r = 0; r < node.rows; ++r) {
+      for (size_t g = 0; g < groups; ++g) {
+        dots[r * layout.row + g * layout.group + jj] =
+            kernels::dot_s8(node.quantized + r * node.k + g * node.group,
+                            reinterpret_cast<const int8_t*>(row) + g * node.group, node.group);
+      }
+    }
+  }
+  for (size_t r = 0; r < node.rows; ++r) {
+    const int32_t zero_point = params[r].zero_point;
+    for (size_t g = 0; g < groups; ++g) {
+      int32_t* d = dots + r * layout.row + g * layout.group;
+      const int32_t stored_eight = node.four_bit ? 8 * node.row_sums[r * groups + g] : 0;
+      for (size_t jj = 0; jj < width; ++jj) {
+        d[jj] -= stored_eight + zero_point * node.weight_sums[(j0 + jj) * groups + g];
+      }
+    }
+  }
+}
+
+// Output channels [begin, end) of a fully connected node, with `dots`
+// (rows * groups * kChannelBlock) and `scratch` its own. Each value is
+// computed in the same order whatever the blocks: the int32 group products,
+// then (XNNPACK's order) acc * input scale * channel scale per channel, or
+// the sum of acc * block scale then the input scale per block, then bias
+// and clamp.
+void fully_connected_range(const DynamicQuantNode& node, size_t begin, size_t end, int32_t* dots, int32_t* scratch) {
+  const std::vector<RowQuantization>& params = *node.params;
+  const size_t groups = node.k / node.group;
+  for (size_t j0 = begin; j0 < end; j0 += kChannelBlock) {
+    const size_t width = std::min(kChannelBlock, end - j0);
+    block_dots(node, j0, width, dots, scratch);
+    for (size_t r = 0; r < node.rows; ++r) {
+      const int32_t* d = dots + r * groups * kChannelBlock;
+      float values[kChannelBlock];
+      if (groups == 1) {
+        for (size_t jj = 0; jj < width; ++jj) values[jj] = float(d[jj]) * params[r].scale * node.scales[j0 + jj];
+      } else {
+        for (size_t jj = 0; jj < width; ++jj) values[jj] = 0;
+        for (size_t g = 0; g < groups; ++g) {
+          for (size_t jj = 0; jj < width; ++jj) {
+            values[jj] += float(d[g * kChannelBlock + jj]) * node.scales[(j0 + jj) * groups + g];
+          }
+        }
+        for (size_t jj = 0; jj < width; ++jj) values[jj] *= params[r].scale;
+      }
+      float* out = node.out + r * node.n + j0;
+      for (size_t jj = 0; jj < width; ++jj) {
+        const float value = node.bias ? values[jj] + node.bias[j0 + jj] : values[jj];
+        out[jj] = std::min(std::max(value, node.output_min), node.output_max);
+      }
+    }
+  }
+}
+
+struct RangeJob {
+  const DynamicQuantNode* node;
+  size_t tasks;
+};
+
+void run_range(void* context, size_t task) {
+  const RangeJob& job = *static_cast<const RangeJob*>(context);
+  const DynamicQuantNode& node = *job.node;
+  const size_t groups = node.k / node.group;
+  auto* dots = const_cast<int32_t*>(node.dots.data()) + task * node.dots.size() / node.tasks;
+  auto* scratch = const_cast<int32_t*>(node.scratch.data()) + task * kernels::rows_scratch_ints(groups);
+  fully_connected_range(node, node.n * task / job.tasks, node.n * (task + 1) / job.tasks, dots, scratch);
+}
+
+// Below this many multiply-adds a wake-up of the pool costs more than it saves.
+constexpr size_t kMinMultiplyAddsPerTask = 16384;
+
+}  // namespace
+
+void run_dynamic_quant_node(DynamicQuantNode& node, void* threadpool) {
   if (node.convert) {
-    quantize_rows(node, params);
+    quantize_rows(node, *node.params);
     return;
   }
-  const size_t groups = node.k / node.group, half = (node.k + 1) / 2;
-  if (node.four_bit) {
-    for (size_t r = 0; r < node.rows; ++r) {
-      const int8_t* x = node.quantized + r * node.k;
-      kernels::split_even_odd(x, node.k, node.even.data() + r * half, node.odd.data() + r * half);
-      for (size_t g = 0; g < groups; ++g) {
-        int32_t sum = 0;
-        for (size_t c = g * node.group; c < (g + 1) * node.group; ++c) sum += x[c];
-        node.row_sums[r * groups + g] = sum;
-      }
-    }
+  if (node.four_bit) split_rows(node);
+  const size_t work = node.rows * node.n * node.k;
+  const RangeJob job{&node, std::min({node.tasks, node.n, std::max<size_t>(work / kMinMultiplyAddsPerTask, 1)})};
+  if (job.tasks <= 1 || threadpool == nullptr) {
+    fully_connected_range(node, 0, node.n, node.dots.data(), node.scratch.data());
+    return;
   }
-  const size_t group_bytes = node.group / 2;  // 4-bit groups are even, or the whole (padded) row
-  // Weight rows outermost: a row's bytes stay in L1 for every activation row.
-  for (size_t j = 0; j < node.n; ++j) {
-    const uint8_t* row = node.weights + j * node.weight_row_bytes;
-    const int32_t* weight_sums = node.weight_sums.data() + j * groups;
-    const float* scales = node.scales.data() + j * groups;
-    for (size_t r = 0; r < node.rows; ++r) {
-      const int32_t zero_point = params[r].zero_point;
-      // Per group: the int32 dot product of (x - zero_point) and the weights.
-      int32_t* dots = node.dots.data();
-      if (!node.four_bit) {
-        for (size_t g = 0; g < groups; ++g) {
-          dots[g] = kernels::dot_s8(node.quantized + r * node.k + g * node.group,
-                                    reinterpret_cast<const int8_t*>(row) + g * node.group, node.group);
-        }
-      } else {
-        kernels::group_dots_s8_u4(node.even.data() + r * half, node.odd.data() + r * half, row, groups,
-                                  groups == 1 ? half : group_bytes, dots, node.scratch.data());
-        for (size_t g = 0; g < groups; ++g) dots[g] -= 8 * node.row_sums[r * groups + g];
-      }
-      for (size_t g = 0; g < groups; ++g) dots[g] -= zero_point * weight_sums[g];
-      float value;
-      if (groups == 1) {  // XNNPACK's order: acc * input scale * channel scale
-        value = float(dots[0]) * params[r].scale * scales[0];
-      } else {  // blocks: sum of acc * block scale, then the input scale
-        float sum = 0;
-        for (size_t g = 0; g < groups; ++g) sum += float(dots[g]) * scales[g];
-        value = sum * params[r].scale;
-      }
-      if (node.bias) value += node.bias[j];
-      node.out[r * node.n + j] = std::min(std::max(value, node.output_min), node.output_max);
-    }
-  }
+  pthreadpool_parallelize_1d(static_cast<pthreadpool_t>(threadpool), run_range, const_cast<RangeJob*>(&job),
+                             job.tasks, 0);
 }
 
 }  // namespace etkit::xnnpack

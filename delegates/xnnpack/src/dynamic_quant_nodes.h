@@ -50,16 +50,24 @@ struct DynamicQuantNode {
   // odd columns, and the sums of its groups.
   std::vector<int8_t> even, odd;       ///< rows * ceil(k / 2)
   std::vector<int32_t> row_sums;       ///< rows * groups
-  std::vector<int32_t> dots;           ///< groups: one row's group products
-  std::vector<int32_t> scratch;        ///< for kernels::group_dots_s8_u4
+  // Output channels are split into `tasks` ranges run on the delegate's
+  // thread pool, each with its own scratch (every output is computed the
+  // same way whatever the split: the same bits for any thread count).
+  size_t tasks = 1;
+  std::vector<int32_t> dots;           ///< tasks * rows * groups * 8 channels: group products
+  std::vector<int32_t> scratch;        ///< tasks * rows_scratch_ints: for kernels::group_dots_s8_u4_rows
 };
 
 /// Prepares node `index` (a NodeRunner::kDynamicQuant node) over the
 /// delegate's buffers; fails naming the node for shapes or kinds it cannot run.
+/// `threads`: the most ranges a fully connected node is split into.
 Result<std::unique_ptr<DynamicQuantNode>> prepare_dynamic_quant_node(const XnnGraph& graph, uint32_t index,
                                                                      const std::vector<void*>& buffers,
-                                                                     RowParamsTable& row_params);
+                                                                     RowParamsTable& row_params, size_t threads);
 
-void run_dynamic_quant_node(DynamicQuantNode& node);
+/// Runs the node over its current `rows`, a fully connected one on
+/// `threadpool` (a pthreadpool_t; null: the calling thread) when it is
+/// large enough to gain from it.
+void run_dynamic_quant_node(DynamicQuantNode& node, void* threadpool);
 
 }  // namespace etkit::xnnpack

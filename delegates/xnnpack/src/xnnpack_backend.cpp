@@ -71,6 +71,7 @@ struct Delegate {
   std::vector<Value> values;   // by value index
   AlignedBytes scratch;        // for portable kernels
   RowParamsTable row_params;   // by value index: qdint8 rows' scales and zero points
+  pthreadpool_t threadpool = nullptr;  // the backend's, for etkit's dynamic-quantization nodes
   size_t outputs_per_run = 0;
   /// Nonzero when every step is a row-wise dynamic-quantization node over
   /// this many rows (tokens) and every external value is rows x its last
@@ -174,7 +175,7 @@ Status run_step(Step& step, Delegate& d) {
                        node_kind_name(node.kind));
   }
   if (step.dynamic) {
-    run_dynamic_quant_node(*step.dynamic);
+    run_dynamic_quant_node(*step.dynamic, d.threadpool);
     return Ok{};
   }
   KernelContext kernel_context;
@@ -315,6 +316,7 @@ Result<void*> XnnpackBackend::init(const BackendInitContext& context, ByteSpan p
   const std::string reason = unsupported_reason(d.graph);
   if (!reason.empty()) return Error::make(ErrorCode::kUnsupported, "%s", reason.c_str());
   d.per_node = context.tracing;
+  d.threadpool = state_->threadpool;
   const std::vector<PlanStep> plan = plan_steps(d.graph, d.per_node);
   const std::vector<uint8_t> boundary = boundary_values(d.graph, plan);
   ETKIT_TRY(allocate_buffers(d, boundary));
@@ -328,8 +330,10 @@ Result<void*> XnnpackBackend::init(const BackendInitContext& context, ByteSpan p
       continue;
     }
     if (planned.runner == NodeRunner::kDynamicQuant) {
-      ETKIT_ASSIGN_OR_RETURN(step.dynamic, prepare_dynamic_quant_node(d.graph, planned.nodes.front(), d.buffers,
-                                                                      d.row_params));
+      ETKIT_ASSIGN_OR_RETURN(step.dynamic,
+                             prepare_dynamic_quant_node(d.graph, planned.nodes.front(), d.buffers, d.row_params,
+                                                        d.threadpool == nullptr ? 1
+                                                                                : pthreadpool_get_threads_count(d.threadpool)));
       continue;
     }
     ETKIT_ASSIGN_OR_RETURN(step.portable, prepare_portable_node(d.graph, planned.nodes.front(),

@@ -34,6 +34,24 @@ inline size_t group_scratch_ints(size_t groups) { return groups * 16 + 2; }
 void group_dots_s8_u4_generic(const int8_t* even, const int8_t* odd, const uint8_t* packed, size_t groups,
                               size_t group_bytes, int32_t* dots, int32_t* scratch);
 
+/// Where group_dots_s8_u4_rows writes row r's group g:
+/// dots[r * row + g * group].
+struct DotLayout {
+  size_t row;
+  size_t group;
+};
+
+/// group_dots_s8_u4 of one weight row against `rows` activation rows
+/// (row r's even and odd halves at even/odd + r * row_stride) into `dots`
+/// laid out as `layout` says: each weight byte is split into its nibbles
+/// once for every row, and AVX2 sums four rows' groups in one reduction.
+/// The same integers as one group_dots_s8_u4 call per row.
+void group_dots_s8_u4_rows(const int8_t* even, const int8_t* odd, size_t row_stride, size_t rows,
+                           const uint8_t* packed, size_t groups, size_t group_bytes, int32_t* dots, DotLayout layout,
+                           int32_t* scratch);
+/// Scratch of group_dots_s8_u4_rows: its int32 count.
+inline size_t rows_scratch_ints(size_t groups) { return group_scratch_ints(groups) + groups; }
+
 /// Splits `k` columns into even and odd ones ((k + 1) / 2 each; the odd
 /// half ends with a 0 when k is odd, matching the row's padding nibble).
 void split_even_odd(const int8_t* x, size_t k, int8_t* even, int8_t* odd);
