@@ -390,6 +390,23 @@ Status where_out(KernelContext& context, Span<Value*> args) {
                        "where does not support %s and %s into %s", to_string(a.scalar_type()),
                        to_string(b.scalar_type()), to_string(out.scalar_type()));
     const auto* pc = cond.data_as<const uint8_t>();
+    // Both sides and the output in C (the usual where(mask, scores, fill)):
+    // the last dim in a loop of its own over each tensor's stride there (0
+    // where it broadcasts), the outer dims by index, no conversions.
+    const auto in_c = [](const Tensor& t) { return t.scalar_type() == scalar_type_of<C>(); };
+    if (rank > 0 && in_c(a) && in_c(b) && in_c(out) && a.numel() > 0 && b.numel() > 0) {
+      const C* pa = a.data_as<const C>();
+      const C* pb = b.data_as<const C>();
+      C* po = out.data_as<C>();
+      const int64_t inner = sizes[rank - 1], last = rank - 1;
+      const int64_t ic = sc[last], ia = sa[last], ib = sb[last], io = out.strides()[size_t(last)];
+      for_each_index<4>(rank - 1, sizes, strides, [&](const int64_t* o) {
+        for (int64_t i = 0; i < inner; ++i) {
+          po[o[3] + i * io] = pc[o[0] + i * ic] ? pa[o[1] + i * ia] : pb[o[2] + i * ib];
+        }
+      });
+      return Ok{};
+    }
     for_each_index<4>(rank, sizes, strides, [&](const int64_t* o) {
       so(out.data(), o[3], pc[o[0]] ? la(a.data(), o[1]) : lb(b.data(), o[2]));
     });

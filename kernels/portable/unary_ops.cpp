@@ -321,8 +321,15 @@ Status clamp_out(KernelContext& context, Span<Value*> args) {
 }
 
 Status logical_not_out(KernelContext& context, Span<Value*> args) {
-  return unary_map<double>(context, tensor_arg(args, 0), tensor_arg(args, 1),
-                           [](double x) { return x == 0; });
+  const Tensor& in = tensor_arg(args, 0);
+  Tensor& out = tensor_arg(args, 1);
+  // A bool mask into a bool mask (attention masks): read and written
+  // straight; other dtypes through double, which holds every value's
+  // zero-ness.
+  if (in.scalar_type() == ScalarType::kBool && out.scalar_type() == ScalarType::kBool) {
+    return unary_map<bool>(context, in, out, [](bool x) { return !x; });
+  }
+  return unary_map<double>(context, in, out, [](double x) { return x == 0; });
 }
 
 Status bitwise_not_out(KernelContext& context, Span<Value*> args) {

@@ -201,6 +201,40 @@ TEST(BinaryOps, PowRemainderWhere) {
   EXPECT_TRUE(tensors_close(where.result(), expected));
 }
 
+// The paths that read straight: a mask broadcast along the last dim, a
+// side that is one value, a transposed (strided) side; and a binary op of a
+// tensor with a one-element tensor on either side, in its dtype or another.
+TEST(BinaryOps, WhereAndOneValueOperandsMatchLibtorch) {
+  at::Tensor scores = at::randn({2, 3, 4, 5});
+  at::Tensor row_mask = at::randn({2, 3, 4, 1}) > 0;
+  at::Tensor fill = at::full({}, -INFINITY);
+  at::Tensor transposed = at::randn({5, 4}).t();
+  const std::vector<std::vector<at::Tensor>> cases = {
+      {row_mask, scores, fill},
+      {at::randn({5}) > 0, transposed, at::randn({4, 1})},
+      {at::randn({2, 3, 4, 5}) > 0, fill, scores},
+      {row_mask, at::randint(-9, 9, {3, 4, 5}, at::kLong), at::full({}, 7, at::kLong)},
+  };
+  for (const auto& c : cases) {
+    const at::Tensor expected = at::where(c[0], c[1], c[2]);
+    OpRunner where("aten::where.self_out");
+    where.tensor(c[0]).tensor(c[1]).tensor(c[2]).out(expected.scalar_type(), expected.sizes()).returned();
+    ASSERT_EQ(where.run(), "");
+    EXPECT_TRUE(tensors_close(where.result(), expected)) << c[0].sizes() << c[1].sizes() << c[2].sizes();
+  }
+  const at::Tensor x = at::randn({3, 4});
+  for (const at::Tensor& one : {at::full({}, 1.5, at::kDouble), at::full({1}, -2.0), at::full({1, 1}, 3.0)}) {
+    for (const bool one_first : {false, true}) {
+      const at::Tensor a = one_first ? one : x, b = one_first ? x : one;
+      const at::Tensor expected = at::sub(a, b);
+      OpRunner sub("aten::sub.out");
+      sub.tensor(a).tensor(b).integer(1).out(expected.scalar_type(), expected.sizes()).returned();
+      ASSERT_EQ(sub.run(), "");
+      EXPECT_TRUE(tensors_close(sub.result(), expected)) << one.sizes() << " first " << one_first;
+    }
+  }
+}
+
 TEST(BinaryOps, MaskedFillMatchesLibtorch) {
   // A causal mask broadcast over heads, as attention uses it, and an int
   // tensor whose fill value is cast to its dtype.
