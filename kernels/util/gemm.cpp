@@ -278,6 +278,62 @@ void row_times_matrix(const T* a, int64_t a_stride, MatrixView<const T> b, T* __
   }
 }
 
+// One row of A times B whose columns are contiguous (a batch-1 linear
+// layer's transposed weight: each output is the dot product of the input
+// row and one weight row): a dot product per column, no packing. Each sum is
+// four interleaved partial sums over the row, added pairwise at the end: a
+// function of the row length alone, so any split of the columns gives the
+// same bits.
+template <typename T>
+T dot_generic(const T* __restrict a, const T* __restrict b, int64_t k) {
+  T partial[4] = {T(0), T(0), T(0), T(0)};
+  int64_t p = 0;
+  for (; p + 4 <= k; p += 4) {
+    for (int64_t i = 0; i < 4; ++i) partial[i] += a[p + i] * b[p + i];
+  }
+  for (; p < k; ++p) partial[0] += a[p] * b[p];
+  return (partial[0] + partial[1]) + (partial[2] + partial[3]);
+}
+
+#if defined(__x86_64__)
+// Four eight-lane fused multiply-add chains, then the 32 lanes summed in a
+// fixed order.
+ETKIT_AVX2_FMA float dot_f32_avx2(const float* __restrict a, const float* __restrict b, int64_t k) {
+  __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps()};
+  int64_t p = 0;
+  for (; p + 32 <= k; p += 32) {
+    for (int i = 0; i < 4; ++i) {
+      acc[i] = _mm256_fmadd_ps(_mm256_loadu_ps(a + p + 8 * i), _mm256_loadu_ps(b + p + 8 * i), acc[i]);
+    }
+  }
+  for (; p + 8 <= k; p += 8) acc[0] = _mm256_fmadd_ps(_mm256_loadu_ps(a + p), _mm256_loadu_ps(b + p), acc[0]);
+  const __m256 sum = _mm256_add_ps(_mm256_add_ps(acc[0], acc[1]), _mm256_add_ps(acc[2], acc[3]));
+  alignas(32) float lanes[8];
+  _mm256_store_ps(lanes, sum);
+  float total = ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
+  for (; p < k; ++p) total += a[p] * b[p];
+  return total;
+}
+#endif
+
+template <typename T>
+void row_times_columns(const T* a, MatrixView<const T> b, T* __restrict c, T alpha) {
+  for (int64_t j = 0; j < b.cols; ++j) {
+    const T* column = b.data + j * b.col_stride;
+    T sum;
+#if defined(__x86_64__)
+    if constexpr (std::is_same_v<T, float>) {
+      sum = cpu_has_avx2_fma() ? dot_f32_avx2(a, column, b.rows) : dot_generic(a, column, b.rows);
+    } else {
+      sum = dot_generic(a, column, b.rows);
+    }
+#else
+    sum = dot_generic(a, column, b.rows);
+#endif
+    c[j] += alpha * sum;
+  }
+}
+
 // Packed A (mc rows) times packed B (nc columns) into C's block at `c`:
 // tile by tile, or two tiles at once where the core has 512-bit FMAs.
 template <typename T>
@@ -323,6 +379,10 @@ void gemm_impl(MatrixView<const T> a, MatrixView<const T> b, MatrixView<T> c, T 
   if (m == 0 || n == 0 || k == 0 || alpha == T(0)) return;
   if (one_row && b.col_stride == 1 && c.col_stride == 1) {
     row_times_matrix(a.data, a.col_stride, b, c.data, alpha);
+    return;
+  }
+  if (one_row && a.col_stride == 1 && b.row_stride == 1 && c.col_stride == 1) {
+    row_times_columns(a.data, b, c.data, alpha);
     return;
   }
   // Align the packed panels to 64 bytes inside the scratch.

@@ -46,7 +46,10 @@ std::vector<float> values(size_t count, float phase) {
   return v;
 }
 
-std::vector<float> product(int64_t m, int64_t n, int64_t k, float beta, const ParallelRunner* runner) {
+// C = 0.5 A B + beta C; `transposed_b`: B stored as [n, k] (a linear
+// layer's weight), read through a view with contiguous columns.
+std::vector<float> product(int64_t m, int64_t n, int64_t k, float beta, const ParallelRunner* runner,
+                           bool transposed_b = false) {
   const std::vector<float> a = values(size_t(m * k), 0.1f), b = values(size_t(k * n), 0.7f);
   std::vector<float> c = values(size_t(m * n), 1.3f);
   const size_t workers = runner != nullptr ? runner->workers : 1;
@@ -54,7 +57,9 @@ std::vector<float> product(int64_t m, int64_t n, int64_t k, float beta, const Pa
   const Span<uint8_t> all = scratch.all(workers);
   const KernelContext context{"gemm", Span<uint8_t>(all.data(), kKernelScratchBytes), runner, all};
   kernels::gemm(kernels::MatrixView<const float>{a.data(), m, k, k, 1},
-                kernels::MatrixView<const float>{b.data(), k, n, n, 1}, kernels::MatrixView<float>{c.data(), m, n, n, 1},
+                transposed_b ? kernels::MatrixView<const float>{b.data(), k, n, 1, k}
+                             : kernels::MatrixView<const float>{b.data(), k, n, n, 1},
+                kernels::MatrixView<float>{c.data(), m, n, n, 1},
                 0.5f, beta, context);
   return c;
 }
@@ -73,6 +78,32 @@ TEST(ParallelKernels, GemmOverWorkersIsTheOneThreadProductBitForBit) {
         EXPECT_EQ(std::memcmp(one.data(), many.data(), one.size() * sizeof(float)), 0)
             << m << "x" << n << "x" << k << " beta " << beta << " on " << workers << " workers";
       }
+    }
+  }
+}
+
+// One row times a weight stored [n, k] (a batch-1 linear): a dot product
+// per column, the same bits on any number of workers, and each within a
+// few float roundings of the double-precision sum.
+TEST(ParallelKernels, OneRowTimesTransposedWeightsIsExactOnAnySplit) {
+  for (const auto& [n, k] : std::vector<std::array<int64_t, 2>>{{1003, 257}, {64, 77}, {40, 7}, {5, 32}}) {
+    const std::vector<float> one = product(1, n, k, 0.25f, nullptr, true);
+    for (size_t workers : {2u, 3u, 5u}) {
+      const ParallelRunner runner = runner_of(workers);
+      const std::vector<float> many = product(1, n, k, 0.25f, &runner, true);
+      EXPECT_EQ(std::memcmp(one.data(), many.data(), one.size() * sizeof(float)), 0)
+          << n << "x" << k << " on " << workers << " workers";
+    }
+    const std::vector<float> a = values(size_t(k), 0.1f), b = values(size_t(k * n), 0.7f);
+    const std::vector<float> c0 = values(size_t(n), 1.3f);
+    for (int64_t j = 0; j < n; ++j) {
+      double sum = 0, magnitude = 0;
+      for (int64_t p = 0; p < k; ++p) {
+        sum += double(a[size_t(p)]) * b[size_t(j * k + p)];
+        magnitude += std::abs(double(a[size_t(p)]) * b[size_t(j * k + p)]);
+      }
+      const double expected = 0.5 * sum + 0.25 * c0[size_t(j)];
+      EXPECT_NEAR(one[size_t(j)], expected, 1e-6 * (magnitude + std::abs(c0[size_t(j)])) + 1e-7) << n << "x" << k;
     }
   }
 }
