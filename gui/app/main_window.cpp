@@ -200,9 +200,14 @@ QWidget* MainWindow::make_timeline_tab() {
   bar->addWidget(show_baseline_);
   bar->addWidget(fit);
   timeline_ = new TimelineCanvas(tab);
+  comparison_ = new QLabel(tab);
+  comparison_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  comparison_->setStyleSheet("font-weight: bold; padding: 2px 0;");
+  comparison_->hide();
   auto* layout = new QVBoxLayout(tab);
   layout->setContentsMargins(4, 4, 4, 0);
   layout->addLayout(bar);
+  layout->addWidget(comparison_);
   layout->addWidget(timeline_, 1);
   connect(fit, &QPushButton::clicked, timeline_, &TimelineCanvas::fit_all);
   connect(search_, &QLineEdit::textChanged, this, [this](const QString& text) {
@@ -448,6 +453,9 @@ void MainWindow::show_workspace(std::unique_ptr<Workspace> workspace) {
     graph_->set_workspace(workspace_.get());
     size_->set_workspace(workspace_.get());
     show_baseline_->setEnabled(workspace_->baseline_timeline() != nullptr);
+    const std::string verdict = workspace_->comparison_verdict();
+    comparison_->setText(QString::fromStdString(verdict));
+    comparison_->setVisible(!verdict.empty());
     const size_t problems = workspace_->errors().size();
     // How much the per-node profile slows the run, when the trace measured it.
     QString overhead;
@@ -467,6 +475,7 @@ void MainWindow::show_workspace(std::unique_ptr<Workspace> workspace) {
                        : QString("etinspect-gui"));
   } else {
     status_->setText("No workspace open");
+    comparison_->hide();
   }
   memory_method_->blockSignals(false);
   ++shown_count_;

@@ -108,6 +108,7 @@ class MainWindow : public QMainWindow {
   QComboBox* colour_by_;
   QCheckBox* show_baseline_;
   QLabel* search_count_;
+  QLabel* comparison_;  ///< the verdict line, with a baseline
   EventsView* events_;
   MemoryCanvas* memory_;
   QComboBox* memory_method_;

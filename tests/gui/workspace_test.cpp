@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -337,6 +338,37 @@ TEST(EventsTable, BaselineAddsTheDiffDeltas) {
   }
   ASSERT_FALSE(expected.empty());
   EXPECT_EQ(shown, expected);
+}
+
+// The comparison's verdict line: the whole run's p50 before and after as
+// etinspect diff's total row gives them (a second path), and a verdict.
+TEST(Workspace, ComparisonVerdictIsTheDiffsWholeRun) {
+  for (const char* tag : {"verdict_a", "verdict_b"}) {
+    ASSERT_EQ(test::etinspect({"run", test::sample("tutorial_cnn/tutorial_cnn.pte"), "--iterations", "12", "--etdump",
+                               test::temp(std::string(tag) + ".etdp")})
+                  .exit_code,
+              0);
+  }
+  OpenRequest request;
+  request.files = {test::temp("verdict_b.etdp")};
+  request.baseline = test::temp("verdict_a.etdp");
+  const auto ws = Workspace::load(request);
+  ASSERT_TRUE(ws->errors().empty()) << ws->errors()[0].message;
+  const std::string line = ws->comparison_verdict();
+  const auto cli = nlohmann::json::parse(test::etinspect({"diff", request.baseline, request.files[0], "--json"}).out);
+  const auto& total = cli["total"][0];
+  char numbers[128];
+  std::snprintf(numbers, sizeof numbers, "whole run (Method::execute p50): %.6f -> %.6f ms (",
+                total["before"].get<double>(), total["after"].get<double>());
+  EXPECT_EQ(line.rfind(numbers, 0), 0u) << line << "\n" << numbers;
+  EXPECT_NE(line.find("12 and 12 runs"), std::string::npos) << line;
+  const bool judged = line.find("beyond the runs' noise") != std::string::npos ||
+                      line.find("within the runs' noise") != std::string::npos;
+  EXPECT_TRUE(judged) << line;
+  // Without a baseline there is nothing to compare.
+  OpenRequest alone;
+  alone.files = request.files;
+  EXPECT_EQ(Workspace::load(alone)->comparison_verdict(), "");
 }
 
 }  // namespace

@@ -39,12 +39,17 @@ EventsTable::EventsTable(const Workspace& workspace, bool include_operator_call)
   // The change against a baseline beside the names, then the share of the
   // run, then the CLI's columns.
   const bool compare = workspace.diff().has_value();
-  columns_ = {Column::kBlock, Column::kEvent};
-  if (compare) columns_.insert(columns_.end(), {Column::kDeltaP50, Column::kDeltaPercent});
-  columns_.insert(columns_.end(), {Column::kShare, Column::kP10, Column::kP50, Column::kP90, Column::kAvg, Column::kMin,
-                                   Column::kMax, Column::kOpTypes, Column::kDelegated, Column::kBackend});
-  if (workspace.record() != nullptr) columns_.insert(columns_.end(), {Column::kModule, Column::kSource});
-  if (!workspace.debug_outputs().empty()) columns_.push_back(Column::kDebugData);
+  // One column at a time: GCC 12's -O3 takes inserting a braced list into
+  // a vector for an out-of-bounds copy (-Warray-bounds).
+  const auto add = [this](std::initializer_list<Column> columns) {
+    for (Column column : columns) columns_.push_back(column);
+  };
+  add({Column::kBlock, Column::kEvent});
+  if (compare) add({Column::kDeltaP50, Column::kDeltaPercent});
+  add({Column::kShare, Column::kP10, Column::kP50, Column::kP90, Column::kAvg, Column::kMin, Column::kMax,
+       Column::kOpTypes, Column::kDelegated, Column::kBackend});
+  if (workspace.record() != nullptr) add({Column::kModule, Column::kSource});
+  if (!workspace.debug_outputs().empty()) add({Column::kDebugData});
 
   // Deltas join as `etinspect diff` does: (block, event, k-th occurrence of
   // a timed non-OPERATOR_CALL event), the first block of a name only.

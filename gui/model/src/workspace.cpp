@@ -1,5 +1,8 @@
 #include "etkit/gui/workspace.h"
 
+#include "etkit/inspector/event_text.h"
+#include "etkit/inspector/run_comparison.h"
+
 #include "etkit/gui/gap_view.h"
 
 #include "etkit/inspector/file_size.h"
@@ -387,6 +390,14 @@ std::optional<std::pair<size_t, size_t>> Workspace::timeline_event_of(size_t blo
   const std::optional<size_t> index = timeline_.tracks()[*run_block].find_row(int32_t(event));
   if (!index) return std::nullopt;
   return std::make_pair(*run_block, *index);
+}
+
+std::string Workspace::comparison_verdict() const {
+  if (!diff_) return {};
+  const auto comparison = inspector::compare_whole_runs(*diff_);
+  if (!comparison) return {};
+  return inspector::verdict_line(*comparison, inspector::to_string(request_.table_unit),
+                                 inspector::decimals_for(request_.source_unit, request_.table_unit));
 }
 
 }  // namespace etkit::gui

@@ -106,6 +106,10 @@ class Workspace {
   const TimelineModel& timeline() const { return timeline_; }
   const TimelineModel* baseline_timeline() const { return baseline_timeline_ ? &*baseline_timeline_ : nullptr; }
   const std::optional<inspector::TraceDiff>& diff() const { return diff_; }
+  /// With a baseline: the whole run before and after and whether the change
+  /// is beyond the runs' noise, in one line (inspector/run_comparison.h);
+  /// empty without a baseline or a Method::execute event in both traces.
+  std::string comparison_verdict() const;
   const inspector::DebugOutputs& debug_outputs() const { return debug_; }
 
   const ProgramSummary* program() const { return program_ ? &*program_ : nullptr; }

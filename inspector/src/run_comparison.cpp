@@ -1,0 +1,54 @@
+#include "etkit/inspector/run_comparison.h"
+
+#include <fmt/format.h>
+
+#include "etkit/inspector/rank_test.h"
+
+namespace etkit::inspector {
+
+std::optional<RunComparison> compare_whole_runs(const TraceDiff& diff, double confidence) {
+  if (!diff.total || !diff.total->before || !diff.total->after) return std::nullopt;
+  const DiffRow& total = *diff.total;
+  RunComparison c;
+  c.stat = diff.stat;
+  c.before = *total.before;
+  c.after = *total.after;
+  c.percent = total.percent().value_or(0.0);
+  c.runs_before = total.before_runs.size();
+  c.runs_after = total.after_runs.size();
+  c.confidence = confidence;
+  c.p_slower = mann_whitney_greater(total.after_runs, total.before_runs);
+  c.p_faster = mann_whitney_greater(total.before_runs, total.after_runs);
+  const double alpha = 1.0 - confidence;
+  if (smallest_attainable_p(c.runs_after, c.runs_before) >= alpha) {
+    c.verdict = RunComparison::Verdict::kTooFewRuns;
+  } else if (c.p_slower < alpha) {
+    c.verdict = RunComparison::Verdict::kSlower;
+  } else if (c.p_faster < alpha) {
+    c.verdict = RunComparison::Verdict::kFaster;
+  } else {
+    c.verdict = RunComparison::Verdict::kWithinNoise;
+  }
+  return c;
+}
+
+std::string verdict_line(const RunComparison& c, const std::string& unit, int decimals) {
+  std::string line = fmt::format("whole run (Method::execute {}): {:.{}f} -> {:.{}f} {} ({:+.1f}%), ", to_string(c.stat),
+                                 c.before, decimals, c.after, decimals, unit, c.percent);
+  const std::string runs = fmt::format("{} and {} runs", c.runs_before, c.runs_after);
+  switch (c.verdict) {
+    case RunComparison::Verdict::kSlower:
+      return line + fmt::format("slower beyond the runs' noise (p = {:.3g}; {})", c.p_slower, runs);
+    case RunComparison::Verdict::kFaster:
+      return line + fmt::format("faster beyond the runs' noise (p = {:.3g}; {})", c.p_faster, runs);
+    case RunComparison::Verdict::kWithinNoise:
+      return line + fmt::format("within the runs' noise (p slower {:.2f}, faster {:.2f}; {})", c.p_slower,
+                                c.p_faster, runs);
+    case RunComparison::Verdict::kTooFewRuns:
+      break;
+  }
+  return line + fmt::format("too few runs to tell a change from noise ({}; {} each at {:g}% confidence)", runs,
+                            runs_needed(c.confidence), 100 * c.confidence);
+}
+
+}  // namespace etkit::inspector
