@@ -52,6 +52,30 @@ TEST(TimelineModel, TutorialTraceNestsAsUpstreamRecordsIt) {
   EXPECT_EQ(run.by_depth[1].size(), 14u);
 }
 
+// Folded, each op is its kernel's row: the tutorial run's 14 OPERATOR_CALLs
+// each hold one kernel event, so the run keeps Method::execute and the 14
+// kernels, one level under it.
+TEST(TimelineModel, OperatorCallsFoldIntoTheirKernelsRow) {
+  const auto trace = test::checked(etdump::ETDump::load_file(test::corpus("upstream/etdump/tutorial_cnn.etdp")),
+                                   "tutorial_cnn.etdp");
+  const TimelineModel model = test::checked(TimelineModel::build(trace, inspector::TimeUnit::kCycles, nullptr, true),
+                                            "folded timeline of tutorial_cnn.etdp");
+  EXPECT_EQ(model.event_count(), 2u + 15u);
+  const TimelineTrack& run = model.tracks()[1];
+  EXPECT_EQ(run.max_depth, 1);
+  size_t kernels = 0;
+  for (const TimelineEvent& event : run.events) {
+    const std::string& name = run.name_of(event);
+    EXPECT_NE(name, "OPERATOR_CALL");
+    if (name.rfind("native_call_", 0) == 0) {
+      EXPECT_EQ(event.depth, 1) << name;
+      ++kernels;
+    }
+  }
+  EXPECT_EQ(kernels, 14u);
+  EXPECT_EQ(model.tracks()[0].events.size(), 2u);  // the load block has no OPERATOR_CALL
+}
+
 // 100 events of 1 ns, 1 ns apart, then one of 1000 ns, then 10 more small.
 TimelineTrack synthetic_track() {
   TimelineTrack track;

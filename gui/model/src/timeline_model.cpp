@@ -28,6 +28,26 @@ void assign_depths(TimelineTrack& track) {
   for (size_t i = 0; i < track.events.size(); ++i) track.by_depth[size_t(track.events[i].depth)].push_back(i);
 }
 
+// Drops each OPERATOR_CALL whose instruction has exactly one other event
+// in the run (its kernel) and one OPERATOR_CALL.
+void fold_operator_calls(TimelineTrack& track) {
+  const auto found = std::find(track.names.begin(), track.names.end(), "OPERATOR_CALL");
+  if (found == track.names.end()) return;
+  const auto call_name = uint32_t(found - track.names.begin());
+  std::map<int32_t, std::pair<size_t, size_t>> per_instruction;  // (calls, kernels)
+  for (const TimelineEvent& event : track.events) {
+    if (event.instruction_id < 0) continue;
+    auto& [calls, kernels] = per_instruction[event.instruction_id];
+    (event.name == call_name ? calls : kernels) += 1;
+  }
+  const auto folded = [&](const TimelineEvent& event) {
+    if (event.name != call_name || event.instruction_id < 0) return false;
+    const auto& [calls, kernels] = per_instruction[event.instruction_id];
+    return calls == 1 && kernels == 1;
+  };
+  track.events.erase(std::remove_if(track.events.begin(), track.events.end(), folded), track.events.end());
+}
+
 }  // namespace
 
 uint32_t TimelineTrack::intern(std::string_view text) {
@@ -47,7 +67,7 @@ std::optional<size_t> TimelineTrack::find_row(int32_t row) const {
 }
 
 Result<TimelineModel> TimelineModel::build(const etdump::ETDump& trace, inspector::TimeUnit source,
-                                           const inspector::GroupedEvents* grouped) {
+                                           const inspector::GroupedEvents* grouped, bool fold_operator_calls) {
   const double ns_per_tick = source == inspector::TimeUnit::kCycles ? 1.0 : inspector::nanoseconds_per(source);
   const uint64_t origin = trace.first_start();
   TimelineModel model;
@@ -78,6 +98,7 @@ Result<TimelineModel> TimelineModel::build(const etdump::ETDump& trace, inspecto
       model.end_ = std::max(model.end_, item.end);
       track.events.push_back(std::move(item));
     }
+    if (fold_operator_calls) gui::fold_operator_calls(track);
     assign_depths(track);
     for (size_t i = 0; i < track.events.size(); ++i) {
       track.start = i == 0 ? track.events[i].start : std::min(track.start, track.events[i].start);

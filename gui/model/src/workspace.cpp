@@ -227,7 +227,7 @@ struct Workspace::Loader {
     std::atomic<bool> timeline_taken{false};
     Result<TimelineModel> timeline = Error::make(ErrorCode::kInternal, "timeline not built");
     auto build_timeline = [&] {
-      if (!timeline_taken.exchange(true)) timeline = TimelineModel::build(*ws.trace_, request.source_unit, ws.grouped_.get());
+      if (!timeline_taken.exchange(true)) timeline = TimelineModel::build(*ws.trace_, request.source_unit, ws.grouped_.get(), true);
     };
     inspector::for_each_block(*ws.grouped_, context, {}, [&](const inspector::BlockJob& job) {
       build_timeline();
@@ -278,7 +278,7 @@ struct Workspace::Loader {
     auto diff = inspector::diff_traces(*ws.baseline_, *ws.trace_, options);
     if (!diff.ok()) return fail(path, diff.error());
     ws.diff_ = std::move(*diff);
-    auto timeline = TimelineModel::build(*ws.baseline_, request.source_unit);
+    auto timeline = TimelineModel::build(*ws.baseline_, request.source_unit, nullptr, true);
     if (timeline.ok()) ws.baseline_timeline_ = std::move(*timeline);
     ws.files_.push_back({path, FileRole::kBaseline, std::to_string(ws.diff_->rows.size()) + " events joined"});
   }

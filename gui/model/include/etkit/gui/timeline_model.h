@@ -64,10 +64,15 @@ class TimelineModel {
  public:
   /// Tracks of every run block; `source` is the trace's time unit (cycles
   /// count as nanoseconds). With `grouped` (built on the same trace with
-  /// `locate_events`), each event knows its event-table row.
+  /// `locate_events`), each event knows its event-table row. With
+  /// `fold_operator_calls`, an OPERATOR_CALL that holds its instruction's
+  /// only kernel event is left out, so each op is one row (its kernel's, as
+  /// the table shows it) instead of two; an OPERATOR_CALL without a kernel
+  /// event, or of an instruction that runs more than once in the run, stays.
   static Result<TimelineModel> build(const etdump::ETDump& trace,
                                      inspector::TimeUnit source = inspector::TimeUnit::kNanoseconds,
-                                     const inspector::GroupedEvents* grouped = nullptr);
+                                     const inspector::GroupedEvents* grouped = nullptr,
+                                     bool fold_operator_calls = false);
   const std::vector<TimelineTrack>& tracks() const { return tracks_; }
   double end() const { return end_; }  ///< last event's end (the first starts at 0)
   size_t event_count() const;
