@@ -319,15 +319,24 @@ void TimelineCanvas::draw_ruler() {
   list->AddLine(ImVec2(0, kRulerHeight - 1), ImVec2(w, kRulerHeight - 1), IM_COL32(190, 190, 190, 255));
   const double step = tick_step(viewport_.ns_per_pixel);
   const double t1 = viewport_.time_at(w);
-  for (double t = std::floor(viewport_.t0 / step) * step; t <= t1; t += step) {
+  // Ticks count from the run in view (its start is 0), not from the trace's start.
+  const std::vector<TimelineTrack>& tracks = workspace_->timeline().tracks();
+  const RulerOrigin origin = ruler_origin(tracks, viewport_.t0, t1);
+  for (double k = std::floor((viewport_.t0 - origin.ns) / step); origin.ns + k * step <= t1; k += 1) {
+    const double t = origin.ns + k * step;
     const float x = float(viewport_.x_of(t));
     list->AddLine(ImVec2(x, kRulerHeight - 8), ImVec2(x, kRulerHeight - 1), IM_COL32(120, 120, 120, 255));
     for (int minor = 1; minor < 5; ++minor) {
       const float mx = float(viewport_.x_of(t + step * minor / 5));
       list->AddLine(ImVec2(mx, kRulerHeight - 4), ImVec2(mx, kRulerHeight - 1), IM_COL32(170, 170, 170, 255));
     }
-    list->AddText(ImVec2(x + 3, 4), kText, tick_label(t, step).c_str());
+    list->AddText(ImVec2(x + 3, 4), kText, tick_label(k * step, step).c_str());
   }
+  // Which start the labels count from, on the right end.
+  const std::string from = origin.track ? "from the start of " + tracks[*origin.track].name : "from the trace's start";
+  const ImVec2 size = ImGui::CalcTextSize(from.c_str());
+  list->AddRectFilled(ImVec2(w - size.x - 10, 2), ImVec2(w, kRulerHeight - 9), IM_COL32(245, 245, 245, 255));
+  list->AddText(ImVec2(w - size.x - 6, 4), IM_COL32(110, 110, 110, 255), from.c_str());
 }
 
 void TimelineCanvas::draw_track(const LaneTrack& ref, size_t t, float top) {

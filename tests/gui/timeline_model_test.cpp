@@ -198,6 +198,34 @@ TEST(Ruler, NeighbouringLabelsDifferAtEveryZoom) {
   EXPECT_EQ(tick_label(1e6, 1e5), "1.0 ms");
 }
 
+// The ruler counts from the run under the view's middle, else from the last
+// run that started before it, else from the trace's start.
+TEST(TimelineModel, RulerCountsFromTheRunInView) {
+  std::vector<TimelineTrack> tracks(3);
+  const double spans[3][2] = {{0, 100}, {200, 300}, {500, 700}};
+  for (size_t i = 0; i < 3; ++i) {
+    TimelineEvent event;
+    event.start = spans[i][0];
+    event.end = spans[i][1];
+    tracks[i].events.push_back(event);
+    tracks[i].start = spans[i][0];
+    tracks[i].end = spans[i][1];
+  }
+  RulerOrigin origin = ruler_origin(tracks, 210, 260);  // middle 235: the second run
+  EXPECT_EQ(origin.ns, 200);
+  EXPECT_EQ(origin.track, 1u);
+  origin = ruler_origin(tracks, 300, 500);  // middle 400: between runs, after the second
+  EXPECT_EQ(origin.ns, 200);
+  EXPECT_EQ(origin.track, 1u);
+  origin = ruler_origin(tracks, 520, 1000);  // middle 760: past the last run
+  EXPECT_EQ(origin.ns, 500);
+  EXPECT_EQ(origin.track, 2u);
+  tracks[0].start = 50;  // nothing starts before the middle
+  origin = ruler_origin(tracks, 0, 60);
+  EXPECT_EQ(origin.ns, 0);
+  EXPECT_FALSE(origin.track);
+}
+
 TEST(Viewport, ZoomKeepsTheTimeUnderTheCursor) {
   Viewport view;
   view.fit(1000, 5000, 800);  // 5 ns per pixel

@@ -270,6 +270,18 @@ double tick_step(double ns_per_pixel, double min_pixels) {
   }
 }
 
+RulerOrigin ruler_origin(const std::vector<TimelineTrack>& tracks, double t0, double t1) {
+  const double middle = (t0 + t1) / 2;
+  RulerOrigin origin;
+  for (size_t i = 0; i < tracks.size(); ++i) {
+    const TimelineTrack& track = tracks[i];
+    if (track.events.empty() || track.start > middle) continue;
+    if (middle < track.end) return {track.start, i};  // the run under the middle
+    if (!origin.track || track.start > origin.ns) origin = {track.start, i};
+  }
+  return origin;
+}
+
 std::string tick_label(double ns, double step_ns) {
   const double magnitude = std::max(std::abs(ns), std::abs(step_ns));
   double scale = 1;

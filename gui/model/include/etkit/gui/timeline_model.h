@@ -149,6 +149,16 @@ double tick_step(double ns_per_pixel, double min_pixels = 80);
 /// ("19.51 ms", "19.52 ms", not "19.5 ms" twice).
 std::string tick_label(double ns, double step_ns);
 
+/// Where the ruler counts from when the view shows [t0, t1): the start of
+/// the run (track) holding the view's middle, else of the last run that
+/// started before it, else the trace's start (0). Labels then read "0.5 ms
+/// into this run", not "248.5 ms into the trace".
+struct RulerOrigin {
+  double ns = 0;
+  std::optional<size_t> track;  ///< into `tracks`; none: the trace's start
+};
+RulerOrigin ruler_origin(const std::vector<TimelineTrack>& tracks, double t0, double t1);
+
 /// What part of time a canvas shows: its left edge and scale.
 struct Viewport {
   double t0 = 0;            ///< ns at the left edge
