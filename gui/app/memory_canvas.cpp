@@ -7,6 +7,7 @@
 
 #include "display_format.h"
 #include "etkit/gui/workspace.h"
+#include "etkit/inspector/event_text.h"
 #include "palette.h"
 
 namespace etkit::gui {
@@ -142,7 +143,7 @@ void MemoryCanvas::draw_legend(float y) {
   for (size_t i = 0; i < model_->legend().size() && i < 5; ++i) {
     const MemoryLegendEntry& entry = model_->legend()[i];
     char text[160];
-    std::snprintf(text, sizeof(text), "%s %.0f%%", entry.producer.c_str(),
+    std::snprintf(text, sizeof(text), "%s %.0f%%", inspector::short_op_name(entry.producer).c_str(),
                   total > 0 ? 100.0 * double(entry.bytes) / double(total) : 0.0);
     list->AddRectFilled(ImVec2(x, y + 2), ImVec2(x + 10, y + 12), palette_colour(entry.colour, 230));
     list->AddText(ImVec2(x + 14, y), kText, text);

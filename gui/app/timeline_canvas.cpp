@@ -372,7 +372,8 @@ void TimelineCanvas::draw_track(const LaneTrack& ref, size_t t, float top) {
     if (!ref.baseline && selection_ && selection_->first == t && selection_->second == item.first_event) {
       list->AddRect(ImVec2(a.x - 1, a.y - 1), ImVec2(b.x + 1, b.y + 1), IM_COL32(0, 0, 0, 255), 0, 0, 2.5f);
     }
-    if (clipped_text(list, x0, x1, y0, match ? kText : IM_COL32(20, 20, 20, 110), track.name_of(event).c_str())) {
+    const std::string label = workspace_->event_label(track, event);
+    if (clipped_text(list, x0, x1, y0, match ? kText : IM_COL32(20, 20, 20, 110), label.c_str())) {
       ++labels_drawn_;
     }
   }
@@ -492,12 +493,16 @@ void TimelineCanvas::draw_summary() {
   const std::string title = track.name + " ops " + format_duration(total) + ":";
   list->AddText(ImVec2(6, y0 + 4), kText, title.c_str());
   const float bar0 = 14 + ImGui::CalcTextSize(title.c_str()).x, bar1 = bar0 + std::max(120.0f, w * 0.4f);
+  // Op types read as the events' labels do ("convolution", not "aten.convolution.default").
+  const auto shown = [this](const std::string& key) {
+    return summary_->mode == ColourBy::kOpType ? inspector::short_op_name(key) : key;
+  };
   float x = bar0;
   for (const auto& [key, ns] : summary_->keys) {
     const float x1 = x + float(ns / total) * (bar1 - bar0);
     list->AddRectFilled(ImVec2(x, y0 + 4), ImVec2(x1, y1 - 5),
                         palette_colour(palette_index(key, TimelineStyle::kPaletteSize)));
-    clipped_text(list, x, x1, y0 + 2, kText, key.c_str());
+    clipped_text(list, x, x1, y0 + 2, kText, shown(key).c_str());
     x = x1;
   }
   // The legend: the largest keys with their share, on the same strip.
@@ -505,7 +510,7 @@ void TimelineCanvas::draw_summary() {
   for (const auto& [key, ns] : summary_->keys) {
     char share[16];
     std::snprintf(share, sizeof share, " %.0f%%", 100.0 * ns / total);
-    const std::string label = key + share;
+    const std::string label = shown(key) + share;
     const float width = 16 + ImGui::CalcTextSize(label.c_str()).x + 12;
     if (x + width > w) break;
     list->AddRectFilled(ImVec2(x, y0 + 6), ImVec2(x + 12, y0 + 18),

@@ -58,6 +58,33 @@ std::string source_text(const Event& event, bool full_paths) {
 
 std::string module_text(const Event& event) { return join_distinct(event.module_hierarchy, innermost_module); }
 
+std::string short_op_name(std::string_view name) {
+  constexpr std::string_view kKernel = "native_call_";
+  const size_t namespace_end = name.find("::");
+  const size_t dot_namespace = name.find('.');
+  if (name.substr(0, kKernel.size()) == kKernel) {
+    name.remove_prefix(kKernel.size());  // native_call_convolution.out
+  } else if (namespace_end != std::string_view::npos && name.find(' ') == std::string_view::npos &&
+             name.find('.', namespace_end) != std::string_view::npos) {
+    name.remove_prefix(namespace_end + 2);  // aten::convolution.out
+  } else if (dot_namespace != std::string_view::npos && name.find(' ') == std::string_view::npos &&
+             name.substr(0, dot_namespace).find_first_of(":()") == std::string_view::npos &&
+             name.find('.', dot_namespace + 1) != std::string_view::npos) {
+    name.remove_prefix(dot_namespace + 1);  // aten.convolution.default
+  } else {
+    return std::string(name);
+  }
+  return std::string(name.substr(0, name.find('.')));  // the overload goes
+}
+
+std::string op_label(const Event& event) {
+  const std::string op = short_op_name(event.name);
+  for (const auto& [node, stack] : event.module_hierarchy) {
+    if (!stack.empty()) return op + " · " + (stack.back().path.empty() ? "<root>" : stack.back().path);
+  }
+  return op;
+}
+
 std::string shape_text(const RecordedOutput& output) {
   std::string text = to_string(output.dtype);
   text += '[';

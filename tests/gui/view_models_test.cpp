@@ -248,6 +248,10 @@ TEST(MemoryView, RectanglesFromLifetimes) {
   EXPECT_EQ(model.legend()[0].producer, "(input)");
   for (const MemoryLegendEntry& entry : model.legend()) EXPECT_EQ(entry.bytes, 16u) << entry.producer;
   EXPECT_EQ(model.legend()[0].colour, arena.planned[0].colour);  // the input's rectangle
+  // Colours by legend rank: the three producers take three different ones.
+  EXPECT_EQ(model.legend()[0].colour, 0u);
+  EXPECT_EQ(model.legend()[1].colour, 1u);
+  EXPECT_EQ(model.legend()[2].colour, 2u);
   // Step ticks: two steps in 1-step ticks.
   EXPECT_EQ(model.step_ticks(8), (std::vector<size_t>{0, 1, 2}));
 }

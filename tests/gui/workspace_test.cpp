@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <tuple>
 #include <nlohmann/json.hpp>
 
@@ -338,6 +339,22 @@ TEST(EventsTable, BaselineAddsTheDiffDeltas) {
   }
   ASSERT_FALSE(expected.empty());
   EXPECT_EQ(shown, expected);
+}
+
+// Timeline events are labelled by op and module: the profiling tutorial's
+// CNN (upstream's tutorial code) holds its two convolutions in modules conv1
+// and conv2, which its ETRecord names for their kernels.
+TEST(Workspace, TimelineLabelsAreOpAndModule) {
+  const auto ws = Workspace::load(tutorial_request());
+  ASSERT_TRUE(ws->errors().empty());
+  std::set<std::string> labels;
+  for (const TimelineTrack& track : ws->timeline().tracks()) {
+    for (const TimelineEvent& event : track.events) labels.insert(ws->event_label(track, event));
+  }
+  EXPECT_TRUE(labels.count("convolution · conv1")) << *labels.begin();
+  EXPECT_TRUE(labels.count("convolution · conv2"));
+  EXPECT_TRUE(labels.count("Method::execute"));
+  for (const std::string& label : labels) EXPECT_EQ(label.find("native_call_"), std::string::npos) << label;
 }
 
 // The comparison's verdict line: the whole run's p50 before and after as

@@ -5,6 +5,7 @@
 
 #include "etkit/inspector/source_links.h"
 
+#include "etkit/inspector/event_text.h"
 #include "etkit/inspector/numeric_gap.h"
 
 #include <gtest/gtest.h>
@@ -106,6 +107,31 @@ TEST(SourceLinks, RunOutputsAndIntermediatesOfTheToyModel) {
   EXPECT_EQ((*intermediates)[0].instruction_id, 0);
   EXPECT_EQ((*intermediates)[0].values, std::vector<double>(6, 4.0));
   EXPECT_FALSE(run_outputs(*trace, bytes, trace->block_count()).ok());
+}
+
+// One short op name whatever the source: kernel event, operator, op type;
+// names of other things unchanged. The label adds the innermost module.
+TEST(EventText, ShortOpNamesAndLabels) {
+  EXPECT_EQ(short_op_name("native_call_convolution.out"), "convolution");
+  EXPECT_EQ(short_op_name("aten::convolution.out"), "convolution");
+  EXPECT_EQ(short_op_name("aten.convolution.default"), "convolution");
+  EXPECT_EQ(short_op_name("native_call_split_with_sizes_copy.out"), "split_with_sizes_copy");
+  EXPECT_EQ(short_op_name("llama::sdpa_with_kv_cache.out"), "sdpa_with_kv_cache");
+  EXPECT_EQ(short_op_name("quantized_decomposed::quantize_per_tensor.out"), "quantize_per_tensor");
+  EXPECT_EQ(short_op_name("Method::execute"), "Method::execute");
+  EXPECT_EQ(short_op_name("Program::load_method"), "Program::load_method");
+  EXPECT_EQ(short_op_name("OPERATOR_CALL"), "OPERATOR_CALL");
+  EXPECT_EQ(short_op_name("Convolution (NHWC, F32) GEMM #26"), "Convolution (NHWC, F32) GEMM #26");
+  EXPECT_EQ(short_op_name("113"), "113");
+  Event event;
+  event.name = "native_call_convolution.out";
+  EXPECT_EQ(op_label(event), "convolution");
+  event.module_hierarchy.push_back(
+      {"aten_convolution_default", {{"L__self__", "", "Net"}, {"L__self___features_3_conv_0", "features.3.conv.0",
+                                                               "torch.nn.modules.conv.Conv2d"}}});
+  EXPECT_EQ(op_label(event), "convolution · features.3.conv.0");
+  event.module_hierarchy.front().second.resize(1);  // only the root module
+  EXPECT_EQ(op_label(event), "convolution · <root>");
 }
 
 }  // namespace

@@ -10,7 +10,35 @@
 
 namespace etkit::gui {
 
+namespace {
+
+std::string producer_of(const inspector::TensorLifetime& tensor) {
+  return tensor.producer ? *tensor.producer : "(input)";
+}
+
+}  // namespace
+
 MemoryViewModel::MemoryViewModel(const inspector::MethodMemory& memory) : memory_(memory) {
+  // The legend first: producers by planned bytes, largest first (ties in
+  // name order), each taking the next palette colour, so the producers the
+  // legend names never share one (hashed names did: convolution and
+  // hardtanh were both yellow); past the palette, colours repeat.
+  std::map<std::string, uint64_t> by_producer;
+  for (const inspector::TensorLifetime& tensor : memory.tensors) {
+    if (tensor.first) by_producer[producer_of(tensor)] += tensor.planned.bytes;
+  }
+  for (const auto& [producer, bytes] : by_producer) legend_.push_back({producer, 0, bytes});
+  std::stable_sort(legend_.begin(), legend_.end(),
+                   [](const MemoryLegendEntry& a, const MemoryLegendEntry& b) { return a.bytes > b.bytes; });
+  std::map<std::string, uint32_t> colour_of;
+  for (size_t i = 0; i < legend_.size(); ++i) {
+    legend_[i].colour = uint32_t(i % kPaletteSize);
+    colour_of[legend_[i].producer] = legend_[i].colour;
+  }
+  const auto colour = [&colour_of](const inspector::TensorLifetime& tensor) {
+    const auto found = colour_of.find(producer_of(tensor));
+    return found != colour_of.end() ? found->second : palette_index(producer_of(tensor), kPaletteSize);
+  };
   for (const inspector::ArenaUse& use : memory.arenas) {
     ArenaPicture picture;
     picture.arena = use.id;
@@ -27,8 +55,7 @@ MemoryViewModel::MemoryViewModel(const inspector::MethodMemory& memory) : memory
       arena_tensors.push_back(tensor);
       index_of.push_back(t);
       if (!tensor.first) continue;
-      MemoryRect rect{t, *tensor.first, *tensor.last, tensor.planned.offset, tensor.planned.bytes,
-                      palette_index(tensor.producer ? *tensor.producer : "(input)", kPaletteSize)};
+      MemoryRect rect{t, *tensor.first, *tensor.last, tensor.planned.offset, tensor.planned.bytes, colour(tensor)};
       picture.planned.push_back(rect);
       for (size_t s = rect.first; s <= rect.last && s < picture.live_bytes.size(); ++s) {
         picture.live_bytes[s] += rect.bytes;
@@ -38,22 +65,13 @@ MemoryViewModel::MemoryViewModel(const inspector::MethodMemory& memory) : memory
     for (size_t i = 0; i < arena_tensors.size(); ++i) {
       if (!offsets[i]) continue;
       const inspector::TensorLifetime& tensor = arena_tensors[i];
-      picture.best_fit_plan.push_back({index_of[i], *tensor.first, *tensor.last, *offsets[i], tensor.planned.bytes,
-                                       palette_index(tensor.producer ? *tensor.producer : "(input)", kPaletteSize)});
+      picture.best_fit_plan.push_back(
+          {index_of[i], *tensor.first, *tensor.last, *offsets[i], tensor.planned.bytes, colour(tensor)});
     }
     const auto peak = std::max_element(picture.live_bytes.begin(), picture.live_bytes.end());
     if (peak != picture.live_bytes.end()) picture.peak_step = size_t(peak - picture.live_bytes.begin());
     arenas_.push_back(std::move(picture));
   }
-  std::map<std::string, uint64_t> by_producer;
-  for (const inspector::TensorLifetime& tensor : memory.tensors) {
-    if (tensor.first) by_producer[tensor.producer ? *tensor.producer : "(input)"] += tensor.planned.bytes;
-  }
-  for (const auto& [producer, bytes] : by_producer) {
-    legend_.push_back({producer, palette_index(producer, kPaletteSize), bytes});
-  }
-  std::stable_sort(legend_.begin(), legend_.end(),
-                   [](const MemoryLegendEntry& a, const MemoryLegendEntry& b) { return a.bytes > b.bytes; });
 }
 
 std::vector<size_t> MemoryViewModel::step_ticks(size_t count) const {

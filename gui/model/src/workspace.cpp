@@ -381,6 +381,11 @@ const inspector::Event* Workspace::event_of(const TimelineTrack& track, const Ti
   return size_t(event.row) < block.events.size() ? &block.events[size_t(event.row)] : nullptr;
 }
 
+std::string Workspace::event_label(const TimelineTrack& track, const TimelineEvent& event) const {
+  if (const inspector::Event* linked = event_of(track, event)) return inspector::op_label(*linked);
+  return inspector::short_op_name(track.name_of(event));
+}
+
 std::optional<std::pair<size_t, size_t>> Workspace::timeline_event_of(size_t block, size_t event) const {
   if (!grouped_) return std::nullopt;
   const std::optional<size_t> run_block = grouped_->run_block(block, 0);

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "etkit/inspector/event_blocks.h"
@@ -35,6 +36,16 @@ std::string op_types_text(const Event& event);
 std::string source_text(const Event& event, bool full_paths = true);
 /// "path (Type)" of the innermost module of each linked node, joined.
 std::string module_text(const Event& event);
+/// The op a name stands for, short, the same from every source of names:
+/// "convolution" for a kernel event (native_call_convolution.out), an
+/// operator (aten::convolution.out, llama::sdpa_with_kv_cache.out) and an
+/// op type (aten.convolution.default); other names (Method::execute, an
+/// XNNPACK operator's "Convolution (NHWC, F32) GEMM #26") as they are.
+std::string short_op_name(std::string_view name);
+/// What the views label an event with: its short op name and the path of
+/// the innermost module of its first linked node, "convolution ·
+/// features.3.conv.0" (the op alone without a module).
+std::string op_label(const Event& event);
 /// "float32[1,16,14,14]".
 std::string shape_text(const RecordedOutput& output);
 /// "float32[1,16,14,14], int64[1,16,14,14]": the outputs an event's

@@ -142,6 +142,10 @@ class Workspace {
 
   /// The table event a timeline event is, if the trace grouped it.
   const inspector::Event* event_of(const TimelineTrack& track, const TimelineEvent& event) const;
+  /// What views label a timeline event with: its op and module
+  /// ("convolution · features.3.conv.0", inspector::op_label), or its short
+  /// op name when it links to no table event (a baseline's).
+  std::string event_label(const TimelineTrack& track, const TimelineEvent& event) const;
   /// The timeline event of table row (block, event) in the block's first
   /// run: (track index, event index).
   std::optional<std::pair<size_t, size_t>> timeline_event_of(size_t block, size_t event) const;
