@@ -160,6 +160,9 @@ void MainWindow::connect_views() {
   connect(steps_, &StepsCanvas::step_selected, this, [this](double start, double end) {
     show_view(View::kTimeline);
     timeline_->show_span(start, end);
+    // The step's run selected everywhere, as a click on it in the timeline
+    // would: the table row and the details follow.
+    if (const auto selected = timeline_->selection()) on_timeline_selected(selected->first, selected->second);
   });
 }
 

@@ -328,7 +328,7 @@ class GuiAppTest : public QObject {
 
   // A traced generation: the Tokens view plots one bar per step (prefill
   // and decode), and a click on a step frames that step's run in the
-  // timeline with its span selected.
+  // timeline with its span selected, and the details show that run.
   void tokensViewPlotsEveryStepAndAClickShowsItsRun() {
     const QString trace = temp_.filePath("tiny_llama.etdp");
     QProcess run;
@@ -358,6 +358,8 @@ class GuiAppTest : public QObject {
     const auto selected = window_->timeline()->selection();
     QVERIFY(selected.has_value());
     QCOMPARE(window_->workspace()->timeline().tracks().at(selected->first).block, last.trace_block);
+    // The step's run is the selection everywhere: the details show it.
+    QVERIFY2(window_->details()->text().contains("Method::execute"), qPrintable(window_->details()->text()));
   }
 
   // The size view: a treemap of the program file whose top parts add up to
