@@ -115,10 +115,20 @@ void GraphCanvas::bring_into_view(const OpNode& node) {
   }
 }
 
-void GraphCanvas::select_instruction(int32_t id) {
+void GraphCanvas::select_node(int32_t id, std::vector<int64_t> handles) {
   selected_instruction_ = id;
+  selected_handles_ = std::move(handles);
   focus_pending_ = true;  // brought into view at the next frame, once the canvas has its size
   update();
+}
+
+bool GraphCanvas::selected(const OpNode& node) const {
+  if (selected_instruction_ < 0 || node.instruction != selected_instruction_) return false;
+  if (selected_handles_.empty() || node.handles.empty()) return true;
+  for (int64_t handle : node.handles) {
+    if (std::find(selected_handles_.begin(), selected_handles_.end(), handle) != selected_handles_.end()) return true;
+  }
+  return false;
 }
 
 void GraphCanvas::focus_selection() {
@@ -126,7 +136,7 @@ void GraphCanvas::focus_selection() {
   const OpGraph* g = graph();
   if (g == nullptr) return;
   for (const OpNode& node : g->nodes) {
-    if (node.instruction == selected_instruction_) return bring_into_view(node);
+    if (selected(node)) return bring_into_view(node);
   }
 }
 
@@ -204,8 +214,10 @@ void GraphCanvas::mouseReleaseEvent(QMouseEvent* event) {
   }
   const int64_t hit = node_at(*g, float(at.x() - 8) / scale_ + offset_x_, float(at.y() - kBar - 8) / scale_ + offset_y_);
   if (hit >= 0 && g->nodes[size_t(hit)].instruction >= 0) {
-    selected_instruction_ = g->nodes[size_t(hit)].instruction;
-    emit instruction_selected(selected_instruction_);
+    const OpNode& node = g->nodes[size_t(hit)];
+    selected_instruction_ = node.instruction;
+    selected_handles_ = node.handles;
+    emit node_selected(node.instruction, node.handles);
     update();
   }
 }
@@ -318,15 +330,15 @@ const OpNode* GraphCanvas::draw_nodes(const OpGraph& g) {
     const bool match = search_.empty() || contains(n.label, search_) || contains(n.name, search_) || contains(n.detail, search_);
     ImU32 fill = std::isnan(v) ? IM_COL32(225, 225, 225, 255) : ramp(position(v));
     if (!match) fill = (fill & 0x00ffffffu) | 0x50000000u;  // not found: faded
-    const bool selected = selected_instruction_ >= 0 && n.instruction == selected_instruction_;
-    if (b.y - a.y < 6 && !selected) {  // level of detail: a plain box, no border, no label
+    const bool picked = selected(n);
+    if (b.y - a.y < 6 && !picked) {  // level of detail: a plain box, no border, no label
       list->AddRectFilled(a, ImVec2(std::max(b.x, a.x + 1), std::max(b.y, a.y + 1)), fill);
       continue;
     }
     list->AddRectFilled(a, b, fill, 3);
-    const ImU32 border = selected ? IM_COL32(30, 90, 220, 255) : !n.backend.empty() ? IM_COL32(120, 60, 160, 255)
+    const ImU32 border = picked ? IM_COL32(30, 90, 220, 255) : !n.backend.empty() ? IM_COL32(120, 60, 160, 255)
                                                                                : IM_COL32(90, 90, 90, 255);
-    list->AddRect(a, b, border, 3, 0, selected ? 3.0f : n.members > 1 ? 2.0f : 1.0f);
+    list->AddRect(a, b, border, 3, 0, picked ? 3.0f : n.members > 1 ? 2.0f : 1.0f);
     if (!search_.empty() && match) list->AddRect(ImVec2(a.x - 3, a.y - 3), ImVec2(b.x + 3, b.y + 3), IM_COL32(230, 170, 0, 255), 4, 0, 2);
     // Labels scale with the boxes, and only where they are readable (level of detail).
     const float font_size = ImGui::GetFontSize() * std::min(scale_, 1.5f);

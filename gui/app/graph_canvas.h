@@ -11,6 +11,7 @@
 #include <QSizeF>
 #include <cstdint>
 #include <optional>
+#include <vector>
 #include <string>
 
 #include "etkit/gui/op_graph.h"
@@ -30,7 +31,13 @@ class GraphCanvas : public ImGuiCanvas {
   explicit GraphCanvas(QWidget* parent = nullptr);
   void set_workspace(const Workspace* workspace);
   /// Highlights the nodes of instruction `id` and brings them into view.
-  void select_instruction(int32_t id);
+  void select_instruction(int32_t id) { select_node(id, {}); }
+  /// Highlights instruction `id`'s nodes that carry one of `handles` (a
+  /// delegated op among its delegate call's, expanded; every node of the
+  /// instruction when `handles` is empty or the graph's nodes carry none).
+  void select_node(int32_t id, std::vector<int64_t> handles);
+  /// Whether `node` is part of the selection.
+  bool selected(const OpNode& node) const;
   void set_colour(GraphColour colour) { colour_ = colour; update(); }
   void set_expanded(bool expanded);
   void set_search(const std::string& text) { search_ = text; update(); }
@@ -49,7 +56,8 @@ class GraphCanvas : public ImGuiCanvas {
   void layout_ready();
 
  signals:
-  void instruction_selected(int32_t id);
+  /// A node was clicked: its instruction and debug handles.
+  void node_selected(int32_t instruction, std::vector<int64_t> handles);
   /// Drawn with a graph not laid out yet (once per workspace).
   void layout_needed();
 
@@ -80,6 +88,7 @@ class GraphCanvas : public ImGuiCanvas {
   std::string search_;
   char search_buffer_[128] = {};
   int32_t selected_instruction_ = -1;
+  std::vector<int64_t> selected_handles_;  ///< narrows the selection inside a delegate call
   float scale_ = 1, offset_x_ = 0, offset_y_ = 0;  // screen = (layout - offset) * scale + origin
   bool fitted_ = false;
   bool dragged_ = false;

@@ -1,5 +1,7 @@
 #include "main_window.h"
 
+#include <algorithm>
+
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
@@ -150,8 +152,9 @@ void MainWindow::connect_views() {
     const MethodSummary* method = workspace_ ? workspace_->method() : nullptr;
     if (method != nullptr && step < method->instructions.size()) select_instruction(method->instructions[step].index);
   });
-  connect(gap_, &GapCanvas::instruction_selected, this, &MainWindow::select_instruction);
-  connect(graph_, &GraphCanvas::instruction_selected, this, &MainWindow::select_instruction);
+  connect(gap_, &GapCanvas::instruction_selected, this, [this](int32_t id) { select_instruction(id); });
+  connect(graph_, &GraphCanvas::node_selected, this,
+          [this](int32_t id, const std::vector<int64_t>& handles) { select_instruction(id, handles); });
   connect(size_, &SizeCanvas::instruction_selected, this, [this](int32_t id) {
     select_instruction(id);
     graph_->select_instruction(id);
@@ -491,7 +494,12 @@ void MainWindow::show_event_details(size_t block, size_t event) {
   if (workspace_ == nullptr || block >= workspace_->blocks().size()) return;
   const inspector::EventBlock& b = workspace_->blocks()[block];
   if (event >= b.events.size()) return;
-  if (b.events[event].instruction_id >= 0) graph_->select_instruction(b.events[event].instruction_id);
+  // A delegated op selects its own node of the delegate call, not all of them.
+  const inspector::Event& selected = b.events[event];
+  if (selected.instruction_id >= 0) {
+    graph_->select_node(selected.instruction_id,
+                        selected.is_delegated_op ? selected.debug_handles : std::vector<int64_t>{});
+  }
   const inspector::TimeUnit unit = workspace_->request().table_unit;
   details_->show_details(event_details(b, b.events[event], workspace_->debug_outputs()), inspector::to_string(unit),
                          inspector::nanoseconds_per(unit));
@@ -527,17 +535,27 @@ bool MainWindow::select_event_named(const std::string& name) {
   return false;
 }
 
-void MainWindow::select_instruction(int32_t id) {
+void MainWindow::select_instruction(int32_t id, const std::vector<int64_t>& handles) {
   if (workspace_ == nullptr) return;
+  const auto carries = [](const inspector::Event& event, const std::vector<int64_t>& wanted) {
+    if (wanted.empty()) return true;
+    for (int64_t h : event.debug_handles) {
+      if (std::find(wanted.begin(), wanted.end(), h) != wanted.end()) return true;
+    }
+    return false;
+  };
+  // The event carrying one of the handles, else the instruction's first.
   const auto& blocks = workspace_->blocks();
-  for (size_t b = 0; b < blocks.size(); ++b) {
-    if (blocks[b].name != "Execute") continue;
-    for (size_t e = 0; e < blocks[b].events.size(); ++e) {
-      const inspector::Event& event = blocks[b].events[e];
-      if (event.instruction_id == id && event.perf_data && event.name != "OPERATOR_CALL") {
-        select_event(b, e);
-        status_->setText(QString("instruction %1: %2").arg(id).arg(QString::fromStdString(event.name)));
-        return;
+  for (const std::vector<int64_t>& wanted : {handles, std::vector<int64_t>{}}) {
+    for (size_t b = 0; b < blocks.size(); ++b) {
+      if (blocks[b].name != "Execute") continue;
+      for (size_t e = 0; e < blocks[b].events.size(); ++e) {
+        const inspector::Event& event = blocks[b].events[e];
+        if (event.instruction_id == id && event.perf_data && event.name != "OPERATOR_CALL" && carries(event, wanted)) {
+          select_event(b, e);
+          status_->setText(QString("instruction %1: %2").arg(id).arg(QString::fromStdString(event.name)));
+          return;
+        }
       }
     }
   }

@@ -56,7 +56,9 @@ class MainWindow : public QMainWindow {
   /// there is none.
   bool select_event_named(const std::string& name);
   /// Selects the first event of instruction `id` in the first Execute block.
-  void select_instruction(int32_t id);
+  /// Selects the Execute event of instruction `id` (with `handles`: the one
+  /// carrying one of them, a delegated op inside its delegate call).
+  void select_instruction(int32_t id, const std::vector<int64_t>& handles = {});
   /// Lays out the op graph now, on this thread, if it is not yet (headless
   /// screenshots and benchmarks; the graph view asks for it off the UI
   /// thread by itself).

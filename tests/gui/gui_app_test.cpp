@@ -448,6 +448,46 @@ class GuiAppTest : public QObject {
              window_->workspace()->blocks()[now->first].events[now->second].instruction_id);
   }
 
+  // A delegated op selected in the table outlines its own node of the
+  // expanded delegate call, not every op of the call.
+  void aDelegatedOpSelectsItsOwnNodeOfTheDelegateCall() {
+    const QString trace = temp_.filePath("mnv2_xnnpack.etdp");
+    const std::string pte = sample("mobilenet_v2_xnnpack/mobilenet_v2_xnnpack.pte");
+    QProcess run;
+    run.start(ETINSPECT_PATH, {"run", QString::fromStdString(pte), "--etdump", trace});
+    QVERIFY(run.waitForFinished(120000));
+    QCOMPARE(run.exitCode(), 0);
+    OpenRequest request;
+    request.files = {trace.toStdString(), pte, sample("mobilenet_v2_xnnpack/mobilenet_v2_xnnpack.etrecord")};
+    open(request);
+    GraphCanvas* graph = window_->graph_view();
+    graph->set_expanded(true);
+    QVERIFY(graph->graph() != nullptr);
+    const auto& blocks = window_->workspace()->blocks();
+    std::optional<std::pair<size_t, size_t>> delegated;
+    for (size_t b = 0; b < blocks.size() && !delegated; ++b) {
+      for (size_t e = 0; e < blocks[b].events.size(); ++e) {
+        const etkit::inspector::Event& event = blocks[b].events[e];
+        // A convolution (the payload's first nodes, a layout transpose, carry
+        // XNNPACK's 65535: no graph node).
+        if (blocks[b].name == "Execute" && event.is_delegated_op && event.name.find("Convolution") != std::string::npos) {
+          delegated = std::make_pair(b, e);
+          break;
+        }
+      }
+    }
+    QVERIFY(delegated.has_value());
+    window_->select_event(delegated->first, delegated->second);
+    const int32_t call = blocks[delegated->first].events[delegated->second].instruction_id;
+    size_t of_call = 0, outlined = 0;
+    for (const OpNode& node : graph->graph()->nodes) {
+      of_call += node.instruction == call ? 1 : 0;
+      outlined += graph->selected(node) ? 1 : 0;
+    }
+    QVERIFY2(of_call > 10, qPrintable(QString::number(of_call)));  // the call's ops, expanded
+    QVERIFY2(outlined >= 1 && outlined <= 2, qPrintable(QString("%1 of %2").arg(outlined).arg(of_call)));
+  }
+
   void screenshotsOfEveryViewAreNonBlankAndOfTheRequestedSize() {
     const OpenRequest t = tutorial();
     QStringList files;
