@@ -171,7 +171,9 @@ void GraphCanvas::toolbar(const OpGraph* graph) {
   for (int i = 0; i < 60; ++i) {
     list->AddRectFilled(ImVec2(at.x + float(i) * 2, at.y + 4), ImVec2(at.x + float(i) * 2 + 2, at.y + 16), ramp(i / 59.0));
   }
-  const std::string scale = std::isfinite(lo) ? metric_text(lo, colour_) + " … " + metric_text(hi, colour_) : "no data";
+  std::string scale = std::isfinite(lo) ? metric_text(lo, colour_) + " … " + metric_text(hi, colour_) : "no data";
+  // Which runs the latencies are from (a generate trace: a Decode step's).
+  if (colour_ == GraphColour::kLatency && !graph->latency_block.empty()) scale += " (" + graph->latency_block + ")";
   char info[256];
   std::snprintf(info, sizeof info, "%s   %zu ops from the %s, laid out in %.0f ms", scale.c_str(), graph->nodes.size(),
                 graph->source.c_str(), graph->layout_seconds * 1e3);

@@ -206,6 +206,41 @@ TEST(OpGraph, LargeGraphsLayOutInStackedPiecesThatNeverOverlap) {
   }
 }
 
+// A generate trace has Prefill and Decode blocks, no Execute: the graph's
+// latencies are a Decode step's (the step a generation repeats), each node's
+// the average of its kernel event in the Decode block.
+TEST(OpGraph, AGenerateTraceColoursByADecodeStep) {
+  const std::string trace = test::temp("graph_generate.etdp");
+  ASSERT_EQ(test::etinspect({"generate", test::sample("tiny_llama/tiny_llama.pte"), "--prompt-tokens", "1,2,3",
+                             "--max-new", "4", "--etdump", trace})
+                .exit_code,
+            0);
+  OpenRequest request;
+  request.files = {trace, test::sample("tiny_llama/tiny_llama.pte"), test::sample("tiny_llama/tiny_llama.etrecord")};
+  const auto ws = Workspace::load(request);
+  ASSERT_TRUE(ws->errors().empty()) << ws->errors()[0].message;
+  const OpGraph* graph = ws->graph();
+  ASSERT_NE(graph, nullptr) << ws->graph_problem();
+  EXPECT_EQ(graph->latency_block, "Decode");
+  std::map<int32_t, double> decode_ms;  // instruction -> its kernel's average, in the Decode block
+  for (const inspector::EventBlock& b : ws->blocks()) {
+    if (b.name != "Decode") continue;
+    for (const inspector::Event& e : b.events) {
+      if (e.perf_data && e.instruction_id >= 0 && e.name.rfind("native_call_", 0) == 0) decode_ms[e.instruction_id] = e.perf_data->avg;
+    }
+    break;
+  }
+  ASSERT_FALSE(decode_ms.empty());
+  size_t checked = 0;
+  for (const OpNode& node : graph->nodes) {
+    const auto found = decode_ms.find(node.instruction);
+    if (found == decode_ms.end() || node.members != 1) continue;
+    EXPECT_NEAR(node.latency_ms, found->second, 1e-9) << node.name;
+    ++checked;
+  }
+  EXPECT_GT(checked, 10u);
+}
+
 TEST(OpGraph, NodesCarryTheirInstructionsLatencyAndOutputSize) {
   OpenRequest request;
   request.files = {test::corpus("upstream-runtime/tutorial_cnn_intermediates.etdp"),

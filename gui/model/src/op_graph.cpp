@@ -279,18 +279,22 @@ void for_event_nodes(OpGraph& graph, const NodeIndex& index, const inspector::Ev
 }
 
 // Each node's latency: the summed averages of its events in the first
-// Execute block (one run's ops).
+// Execute block (one run's ops), else, for a generate trace, the first
+// Decode block (a token's step, what a generation repeats), else Prefill.
 void annotate_latency(OpGraph& graph, const NodeIndex& index, const std::vector<inspector::EventBlock>& blocks,
                       double unit_ms) {
-  for (const inspector::EventBlock& block : blocks) {
-    if (block.name != "Execute") continue;
-    for (const inspector::Event& event : block.events) {
-      if (!event.perf_data || event.name == "OPERATOR_CALL" || event.name == "Method::execute") continue;
-      const double ms = event.perf_data->avg * unit_ms;
-      for_event_nodes(graph, index, event,
-                      [ms](OpNode& node) { node.latency_ms = std::isnan(node.latency_ms) ? ms : node.latency_ms + ms; });
+  for (const char* phase : {"Execute", "Decode", "Prefill"}) {
+    for (const inspector::EventBlock& block : blocks) {
+      if (block.name != phase) continue;
+      for (const inspector::Event& event : block.events) {
+        if (!event.perf_data || event.name == "OPERATOR_CALL" || event.name == "Method::execute") continue;
+        const double ms = event.perf_data->avg * unit_ms;
+        for_event_nodes(graph, index, event,
+                        [ms](OpNode& node) { node.latency_ms = std::isnan(node.latency_ms) ? ms : node.latency_ms + ms; });
+      }
+      graph.latency_block = phase;
+      return;
     }
-    return;
   }
 }
 

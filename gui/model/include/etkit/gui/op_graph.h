@@ -49,6 +49,7 @@ struct OpGraph {
   std::vector<OpNode> nodes;
   std::vector<OpEdge> edges;
   std::string source;        ///< "ETRecord" or "instructions"
+  std::string latency_block; ///< the event block latencies come from ("Execute", "Decode", …); empty: none
   bool delegates_collapsed = true;
   float width = 0, height = 0;  ///< of the laid-out drawing
   bool laid_out = false;        ///< set by layout_op_graph
