@@ -305,9 +305,13 @@ Result<uint64_t> size_prefix(ByteSpan bytes, const char* label) {
   }
   const uint64_t prefix = load_u32_le(bytes.data);
   if (prefix + 4 > bytes.size) {
+    // Nothing of it can be read: a flatbuffer is written back to front, so
+    // the table layouts every block and event share (written first) sit at
+    // its end, the part a cut loses.
     return Error::make(ErrorCode::kTruncated,
                        "%s: size prefix says %llu bytes follow, the file has "
-                       "%zu after it",
+                       "%zu after it (a trace cut short: nothing of it can be "
+                       "read, the layouts its tables share are at its end)",
                        label, static_cast<u64>(prefix), bytes.size - 4);
   }
   if (prefix + 4 > kMaxFlatbufferSize) {

@@ -282,10 +282,16 @@ void TimelineCanvas::draw() {
   ImDrawList* list = ImGui::GetWindowDrawList();
   const ImVec2 size = ImGui::GetIO().DisplaySize;
   if (workspace_ == nullptr || lanes_.track_count() == 0) {
-    const char* hint = workspace_ == nullptr ? "Open a trace: File > Open, or drop files here"
+    // Why there is nothing to show: no workspace, a trace that could not be
+    // read (its error, e.g. a file cut short), or none given.
+    std::string hint = workspace_ == nullptr ? "Open a trace: File > Open, or drop files here"
                                              : "No trace in this workspace: open an .etdp";
-    const ImVec2 text = ImGui::CalcTextSize(hint);
-    list->AddText(ImVec2((size.x - text.x) / 2, (size.y - text.y) / 2), IM_COL32(110, 110, 110, 255), hint);
+    if (workspace_ != nullptr && !workspace_->trace_problem().empty()) {
+      hint = "The trace could not be read: " + workspace_->trace_problem();
+    }
+    const ImVec2 text = ImGui::CalcTextSize(hint.c_str(), nullptr, false, size.x - 40);
+    list->AddText(ImGui::GetFont(), ImGui::GetFontSize(), ImVec2(std::max(20.0f, (size.x - text.x) / 2), (size.y - text.y) / 2),
+                  IM_COL32(110, 110, 110, 255), hint.c_str(), nullptr, size.x - 40);
     return;
   }
   labels_drawn_ = 0;

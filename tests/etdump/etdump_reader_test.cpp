@@ -145,7 +145,8 @@ TEST(ETDumpReader, TruncatedTraceSaysHowMuchIsMissing) {
   ASSERT_FALSE(trace.ok());
   EXPECT_EQ(trace.error().code(), ErrorCode::kTruncated);
   EXPECT_STREQ(trace.error().message(),
-               "t.etdp: size prefix says 2316 bytes follow, the file has 996 after it");
+               "t.etdp: size prefix says 2316 bytes follow, the file has 996 after it (a trace cut short: "
+               "nothing of it can be read, the layouts its tables share are at its end)");
 }
 
 TEST(ETDumpReader, NotSizePrefixedIsRejected) {

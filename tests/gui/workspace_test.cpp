@@ -357,6 +357,24 @@ TEST(Workspace, TimelineLabelsAreOpAndModule) {
   for (const std::string& label : labels) EXPECT_EQ(label.find("native_call_"), std::string::npos) << label;
 }
 
+// A trace cut short: the workspace says why it has no trace (the timeline
+// shows it), the rest opens.
+TEST(Workspace, ATruncatedTraceSaysWhyThereIsNoTimeline) {
+  auto bytes = test::read_file(test::corpus("upstream/etdump/tutorial_cnn.etdp"));
+  bytes.resize(1000);
+  const std::string cut = test::write_temp("cut.etdp", bytes);
+  OpenRequest request;
+  request.files = {cut, test::corpus_program("tutorial_cnn.pte")};
+  const auto ws = Workspace::load(request);
+  EXPECT_EQ(ws->trace(), nullptr);
+  EXPECT_NE(ws->trace_problem().find("size prefix says 2316 bytes follow, the file has 996 after it"),
+            std::string::npos)
+      << ws->trace_problem();
+  EXPECT_NE(ws->program(), nullptr);
+  OpenRequest fine = tutorial_request();
+  EXPECT_EQ(Workspace::load(fine)->trace_problem(), "");
+}
+
 // The comparison's verdict line: the whole run's p50 before and after as
 // etinspect diff's total row gives them (a second path), and a verdict.
 TEST(Workspace, ComparisonVerdictIsTheDiffsWholeRun) {

@@ -206,7 +206,10 @@ struct Workspace::Loader {
     if (!trace_file) return;
     const std::string path = trace_file->path();
     auto trace = etdump::ETDump::load(trace_file, path);
-    if (!trace.ok()) return fail(path, trace.error());
+    if (!trace.ok()) {
+      ws.trace_problem_ = trace.error().message();
+      return fail(path, trace.error());
+    }
     ws.trace_ = std::make_unique<etdump::ETDump>(std::move(*trace));
     report(0.15, "grouping events");
     inspector::EventBlockOptions units{request.source_unit, request.table_unit};
@@ -214,6 +217,7 @@ struct Workspace::Loader {
     auto grouped = inspector::GroupedEvents::build(*ws.trace_, units);
     if (!grouped.ok()) {
       ws.trace_.reset();
+      ws.trace_problem_ = grouped.error().message();
       return fail(path, grouped.error());
     }
     ws.grouped_ = std::make_unique<inspector::GroupedEvents>(std::move(*grouped));

@@ -101,6 +101,9 @@ class Workspace {
   const std::vector<FileProblem>& warnings() const { return warnings_; }
 
   const etdump::ETDump* trace() const { return trace_.get(); }
+  /// Why the trace given could not be used (empty when it was, or when none
+  /// was given): its error, also among errors().
+  const std::string& trace_problem() const { return trace_problem_; }
   /// The trace's event blocks, backends named and linked to the ETRecord.
   const std::vector<inspector::EventBlock>& blocks() const { return blocks_; }
   const TimelineModel& timeline() const { return timeline_; }
@@ -160,6 +163,7 @@ class Workspace {
   std::vector<FileProblem> warnings_;
   OpGraphs graphs_;
   std::unique_ptr<etdump::ETDump> trace_;
+  std::string trace_problem_;
   std::unique_ptr<etdump::ETDump> baseline_;
   std::unique_ptr<inspector::GroupedEvents> grouped_;
   std::vector<inspector::EventBlock> blocks_;
