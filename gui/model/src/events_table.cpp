@@ -9,6 +9,9 @@
 #include "lowercase.h"
 #include "etkit/inspector/event_text.h"
 
+#include <cmath>
+#include <iterator>
+
 namespace etkit::gui {
 namespace {
 
@@ -19,6 +22,27 @@ std::string number_text(double value, int decimals) {
   std::snprintf(text, sizeof(text), "%.*f", decimals, value);
   return text;
 }
+
+}  // namespace
+
+std::string duration_text(double value, inspector::TimeUnit unit) {
+  if (unit == inspector::TimeUnit::kCycles) return number_text(value, 0) + " cycles";
+  const double ns = value * inspector::nanoseconds_per(unit);
+  const double magnitude = std::abs(ns);
+  static const struct {
+    double scale;
+    const char* name;
+  } kUnits[] = {{1, "ns"}, {1e3, "µs"}, {1e6, "ms"}, {1e9, "s"}};
+  size_t u = 0;
+  // The largest unit the value is at least one of (rounded to three figures).
+  while (u + 1 < std::size(kUnits) && magnitude >= kUnits[u + 1].scale * 0.9995) ++u;
+  const double scaled = ns / kUnits[u].scale;
+  const double shown = std::abs(scaled);
+  const int decimals = u == 0 ? 0 : shown < 9.995 ? 2 : shown < 99.95 ? 1 : 0;
+  return number_text(scaled, decimals) + " " + kUnits[u].name;
+}
+
+namespace {
 
 // The statistic a column shows, as EventOrder names it.
 std::optional<inspector::EventOrder> stat_order(Column column) {
@@ -98,7 +122,7 @@ EventsTable::EventsTable(const Workspace& workspace, bool include_operator_call)
 }
 
 std::string EventsTable::header(size_t column) const {
-  const std::string unit = std::string(" (") + inspector::to_string(workspace_.request().table_unit) + ")";
+  const std::string unit;  // each time cell carries its own unit
   switch (columns_[column]) {
     case Column::kBlock: return "event_block_name";
     case Column::kEvent: return "event_name";
@@ -174,9 +198,9 @@ std::string EventsTable::cell(size_t index, Column column) const {
     default: {
       const auto v = value(index, column);
       if (!v) return "";
-      // As the CLI: the digits the trace's clock resolves in the unit.
-      const int decimals = inspector::decimals_for(workspace_.request().source_unit, workspace_.request().table_unit);
-      return (column == Column::kDeltaP50 && *v > 0 ? "+" : "") + number_text(*v, decimals);
+      // In the unit its magnitude reads best in ("53.8 µs", "6.29 ms"):
+      // the column's numbers (sorting, copying) stay in the table's unit.
+      return (column == Column::kDeltaP50 && *v > 0 ? "+" : "") + duration_text(*v, workspace_.request().table_unit);
     }
   }
 }

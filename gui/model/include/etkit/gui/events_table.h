@@ -16,6 +16,11 @@ namespace etkit::gui {
 
 class Workspace;
 
+/// A duration in `unit` as the table shows it: in ns, µs, ms or s by its
+/// magnitude, three significant figures ("912 ns", "53.8 µs", "6.29 ms");
+/// cycles as a count.
+std::string duration_text(double value, inspector::TimeUnit unit);
+
 enum class Column {
   kBlock,
   kEvent,
@@ -43,7 +48,8 @@ class EventsTable {
   explicit EventsTable(const Workspace& workspace, bool include_operator_call = false);
 
   const std::vector<Column>& columns() const { return columns_; }
-  /// The header `etinspect table` prints ("p50 (ms)", "op_types", …).
+  /// The header `etinspect table` prints, the unit left to the cells ("p50",
+  /// "op_types", …).
   std::string header(size_t column) const;
   bool numeric(size_t column) const;
 
