@@ -1,6 +1,6 @@
 #include "etkit/inspector/run_comparison.h"
 
-#include <fmt/format.h>
+#include <cstdio>
 
 #include "etkit/inspector/rank_test.h"
 
@@ -32,23 +32,34 @@ std::optional<RunComparison> compare_whole_runs(const TraceDiff& diff, double co
   return c;
 }
 
+namespace {
+
+template <typename... Args>
+std::string format(const char* pattern, Args... args) {
+  char text[256];
+  std::snprintf(text, sizeof text, pattern, args...);
+  return text;
+}
+
+}  // namespace
+
 std::string verdict_line(const RunComparison& c, const std::string& unit, int decimals) {
-  std::string line = fmt::format("whole run (Method::execute {}): {:.{}f} -> {:.{}f} {} ({:+.1f}%), ", to_string(c.stat),
-                                 c.before, decimals, c.after, decimals, unit, c.percent);
-  const std::string runs = fmt::format("{} and {} runs", c.runs_before, c.runs_after);
+  const std::string line = format("whole run (Method::execute %s): %.*f -> %.*f %s (%+.1f%%), ", to_string(c.stat),
+                                  decimals, c.before, decimals, c.after, unit.c_str(), c.percent);
+  const std::string runs = format("%zu and %zu runs", c.runs_before, c.runs_after);
   switch (c.verdict) {
     case RunComparison::Verdict::kSlower:
-      return line + fmt::format("slower beyond the runs' noise (p = {:.3g}; {})", c.p_slower, runs);
+      return line + format("slower beyond the runs' noise (p = %.3g; %s)", c.p_slower, runs.c_str());
     case RunComparison::Verdict::kFaster:
-      return line + fmt::format("faster beyond the runs' noise (p = {:.3g}; {})", c.p_faster, runs);
+      return line + format("faster beyond the runs' noise (p = %.3g; %s)", c.p_faster, runs.c_str());
     case RunComparison::Verdict::kWithinNoise:
-      return line + fmt::format("within the runs' noise (p slower {:.2f}, faster {:.2f}; {})", c.p_slower,
-                                c.p_faster, runs);
+      return line + format("within the runs' noise (p slower %.2f, faster %.2f; %s)", c.p_slower, c.p_faster,
+                           runs.c_str());
     case RunComparison::Verdict::kTooFewRuns:
       break;
   }
-  return line + fmt::format("too few runs to tell a change from noise ({}; {} each at {:g}% confidence)", runs,
-                            runs_needed(c.confidence), 100 * c.confidence);
+  return line + format("too few runs to tell a change from noise (%s; %zu each at %g%% confidence)", runs.c_str(),
+                       runs_needed(c.confidence), 100 * c.confidence);
 }
 
 }  // namespace etkit::inspector
