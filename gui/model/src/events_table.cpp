@@ -23,6 +23,24 @@ std::string number_text(double value, int decimals) {
   return text;
 }
 
+// The change against a baseline beside the names, then the share of the
+// run, then the CLI's columns. One column at a time: GCC 12's -O3 takes
+// inserting a braced list into a vector for an out-of-bounds copy
+// (-Warray-bounds).
+std::vector<Column> columns_of(const Workspace& workspace) {
+  std::vector<Column> columns;
+  const auto add = [&columns](std::initializer_list<Column> more) {
+    for (Column column : more) columns.push_back(column);
+  };
+  add({Column::kBlock, Column::kEvent});
+  if (workspace.diff().has_value()) add({Column::kDeltaP50, Column::kDeltaPercent});
+  add({Column::kShare, Column::kP10, Column::kP50, Column::kP90, Column::kAvg, Column::kMin, Column::kMax,
+       Column::kOpTypes, Column::kDelegated, Column::kBackend});
+  if (workspace.record() != nullptr) add({Column::kModule, Column::kSource});
+  if (!workspace.debug_outputs().empty()) add({Column::kDebugData});
+  return columns;
+}
+
 }  // namespace
 
 std::string duration_text(double value, inspector::TimeUnit unit) {
@@ -60,20 +78,8 @@ std::optional<inspector::EventOrder> stat_order(Column column) {
 }  // namespace
 
 EventsTable::EventsTable(const Workspace& workspace, bool include_operator_call) : workspace_(workspace) {
-  // The change against a baseline beside the names, then the share of the
-  // run, then the CLI's columns.
   const bool compare = workspace.diff().has_value();
-  // One column at a time: GCC 12's -O3 takes inserting a braced list into
-  // a vector for an out-of-bounds copy (-Warray-bounds).
-  const auto add = [this](std::initializer_list<Column> columns) {
-    for (Column column : columns) columns_.push_back(column);
-  };
-  add({Column::kBlock, Column::kEvent});
-  if (compare) add({Column::kDeltaP50, Column::kDeltaPercent});
-  add({Column::kShare, Column::kP10, Column::kP50, Column::kP90, Column::kAvg, Column::kMin, Column::kMax,
-       Column::kOpTypes, Column::kDelegated, Column::kBackend});
-  if (workspace.record() != nullptr) add({Column::kModule, Column::kSource});
-  if (!workspace.debug_outputs().empty()) add({Column::kDebugData});
+  columns_ = columns_of(workspace);
 
   // Deltas join as `etinspect diff` does: (block, event, k-th occurrence of
   // a timed non-OPERATOR_CALL event), the first block of a name only.

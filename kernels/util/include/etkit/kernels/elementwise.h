@@ -48,6 +48,34 @@ Storer<R> storer_for(ScalarType type) {
   return result;
 }
 
+/// One side a single value (a Scalar argument, a one-element tensor) and
+/// the other laid out as `out`: that value loaded once, in C, and the other
+/// side read straight when it is in C (the same values binary_map's general
+/// loops compute with). False when the operands are not so.
+template <typename C, typename Op>
+bool one_value_operand(const Tensor& a, const Tensor& b, Tensor& out, Op op) {
+  using R = decltype(op(C{}, C{}));
+  if (out.scalar_type() != scalar_type_of<R>()) return false;
+  for (const bool single_b : {true, false}) {
+    const Tensor& single = single_b ? b : a;
+    const Tensor& full = single_b ? a : b;
+    if (single.numel() != 1 || full.scalar_type() != scalar_type_of<C>() || !same_dense_layout(full, out)) continue;
+    Loader<C> load = loader_for<C>(single.scalar_type());
+    if (!load) return false;
+    const C value = load(single.data(), 0);
+    const C* pf = full.data_as<const C>();
+    R* po = out.data_as<R>();
+    const int64_t n = out.numel();
+    if (single_b) {
+      for (int64_t i = 0; i < n; ++i) po[i] = op(pf[i], value);
+    } else {
+      for (int64_t i = 0; i < n; ++i) po[i] = op(value, pf[i]);
+    }
+    return true;
+  }
+  return false;
+}
+
 /// out = op(a, b) over the broadcast of a and b, computing in C.
 template <typename C, typename Op>
 Status binary_map(KernelContext& context, const Tensor& a, const Tensor& b, Tensor& out, Op op) {
@@ -68,31 +96,7 @@ Status binary_map(KernelContext& context, const Tensor& a, const Tensor& b, Tens
     for (int64_t i = 0; i < n; ++i) po[i] = op(pa[i], pb[i]);
     return Ok{};
   }
-  // One side a single value (a Scalar argument, a one-element tensor) and
-  // the other laid out as `out`: that value loaded once, in C, and the other
-  // side read straight when it is in C (the same values the loops below
-  // compute with).
-  const bool out_typed = out.scalar_type() == scalar_type_of<R>();
-  for (const bool single_b : {true, false}) {
-    const Tensor& single = single_b ? b : a;
-    const Tensor& full = single_b ? a : b;
-    if (!out_typed || single.numel() != 1 || full.scalar_type() != scalar_type_of<C>() ||
-        !same_dense_layout(full, out)) {
-      continue;
-    }
-    Loader<C> load = loader_for<C>(single.scalar_type());
-    if (!load) break;
-    const C value = load(single.data(), 0);
-    const C* pf = full.data_as<const C>();
-    R* po = out.data_as<R>();
-    const int64_t n = out.numel();
-    if (single_b) {
-      for (int64_t i = 0; i < n; ++i) po[i] = op(pf[i], value);
-    } else {
-      for (int64_t i = 0; i < n; ++i) po[i] = op(value, pf[i]);
-    }
-    return Ok{};
-  }
+  if (one_value_operand<C>(a, b, out, op)) return Ok{};
   int64_t sa[kMaxRank], sb[kMaxRank];
   broadcast_strides(a, rank, sizes, sa);
   broadcast_strides(b, rank, sizes, sb);
