@@ -269,16 +269,16 @@ void fully_connected_range(const DynamicQuantNode& node, size_t begin, size_t en
 }
 
 struct RangeJob {
-  const DynamicQuantNode* node;
+  DynamicQuantNode* node;  ///< its scratch is written, a part per task
   size_t tasks;
 };
 
 void run_range(void* context, size_t task) {
   const RangeJob& job = *static_cast<const RangeJob*>(context);
-  const DynamicQuantNode& node = *job.node;
+  DynamicQuantNode& node = *job.node;
   const size_t groups = node.k / node.group;
-  auto* dots = const_cast<int32_t*>(node.dots.data()) + task * node.dots.size() / node.tasks;
-  auto* scratch = const_cast<int32_t*>(node.scratch.data()) + task * kernels::rows_scratch_ints(groups);
+  int32_t* dots = node.dots.data() + task * (node.dots.size() / node.tasks);
+  int32_t* scratch = node.scratch.data() + task * kernels::rows_scratch_ints(groups);
   fully_connected_range(node, node.n * task / job.tasks, node.n * (task + 1) / job.tasks, dots, scratch);
 }
 
@@ -294,12 +294,12 @@ void run_dynamic_quant_node(DynamicQuantNode& node, void* threadpool) {
   }
   if (node.four_bit) split_rows(node);
   const size_t work = node.rows * node.n * node.k;
-  const RangeJob job{&node, std::min({node.tasks, node.n, std::max<size_t>(work / kMinMultiplyAddsPerTask, 1)})};
+  RangeJob job{&node, std::min({node.tasks, node.n, std::max<size_t>(work / kMinMultiplyAddsPerTask, 1)})};
   if (job.tasks <= 1 || threadpool == nullptr) {
     fully_connected_range(node, 0, node.n, node.dots.data(), node.scratch.data());
     return;
   }
-  pthreadpool_parallelize_1d(static_cast<pthreadpool_t>(threadpool), run_range, const_cast<RangeJob*>(&job),
+  pthreadpool_parallelize_1d(static_cast<pthreadpool_t>(threadpool), run_range, &job,
                              job.tasks, 0);
 }
 
