@@ -211,7 +211,8 @@ size_t row_bound_of(const Delegate& d) {
   for (const std::vector<uint32_t>* list : {&d.graph.inputs, &d.graph.outputs}) {
     for (uint32_t v : *list) {
       const GraphValue& value = d.graph.values[v];
-      if (value.dims.empty() || value.element_count() != rows * value.dims.back()) return 0;
+      // An empty last dim holds no rows to count: such a payload keeps its shapes.
+      if (value.dims.empty() || value.dims.back() == 0 || value.element_count() != rows * value.dims.back()) return 0;
     }
   }
   return rows;
@@ -227,9 +228,9 @@ Result<size_t> rows_of_call(const Delegate& d, Span<Value*> args) {
       return Error::make(ErrorCode::kInvalidArgument, "argument %zu is not a tensor", i);
     }
     const Tensor& t = args[i]->unchecked_tensor();
-    const size_t width = value.dims.back();
+    const size_t width = value.dims.empty() ? 0 : value.dims.back();
     const size_t given = t.dim() == 0 ? 0 : size_t(t.size(t.dim() - 1));
-    if (t.scalar_type() != buffer_scalar_type(value.datatype) || size_t(t.dim()) != value.dims.size() ||
+    if (width == 0 || t.scalar_type() != buffer_scalar_type(value.datatype) || size_t(t.dim()) != value.dims.size() ||
         given != width || size_t(t.numel()) > d.row_bound * width || (i > 0 && size_t(t.numel()) / width != rows)) {
       return Error::make(ErrorCode::kInvalidArgument,
                          "argument %zu: %s tensor of %zu elements; the payload takes up to %zu rows of %zu %s "
