@@ -25,7 +25,8 @@ uint64_t tsc_now(void*) { return __rdtsc(); }
 // running in every power state (CPUID 0x80000007, EDX bit 8).
 bool has_invariant_tsc() {
   unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-  if (__get_cpuid_max(0x80000000, nullptr) < 0x80000007) return false;
+  // GCC declares it unsigned, clang int: compared as unsigned either way.
+  if (static_cast<unsigned>(__get_cpuid_max(0x80000000, nullptr)) < 0x80000007u) return false;
   __cpuid(0x80000007, eax, ebx, ecx, edx);
   return (edx >> 8) & 1u;
 }
@@ -325,11 +326,15 @@ void log_tensor(const ETDumpGenOptions& options, ETDumpGen::State& s, const Tens
   }
   const size_t nbytes = t.nbytes();
   const size_t aligned = (s.debug_used + kDebugAlignment - 1) & ~(kDebugAlignment - 1);
-  if (options.debug_file != nullptr) {
+  if (nbytes > 0 && t.data() == nullptr) {
+    // A value with a shape but no bytes behind it (a malformed program's
+    // unplanned tensor): its shape is recorded, its data dropped.
+    ++s.dropped_values;
+  } else if (options.debug_file != nullptr) {
     static const char zeros[kDebugAlignment] = {};
     const bool ok = std::fwrite(zeros, 1, aligned - s.debug_used, options.debug_file) ==
                         aligned - s.debug_used &&
-                    std::fwrite(t.data(), 1, nbytes, options.debug_file) == nbytes;
+                    (nbytes == 0 || std::fwrite(t.data(), 1, nbytes, options.debug_file) == nbytes);
     if (ok) {
       record.offset = static_cast<int64_t>(aligned);
       s.debug_used = aligned + nbytes;
@@ -338,7 +343,7 @@ void log_tensor(const ETDumpGenOptions& options, ETDumpGen::State& s, const Tens
     }
   } else if (aligned <= options.debug_buffer.size() &&
              nbytes <= options.debug_buffer.size() - aligned) {
-    std::memcpy(options.debug_buffer.data() + aligned, t.data(), nbytes);
+    if (nbytes > 0) std::memcpy(options.debug_buffer.data() + aligned, t.data(), nbytes);
     record.offset = static_cast<int64_t>(aligned);
     s.debug_used = aligned + nbytes;
   } else {

@@ -533,6 +533,29 @@ TEST(XnnpackQuantized, QuantizedValuesEtkitCannotRunFailNamingValueAndNode) {
       << load_error(q.finish());
 }
 
+// A blockwise 4-bit linear whose block size does not divide the row (24 of
+// 64 columns) would index past its sums and scales: refused at load (the
+// payload reader's check; the kernel's preparation checks it again).
+TEST(XnnpackQuantized, ABlockSizeThatDoesNotDivideTheRowIsRefused) {
+  const int k = 64, n = 2, group = 24;
+  PayloadBuilder p;
+  const int x = p.value("fp32", {1, k}, 0, 1);
+  const int xq = p.value("qdint8", {1, k}, 0, 0, {{"num_nonbatch_dims", 1}}, "PerTokenDynamicQuant");
+  std::vector<uint8_t> packed(size_t(n * k / 2), 0x88);
+  const int data = p.constant(packed.data(), packed.size());
+  std::vector<uint16_t> scales(size_t(n * 3), 0x3c00);  // bf16 scales, ceil(64 / 24) per channel
+  const int scale_data = p.constant(scales.data(), scales.size() * 2);
+  const int wq = p.value("qbint4", {n, k}, data, 0,
+                         {{"channel_dim", 0}, {"group_size", group}, {"scale_buffer_idx", scale_data},
+                          {"num_scales", scales.size()}},
+                         "PerChannelGroupQuant");
+  const int y = p.value("fp32", {1, n}, 0, 2);
+  p.convert(x, xq, 1);
+  p.fully_connected(xq, wq, -1, y, 2);
+  const std::string error = load_error(p.finish());
+  EXPECT_NE(error.find("group_size must be even and divide the input channels"), std::string::npos) << error;
+}
+
 TEST(XnnpackQuantized, ValueKindsAndRunnersAreReported) {
   PayloadBuilder p;
   const int x = p.value("fp32", {1, 64}, 0, 1);

@@ -62,7 +62,16 @@ Status prepare_weights(uint32_t index, const GraphNode& node, const GraphValue& 
   } else {
     return fail(index, node, "weights must be quantized per output channel (channel_dim 0) or per channel group");
   }
+  // Blocks tile each row in whole 4-bit byte pairs, with a scale each: a
+  // group that does not divide the row would index past the sums and scales.
+  const bool odd_block = out.four_bit && out.group != out.k && out.group % 2 != 0;
+  if (out.k > 0 && (out.group == 0 || out.k % out.group != 0 || odd_block)) {
+    return fail(index, node, "the weights' block size must divide the row (in whole bytes for 4-bit weights)");
+  }
   const size_t groups = out.k / std::max<size_t>(out.group, 1);
+  if (out.k > 0 && out.scales.size() != out.n * groups) {
+    return fail(index, node, "the weights' scales are not one per output channel and block");
+  }
   out.weight_sums.assign(out.n * groups, 0);
   std::vector<int8_t> row(out.k);
   for (size_t j = 0; j < out.n; ++j) {
@@ -290,6 +299,17 @@ constexpr size_t kMinMultiplyAddsPerTask = 16384;
 void run_dynamic_quant_node(DynamicQuantNode& node, void* threadpool) {
   if (node.convert) {
     quantize_rows(node, *node.params);
+    return;
+  }
+  if (node.rows == 0 || node.n == 0) return;  // an empty input or output: nothing to compute
+  if (node.k == 0 || node.group == 0) {
+    // No input columns: every output is its bias (or 0), clamped.
+    for (size_t r = 0; r < node.rows; ++r) {
+      for (size_t j = 0; j < node.n; ++j) {
+        const float value = node.bias ? node.bias[j] : 0.0f;
+        node.out[r * node.n + j] = std::min(std::max(value, node.output_min), node.output_max);
+      }
+    }
     return;
   }
   if (node.four_bit) split_rows(node);
