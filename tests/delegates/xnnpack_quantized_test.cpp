@@ -336,6 +336,65 @@ RowParams row_params(const float* x, int k) {
 
 enum class WeightKind { kQc8w, kQc4w, kQb4w };
 
+// The weight value of a dynamically quantized linear: int8 per channel, or
+// 4-bit (two values per byte, the even column in the low nibble, stored +
+// 8) per channel or in blocks of `group` with bf16 scales.
+int weight_value(PayloadBuilder& p, WeightKind kind, const at::Tensor& values, const std::vector<float>& scales,
+                 int group) {
+  const int n = int(values.size(0)), k = int(values.size(1));
+  if (kind == WeightKind::kQc8w) return p.per_channel("qcint8", {n, k}, scales, constant_of(p, values));
+  std::vector<uint8_t> packed(size_t(n * k / 2));
+  const int8_t* v = values.data_ptr<int8_t>();
+  for (int j = 0; j < n; ++j) {
+    for (int c = 0; c < k; c += 2) {
+      packed[size_t(j * k / 2 + c / 2)] = uint8_t((v[j * k + c] + 8) | ((v[j * k + c + 1] + 8) << 4));
+    }
+  }
+  const int data = p.constant(packed.data(), packed.size());
+  if (kind == WeightKind::kQc4w) return p.per_channel("qcint4", {n, k}, scales, data);
+  std::vector<uint16_t> bf16;
+  for (float s : scales) {
+    uint32_t bits;
+    std::memcpy(&bits, &s, 4);
+    bf16.push_back(uint16_t(bits >> 16));
+  }
+  const int scale_data = p.constant(bf16.data(), bf16.size() * 2);
+  return p.value("qbint4", {n, k}, data, 0,
+                 {{"channel_dim", 0}, {"group_size", group}, {"scale_buffer_idx", scale_data},
+                  {"num_scales", scales.size()}},
+                 "PerChannelGroupQuant");
+}
+
+// The documented arithmetic: each row quantized by XNNPACK's rule, int64
+// dot products per block, scaled by the block's and the row's scales, plus bias.
+at::Tensor dynamic_linear_reference(const at::Tensor& input, const at::Tensor& values,
+                                    const std::vector<float>& scales, const at::Tensor& bias, int groups) {
+  const int rows = int(input.size(0)), k = int(input.size(1)), n = int(values.size(0));
+  at::Tensor expected = at::zeros({rows, n});
+  const int8_t* weight_values = values.data_ptr<int8_t>();
+  for (int r = 0; r < rows; ++r) {
+    const float* xr = input.data_ptr<float>() + r * k;
+    const RowParams q = row_params(xr, k);
+    std::vector<int> xq_row(static_cast<size_t>(k));
+    for (int c = 0; c < k; ++c) {
+      const float scaled = std::min(std::max(xr[c] * q.multiplier, float(-128 - q.zero_point)), float(127 - q.zero_point));
+      xq_row[size_t(c)] = int(std::nearbyint(scaled)) + q.zero_point;
+    }
+    for (int j = 0; j < n; ++j) {
+      double sum = 0;
+      for (int g = 0; g < groups; ++g) {
+        int64_t acc = 0;
+        for (int c = g * (k / groups); c < (g + 1) * (k / groups); ++c) {
+          acc += int64_t(xq_row[size_t(c)] - q.zero_point) * weight_values[j * k + c];
+        }
+        sum += double(acc) * scales[size_t(j * groups + g)];
+      }
+      expected[r][j] = float(sum * q.scale + bias[j].item<float>());
+    }
+  }
+  return expected;
+}
+
 // [rows, k] fp32 -> qd8 -> linear with [n, k] weights (+ bias) -> fp32.
 void check_dynamic_linear(WeightKind kind) {
   std::mt19937_64 rng(kSeed + 2 + int(kind));
@@ -360,62 +419,14 @@ void check_dynamic_linear(WeightKind kind) {
   PayloadBuilder p;
   const int x = p.value("fp32", {rows, k}, 0, 1);
   const int xq = p.value("qdint8", {rows, k}, 0, 0, {{"num_nonbatch_dims", 1}}, "PerTokenDynamicQuant");
-  int wq = 0;
-  if (kind == WeightKind::kQc8w) {
-    wq = p.per_channel("qcint8", {n, k}, scales, constant_of(p, values));
-  } else {
-    // Two values per byte, the even column in the low nibble, stored + 8.
-    std::vector<uint8_t> packed(size_t(n * k / 2));
-    for (int j = 0; j < n; ++j)
-      for (int c = 0; c < k; c += 2) {
-        const int lo = values[j][c].item<int8_t>() + 8, hi = values[j][c + 1].item<int8_t>() + 8;
-        packed[size_t(j * k / 2 + c / 2)] = uint8_t(lo | (hi << 4));
-      }
-    const int data = p.constant(packed.data(), packed.size());
-    if (kind == WeightKind::kQc4w) {
-      wq = p.per_channel("qcint4", {n, k}, scales, data);
-    } else {
-      std::vector<uint16_t> bf16;
-      for (float s : scales) {
-        uint32_t bits;
-        std::memcpy(&bits, &s, 4);
-        bf16.push_back(uint16_t(bits >> 16));
-      }
-      const int scale_data = p.constant(bf16.data(), bf16.size() * 2);
-      wq = p.value("qbint4", {n, k}, data, 0,
-                   {{"channel_dim", 0}, {"group_size", group}, {"scale_buffer_idx", scale_data},
-                    {"num_scales", scales.size()}},
-                   "PerChannelGroupQuant");
-    }
-  }
+  const int wq = weight_value(p, kind, values, scales, group);
   const int b = p.value("fp32", {n}, constant_of(p, bias));
   const int y = p.value("fp32", {rows, n}, 0, 2);
   p.convert(x, xq, 1);
   p.fully_connected(xq, wq, b, y, 2);
   const std::vector<uint8_t> payload = p.finish();
   const at::Tensor input = at::randn({rows, k}) * 3;
-  at::Tensor expected = at::zeros({rows, n});
-  const int8_t* weight_values = values.data_ptr<int8_t>();
-  for (int r = 0; r < rows; ++r) {
-    const float* xr = input.data_ptr<float>() + r * k;
-    const RowParams q = row_params(xr, k);
-    std::vector<int> xq_row(static_cast<size_t>(k));
-    for (int c = 0; c < k; ++c) {
-      const float scaled = std::min(std::max(xr[c] * q.multiplier, float(-128 - q.zero_point)), float(127 - q.zero_point));
-      xq_row[size_t(c)] = int(std::nearbyint(scaled)) + q.zero_point;
-    }
-    for (int j = 0; j < n; ++j) {
-      double sum = 0;
-      for (int g = 0; g < groups; ++g) {
-        int64_t acc = 0;
-        for (int c = g * (k / groups); c < (g + 1) * (k / groups); ++c) {
-          acc += int64_t(xq_row[size_t(c)] - q.zero_point) * weight_values[j * k + c];
-        }
-        sum += double(acc) * scales[size_t(j * groups + g)];
-      }
-      expected[r][j] = float(sum * q.scale + bias[j].item<float>());
-    }
-  }
+  const at::Tensor expected = dynamic_linear_reference(input, values, scales, bias, groups);
   at::Tensor one_thread;
   for (bool per_node : {false, true}) {
     for (int threads : {1, 2, 3}) {
