@@ -17,7 +17,7 @@ std::optional<RunComparison> compare_whole_runs(const TraceDiff& diff, double co
   c.runs_before = total.before_runs.size();
   c.runs_after = total.after_runs.size();
   c.confidence = confidence;
-  c.p_slower = mann_whitney_greater(total.after_runs, total.before_runs);
+  c.p_slower = total.p_slower();  // the diff gate's test; the other direction below
   c.p_faster = mann_whitney_greater(total.before_runs, total.after_runs);
   const double alpha = 1.0 - confidence;
   if (smallest_attainable_p(c.runs_after, c.runs_before) >= alpha) {
