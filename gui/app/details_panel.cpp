@@ -57,32 +57,54 @@ void HistogramWidget::set_histogram(Histogram histogram, double unit_ns, std::op
   update();
 }
 
+void HistogramWidget::set_baseline(std::optional<Histogram> baseline, std::optional<double> marker) {
+  baseline_ = std::move(baseline);
+  baseline_marker_ = marker;
+  update();
+}
+
 void HistogramWidget::paintEvent(QPaintEvent*) {
   QPainter painter(this);
   painter.fillRect(rect(), Qt::white);
   if (histogram_.bins.empty()) return;
   const QRectF area = QRectF(rect()).adjusted(6, 6, -6, -22);
-  const double peak = double(std::max<size_t>(1, histogram_.peak()));
+  const bool compared = baseline_ && baseline_->bins.size() == histogram_.bins.size();
+  const double peak = double(std::max<size_t>({1, histogram_.peak(), compared ? baseline_->peak() : 0}));
   const double bar = area.width() / double(histogram_.bins.size());
-  for (size_t i = 0; i < histogram_.bins.size(); ++i) {
-    const double h = area.height() * double(histogram_.bins[i]) / peak;
-    painter.fillRect(QRectF(area.left() + double(i) * bar + 1, area.bottom() - h, std::max(1.0, bar - 2), h),
-                     QColor(0x80, 0xb1, 0xd3));
-  }
-  if (marker_ && histogram_.max > histogram_.min) {
-    const double x = area.left() + area.width() * (*marker_ - histogram_.min) / (histogram_.max - histogram_.min);
-    painter.setPen(QPen(QColor(200, 60, 40), 2));
+  // Bars translucent where two histograms overlay, so both stay visible.
+  const auto bars = [&](const Histogram& h, QColor colour) {
+    for (size_t i = 0; i < h.bins.size(); ++i) {
+      const double height = area.height() * double(h.bins[i]) / peak;
+      painter.fillRect(QRectF(area.left() + double(i) * bar + 1, area.bottom() - height, std::max(1.0, bar - 2), height),
+                       colour);
+    }
+  };
+  const auto marker = [&](double value, QColor colour, Qt::PenStyle style) {
+    if (histogram_.max <= histogram_.min) return;
+    const double x = area.left() + area.width() * (value - histogram_.min) / (histogram_.max - histogram_.min);
+    painter.setPen(QPen(colour, 2, style));
     painter.drawLine(QPointF(x, area.top()), QPointF(x, area.bottom()));
-  }
+  };
+  const QColor now(0x80, 0xb1, 0xd3, compared ? 170 : 255), before(0x90, 0x90, 0x90, 120);
+  if (compared) bars(*baseline_, before);
+  bars(histogram_, now);
+  if (compared && baseline_marker_) marker(*baseline_marker_, QColor(90, 90, 90), Qt::DashLine);
+  if (marker_) marker(*marker_, QColor(200, 60, 40), Qt::SolidLine);
   painter.setPen(Qt::darkGray);
   painter.drawText(QRectF(area.left(), area.bottom() + 3, area.width(), 16), Qt::AlignLeft,
                    QString::fromStdString(format_duration(histogram_.min * unit_ns_)));
   painter.drawText(QRectF(area.left(), area.bottom() + 3, area.width(), 16), Qt::AlignRight,
                    QString::fromStdString(format_duration(histogram_.max * unit_ns_)));
-  size_t runs = 0;
-  for (size_t count : histogram_.bins) runs += count;
-  painter.drawText(QRectF(area.left(), area.bottom() + 3, area.width(), 16), Qt::AlignHCenter,
-                   QString("%1 runs, p50 marked").arg(runs));
+  const auto runs = [](const Histogram& h) {
+    size_t count = 0;
+    for (size_t c : h.bins) count += c;
+    return count;
+  };
+  const QString caption = compared ? QString("%1 runs (blue) vs baseline's %2 (grey), p50s marked")
+                                         .arg(runs(histogram_))
+                                         .arg(runs(*baseline_))
+                                   : QString("%1 runs, p50 marked").arg(runs(histogram_));
+  painter.drawText(QRectF(area.left(), area.bottom() + 3, area.width(), 16), Qt::AlignHCenter, caption);
 }
 
 DetailsPanel::DetailsPanel(QWidget* parent) : QWidget(parent) {
@@ -119,6 +141,14 @@ void DetailsPanel::show_details(const EventDetails& d, const char* unit, double 
                 QString("%1 / %2 / %3 %4").arg(p.p10, 0, 'g', 6).arg(p.p50, 0, 'g', 6).arg(p.p90, 0, 'g', 6).arg(unit));
     html += row("min / avg / max",
                 QString("%1 / %2 / %3 %4").arg(p.min, 0, 'g', 6).arg(p.avg, 0, 'g', 6).arg(p.max, 0, 'g', 6).arg(unit));
+    if (d.baseline_p50 && *d.baseline_p50 > 0) {
+      const double change = 100 * (p.p50 - *d.baseline_p50) / *d.baseline_p50;
+      html += row("baseline p50", QString("%1 %2 (this trace %3%4%)")
+                                      .arg(*d.baseline_p50, 0, 'g', 6)
+                                      .arg(unit)
+                                      .arg(change >= 0 ? "+" : "")
+                                      .arg(change, 0, 'f', 1));
+    }
   }
   if (!d.op_types.empty()) {
     QString ops;
@@ -141,6 +171,7 @@ void DetailsPanel::show_details(const EventDetails& d, const char* unit, double 
   text_->setHtml(html);
   if (d.perf && !d.durations.bins.empty()) {
     histogram_->set_histogram(d.durations, unit_ns, d.perf->p50);
+    histogram_->set_baseline(d.baseline_durations, d.baseline_p50);
     histogram_->show();
   } else {
     histogram_->hide();

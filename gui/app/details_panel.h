@@ -12,12 +12,15 @@ class QTextBrowser;
 
 namespace etkit::gui {
 
-/// Durations across runs as bars (Tracy's find-zone histogram).
+/// Durations across runs as bars (Tracy's find-zone histogram); with a
+/// baseline, its bars drawn over the same bins (Tracy's compare overlay).
 class HistogramWidget : public QWidget {
   Q_OBJECT
  public:
   using QWidget::QWidget;
   void set_histogram(Histogram histogram, double unit_ns, std::optional<double> marker);
+  /// The baseline's bars (over the histogram's bins) and its p50; none: clear.
+  void set_baseline(std::optional<Histogram> baseline, std::optional<double> marker);
   QSize sizeHint() const override { return {320, 110}; }
 
  protected:
@@ -27,6 +30,8 @@ class HistogramWidget : public QWidget {
   Histogram histogram_;
   double unit_ns_ = 1;
   std::optional<double> marker_;  // p50, in the histogram's unit
+  std::optional<Histogram> baseline_;
+  std::optional<double> baseline_marker_;
 };
 
 class DetailsPanel : public QWidget {

@@ -6,7 +6,8 @@
 
 namespace etkit::gui {
 
-/// `ns` with three significant digits in ns, µs, ms or s.
+/// `ns` with three significant digits in ns, µs, ms or s: the events
+/// table's duration_text, so every view writes a time alike.
 std::string format_duration(double ns);
 
 /// `bytes` in B, KiB (one decimal) or MiB (two decimals).

@@ -501,8 +501,9 @@ void MainWindow::show_event_details(size_t block, size_t event) {
                         selected.is_delegated_op ? selected.debug_handles : std::vector<int64_t>{});
   }
   const inspector::TimeUnit unit = workspace_->request().table_unit;
-  details_->show_details(event_details(b, b.events[event], workspace_->debug_outputs()), inspector::to_string(unit),
-                         inspector::nanoseconds_per(unit));
+  details_->show_details(
+      event_details(b, b.events[event], workspace_->debug_outputs(), workspace_->diff_row_of(block, event)),
+      inspector::to_string(unit), inspector::nanoseconds_per(unit));
 }
 
 void MainWindow::on_timeline_selected(size_t track, size_t index) {

@@ -56,7 +56,7 @@ void TimelineCanvas::set_workspace(const Workspace* workspace, const TimelineSty
   summary_.reset();
   lanes_.set_tracks(visible_tracks(), kLaneMetrics);
   typical_ = workspace_ != nullptr ? typical_run(workspace_->timeline().tracks()) : std::nullopt;
-  // Open on one typical run with its ops readable; without one, everything.
+  // Open on the whole of one typical run; without one, everything.
   if (typical_) frame_typical_run();
   else fit_all();
 }
@@ -73,8 +73,7 @@ void TimelineCanvas::frame_typical_run() {
   if (!typical_) return;
   const TimelineTrack& run = workspace_->timeline().tracks()[*typical_];
   const double width = std::max(1, this->width());
-  viewport_.ns_per_pixel = readable_ns_per_pixel(run, width);
-  viewport_.t0 = run.start - 8 * viewport_.ns_per_pixel;
+  viewport_ = frame_run(run, width);
   fitted_ = false;
   opening_view_ = true;
   // Lanes with nothing beside the framed run (load, warm-ups: the margin
@@ -371,8 +370,9 @@ void TimelineCanvas::draw_track(const LaneTrack& ref, size_t t, float top) {
     }
     const TimelineEvent& event = track.events[item.first_event];
     const bool match = !searching || style_->matches(ref.index, item.first_event);
-    const uint32_t colour = ref.baseline || style_ == nullptr ? palette_index(track.name_of(event), 16)
-                                                              : style_->colour(ref.index, item.first_event);
+    const uint32_t colour = style_ == nullptr ? palette_index(track.name_of(event), 16)
+                            : ref.baseline    ? style_->baseline_colour(ref.index, item.first_event)
+                                              : style_->colour(ref.index, item.first_event);
     list->AddRectFilled(a, b, palette_colour(colour, match ? 255 : 60));
     if (searching && match) list->AddRect(a, b, IM_COL32(230, 120, 0, 255), 0, 0, 2);
     if (!ref.baseline && selection_ && selection_->first == t && selection_->second == item.first_event) {
@@ -498,11 +498,25 @@ void TimelineCanvas::draw_summary() {
   if (total <= 0) return;
   const std::string title = track.name + " ops " + format_duration(total) + ":";
   list->AddText(ImVec2(6, y0 + 4), kText, title.c_str());
-  const float bar0 = 14 + ImGui::CalcTextSize(title.c_str()).x, bar1 = bar0 + std::max(120.0f, w * 0.4f);
   // Op types read as the events' labels do ("convolution", not "aten.convolution.default").
   const auto shown = [this](const std::string& key) {
     return summary_->mode == ColourBy::kOpType ? inspector::short_op_name(key) : key;
   };
+  // The legend, the five largest keys with their share and the rest as
+  // one, is what the strip must say; the bar takes the room it leaves.
+  const std::vector<KeyShare> shares = top_shares(summary_->keys);
+  std::vector<std::pair<std::string, float>> legend;
+  float legend_width = 0;
+  for (const KeyShare& share : shares) {
+    char percent[16];
+    std::snprintf(percent, sizeof percent, " %.0f%%", share.percent);
+    const std::string label =
+        (share.key.empty() ? std::to_string(share.keys) + " others" : shown(share.key)) + percent;
+    legend.emplace_back(label, 16 + ImGui::CalcTextSize(label.c_str()).x + 12);
+    legend_width += legend.back().second;
+  }
+  const float bar0 = 14 + ImGui::CalcTextSize(title.c_str()).x;
+  const float bar1 = bar0 + std::max(120.0f, w - bar0 - legend_width - 12);
   float x = bar0;
   for (const auto& [key, ns] : summary_->keys) {
     const float x1 = x + float(ns / total) * (bar1 - bar0);
@@ -511,16 +525,13 @@ void TimelineCanvas::draw_summary() {
     clipped_text(list, x, x1, y0 + 2, kText, shown(key).c_str());
     x = x1;
   }
-  // The legend: the largest keys with their share, on the same strip.
   x = bar1 + 12;
-  for (const auto& [key, ns] : summary_->keys) {
-    char share[16];
-    std::snprintf(share, sizeof share, " %.0f%%", 100.0 * ns / total);
-    const std::string label = shown(key) + share;
-    const float width = 16 + ImGui::CalcTextSize(label.c_str()).x + 12;
+  for (size_t i = 0; i < legend.size(); ++i) {
+    const auto& [label, width] = legend[i];
     if (x + width > w) break;
-    list->AddRectFilled(ImVec2(x, y0 + 6), ImVec2(x + 12, y0 + 18),
-                        palette_colour(palette_index(key, TimelineStyle::kPaletteSize)));
+    const ImU32 swatch = shares[i].key.empty() ? IM_COL32(200, 200, 200, 255)
+                                               : palette_colour(palette_index(shares[i].key, TimelineStyle::kPaletteSize));
+    list->AddRectFilled(ImVec2(x, y0 + 6), ImVec2(x + 12, y0 + 18), swatch);
     list->AddText(ImVec2(x + 16, y0 + 4), kText, label.c_str());
     x += width;
   }

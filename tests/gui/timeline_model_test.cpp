@@ -280,18 +280,20 @@ TEST(TimelineLanes, TheTypicalRunIsTheMedianOfTheMostRepeatedBlock) {
   EXPECT_EQ(typical_run({run_of("Default #0", 0, {5})}), std::nullopt);
 }
 
-TEST(TimelineLanes, ReadableZoomGivesTheOpsThatHoldHalfTheTimeTheirWidth) {
-  // Ops of 100 and 10 x 10 ns (200 in all): half the op time is reached at
-  // the 100 ns op, which gets 64 pixels: 1.5625 ns/px, between the whole
-  // run in 100 px (208 ns / 100 = 2.08) and four widths (0.52).
-  const TimelineTrack track = run_of("Execute #1", 0, {100, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10});
-  EXPECT_DOUBLE_EQ(readable_ns_per_pixel(track, 100, 64), 1.5625);
-  // In 1000 px the whole run already gives it more: 0.208 ns/px.
-  EXPECT_DOUBLE_EQ(readable_ns_per_pixel(track, 1000, 64), 0.208);
-  // Ten equal 10 ns ops in 100 px would want 0.156 ns/px: capped at four
-  // widths of the run (104 ns / 400 px = 0.26).
-  const TimelineTrack small = run_of("Execute #1", 0, std::vector<double>(10, 10.0));
-  EXPECT_DOUBLE_EQ(readable_ns_per_pixel(small, 100, 64), 0.26);
+TEST(TimelineLanes, TheOpeningViewFramesTheWholeRunWithItsMargins) {
+  // A run of 100 + 10 x 10 ns from t = 500: 200 ns, 4 pixels of margin
+  // either side of 100 px leave 92 px for it.
+  const TimelineTrack track = run_of("Execute #1", 500, {100, 10, 10, 10, 10, 10, 10, 10, 10, 10, 10});
+  const Viewport view = frame_run(track, 100, 4);
+  EXPECT_DOUBLE_EQ(view.ns_per_pixel, (track.end - track.start) / 92);
+  EXPECT_NEAR(view.x_of(track.start), 4, 1e-9);
+  EXPECT_NEAR(view.x_of(track.end), 96, 1e-9);
+  // A canvas narrower than its margins still shows the run (in one pixel).
+  const Viewport narrow = frame_run(track, 6, 4);
+  EXPECT_NEAR(narrow.x_of(track.end) - narrow.x_of(track.start), 1, 1e-9);
+}
+
+TEST(TimelineLanes, OpEventsAreKernelsAndDelegatedOps) {
   EXPECT_FALSE(is_op_event("OPERATOR_CALL"));
   EXPECT_FALSE(is_op_event("Method::execute"));
   EXPECT_TRUE(is_op_event("native_call_add.out"));

@@ -82,6 +82,41 @@ TEST(Histogram, BinsByHand) {
   EXPECT_EQ(histogram_bins(1000000), 40u);
 }
 
+TEST(Histogram, OverAGivenRangeEndValuesOutsideItInTheEndBins) {
+  // [0, 10] in 5 bins of 2: 1 -> 0, 3 -> 1, 9 and 10 -> 4; -3 and 12 clamp to the ends.
+  const Histogram h = histogram_over({1, 3, 9, 10, -3, 12}, 0, 10, 5);
+  EXPECT_EQ(h.bins, (std::vector<size_t>{2, 1, 0, 0, 3}));
+  EXPECT_EQ(h.min, 0);
+  EXPECT_EQ(h.max, 10);
+}
+
+// With a baseline the event's durations and the baseline's share one range
+// and bin count, so the slower trace's bars sit to the right.
+TEST(EventDetails, BaselineDurationsOverlayOnTheSameBins) {
+  inspector::EventBlock block{"Execute", -1, 4, {}};
+  inspector::Event event;
+  event.name = "native_call_convolution.out";
+  event.perf_data = inspector::PerfData{{3, 4, 4, 5}, 3.3, 4, 4.7, 4, 3, 5};
+  block.events.push_back(event);
+  inspector::DiffRow baseline;
+  baseline.before_runs = {1, 1, 2, 2, 3, 3, 3, 3, 3};
+  baseline.before = 2.5;
+  const EventDetails d = event_details(block, block.events[0], {}, &baseline);
+  // Range [1, 5], ceil(sqrt(9)) = 3 bins of 4/3: [1, 2.33) [2.33, 3.67) [3.67, 5].
+  ASSERT_TRUE(d.baseline_durations.has_value());
+  EXPECT_EQ(d.durations.min, 1);
+  EXPECT_EQ(d.durations.max, 5);
+  EXPECT_EQ(d.durations.bins, (std::vector<size_t>{0, 1, 3}));
+  EXPECT_EQ(d.baseline_durations->bins, (std::vector<size_t>{4, 5, 0}));
+  EXPECT_EQ(d.baseline_p50, 2.5);
+  // Without a baseline (or one without runs) the event's own range.
+  const EventDetails alone = event_details(block, block.events[0], {});
+  EXPECT_FALSE(alone.baseline_durations.has_value());
+  EXPECT_EQ(alone.durations.min, 3);
+  inspector::DiffRow empty;
+  EXPECT_FALSE(event_details(block, block.events[0], {}, &empty).baseline_durations.has_value());
+}
+
 // The upstream XNNPACK trace with its program: delegated events name their
 // backend (the program's delegate instruction), their ids and runs.
 TEST(EventDetails, DelegatedEventOfTheXnnpackTrace) {
@@ -210,6 +245,28 @@ TEST(TimelineStyle, ColoursFollowTheKeyAndSearchCountsMatches) {
   EXPECT_FALSE(style.next_match(std::nullopt));
   EXPECT_EQ(style.match_count(), 0u);
   EXPECT_FALSE(style.matches(1, 0));
+}
+
+TEST(TimelineStyle, TopSharesNameTheLargestKeysAndSumTheRest) {
+  // 50 + 20 + 10 + 10 + 5 + 3 + 2 = 100 ns over seven keys: five named,
+  // the last two one "other" share of 5%.
+  const std::vector<KeyTime> keys = {{"conv", 50}, {"bn", 20}, {"relu", 10}, {"add", 10},
+                                     {"mean", 5},  {"mm", 3},  {"cat", 2}};
+  const std::vector<KeyShare> shares = top_shares(keys);
+  ASSERT_EQ(shares.size(), 6u);
+  EXPECT_EQ(shares[0].key, "conv");
+  EXPECT_DOUBLE_EQ(shares[0].percent, 50);
+  EXPECT_EQ(shares[4].key, "mean");
+  EXPECT_DOUBLE_EQ(shares[4].percent, 5);
+  EXPECT_EQ(shares[5].key, "");
+  EXPECT_EQ(shares[5].keys, 2u);
+  EXPECT_DOUBLE_EQ(shares[5].ns, 5);
+  EXPECT_DOUBLE_EQ(shares[5].percent, 5);
+  // Five keys or fewer: no other share; nothing at all: no shares.
+  EXPECT_EQ(top_shares({{"conv", 3}, {"bn", 1}}).size(), 2u);
+  EXPECT_DOUBLE_EQ(top_shares({{"conv", 3}, {"bn", 1}})[1].percent, 25);
+  EXPECT_TRUE(top_shares({}).empty());
+  EXPECT_EQ(top_shares(keys, 2).back().keys, 5u);
 }
 
 // test::two_step_program: x (input, 0) -> a = x + x (16) -> b = a * a (at 0):

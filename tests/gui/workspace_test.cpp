@@ -17,6 +17,7 @@
 
 #include "etkit/etdump/etdump_reader.h"
 #include "etkit/gui/events_table.h"
+#include "etkit/gui/timeline_style.h"
 #include "support/cli.h"
 
 namespace etkit::gui {
@@ -417,6 +418,86 @@ TEST(Workspace, ComparisonVerdictIsTheDiffsWholeRun) {
   OpenRequest alone;
   alone.files = request.files;
   EXPECT_EQ(Workspace::load(alone)->comparison_verdict(), "");
+}
+
+// The baseline is drawn run under run: each of its runs starts where the
+// trace's run of the same name does, every event keeps its duration and
+// its place in the run (against the baseline's own timeline, unmoved), and
+// takes the colour of the same op in the trace. Each table event knows its
+// diff row, whose runs are the event's own.
+TEST(Workspace, TheBaselineLinesUpRunToRunInTheTracesColours) {
+  for (const char* tag : {"aligned_a", "aligned_b"}) {
+    ASSERT_EQ(test::etinspect({"run", test::sample("tutorial_cnn/tutorial_cnn.pte"), "--iterations", "4", "--warmup", "1",
+                               "--etdump", test::temp(std::string(tag) + ".etdp")})
+                  .exit_code,
+              0);
+  }
+  OpenRequest request;
+  request.files = {test::temp("aligned_b.etdp"), test::sample("tutorial_cnn/tutorial_cnn.etrecord")};
+  request.baseline = test::temp("aligned_a.etdp");
+  const auto ws = Workspace::load(request);
+  ASSERT_TRUE(ws->errors().empty()) << ws->errors()[0].message;
+  ASSERT_NE(ws->baseline_timeline(), nullptr);
+  auto trace = etdump::ETDump::load_file(request.baseline);
+  ASSERT_TRUE(trace.ok());
+  auto unmoved = TimelineModel::build(*trace, inspector::TimeUnit::kNanoseconds, nullptr, true);
+  ASSERT_TRUE(unmoved.ok());
+  const auto& primary = ws->timeline().tracks();
+  const auto& baseline = ws->baseline_timeline()->tracks();
+  ASSERT_EQ(baseline.size(), unmoved->tracks().size());
+  TimelineStyle style(*ws, ws->timeline());
+  size_t aligned = 0;
+  for (size_t t = 0; t < baseline.size(); ++t) {
+    const TimelineTrack& original = unmoved->tracks()[t];
+    for (const TimelineTrack& run : primary) {
+      if (run.name == baseline[t].name) {
+        EXPECT_DOUBLE_EQ(baseline[t].start, run.start) << run.name;
+        ++aligned;
+      }
+    }
+    ASSERT_EQ(baseline[t].events.size(), original.events.size());
+    for (size_t i = 0; i < original.events.size(); ++i) {
+      const TimelineEvent &moved = baseline[t].events[i], &was = original.events[i];
+      EXPECT_NEAR(moved.end - moved.start, was.end - was.start, 1e-6);
+      EXPECT_NEAR(moved.start - baseline[t].start, was.start - original.start, 1e-6);
+    }
+  }
+  EXPECT_EQ(aligned, baseline.size());  // the same program run alike: every run has its twin
+  // Colours: the trace's for the same (name, instruction).
+  size_t compared = 0;
+  for (size_t t = 0; t < baseline.size(); ++t) {
+    for (size_t i = 0; i < baseline[t].events.size(); ++i) {
+      const TimelineEvent& e = baseline[t].events[i];
+      for (size_t p = 0; p < primary.size() && compared < 5000; ++p) {
+        for (size_t j = 0; j < primary[p].events.size(); ++j) {
+          const TimelineEvent& f = primary[p].events[j];
+          if (f.instruction_id != e.instruction_id || primary[p].name_of(f) != baseline[t].name_of(e)) continue;
+          EXPECT_EQ(style.baseline_colour(t, i), style.colour(p, j)) << baseline[t].name_of(e);
+          ++compared;
+        }
+      }
+    }
+  }
+  EXPECT_GT(compared, 100u);
+  // Diff rows: an event's row names it and holds its runs.
+  size_t rows = 0;
+  for (size_t b = 0; b < ws->blocks().size(); ++b) {
+    for (size_t e = 0; e < ws->blocks()[b].events.size(); ++e) {
+      const inspector::Event& event = ws->blocks()[b].events[e];
+      const inspector::DiffRow* row = ws->diff_row_of(b, e);
+      if (event.name == "OPERATOR_CALL" || !event.perf_data) {
+        EXPECT_EQ(row, nullptr);
+        continue;
+      }
+      if (row == nullptr) continue;
+      EXPECT_EQ(row->event, event.name);
+      EXPECT_EQ(row->block, ws->blocks()[b].name);
+      EXPECT_EQ(row->after_runs, event.perf_data->raw);
+      ++rows;
+    }
+  }
+  EXPECT_GT(rows, 10u);
+  EXPECT_EQ(ws->diff_row_of(ws->blocks().size(), 0), nullptr);
 }
 
 }  // namespace

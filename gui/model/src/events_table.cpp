@@ -78,17 +78,8 @@ std::optional<inspector::EventOrder> stat_order(Column column) {
 }  // namespace
 
 EventsTable::EventsTable(const Workspace& workspace, bool include_operator_call) : workspace_(workspace) {
-  const bool compare = workspace.diff().has_value();
   columns_ = columns_of(workspace);
 
-  // Deltas join as `etinspect diff` does: (block, event, k-th occurrence of
-  // a timed non-OPERATOR_CALL event), the first block of a name only.
-  using Key = std::tuple<std::string, std::string, size_t>;
-  std::map<Key, const inspector::DiffRow*> diff_rows;
-  if (compare) {
-    for (const inspector::DiffRow& row : workspace.diff()->rows) diff_rows[{row.block, row.event, row.occurrence}] = &row;
-  }
-  std::set<std::string> blocks_seen;
   inspector::EventFilter filter;
   filter.include_operator_call = include_operator_call;
   const std::vector<inspector::EventBlock>& blocks = workspace.blocks();
@@ -100,12 +91,8 @@ EventsTable::EventsTable(const Workspace& workspace, bool include_operator_call)
   }
   for (size_t b = 0; b < blocks.size(); ++b) {
     const inspector::EventBlock& block = blocks[b];
-    const bool first_of_name = blocks_seen.insert(block.name).second;
-    std::map<std::string, size_t> in_block;
     for (size_t e = 0; e < block.events.size(); ++e) {
       const inspector::Event& event = block.events[e];
-      std::optional<size_t> occurrence;
-      if (compare && event.perf_data && event.name != "OPERATOR_CALL") occurrence = in_block[event.name]++;
       if (!inspector::keeps(filter, block, event)) continue;
       if (rows_.empty()) {
         size_t events = 0;
@@ -117,10 +104,7 @@ EventsTable::EventsTable(const Workspace& workspace, bool include_operator_call)
       rows_.push_back({&block, &event});
       places_.emplace_back(b, e);
       Delta delta;
-      if (compare && first_of_name && occurrence) {
-        const auto it = diff_rows.find({block.name, event.name, *occurrence});
-        if (it != diff_rows.end()) delta = {it->second->delta(), it->second->percent()};
-      }
+      if (const inspector::DiffRow* row = workspace.diff_row_of(b, e)) delta = {row->delta(), row->percent()};
       deltas_.push_back(delta);
     }
   }

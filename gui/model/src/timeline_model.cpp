@@ -1,6 +1,7 @@
 #include "etkit/gui/timeline_model.h"
 
 #include <algorithm>
+#include <unordered_map>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -115,6 +116,25 @@ size_t TimelineModel::event_count() const {
   return count;
 }
 
+void TimelineModel::align_runs_to(const TimelineModel& reference) {
+  std::unordered_map<std::string, double> start_of;
+  for (const TimelineTrack& track : reference.tracks_) start_of.emplace(track.name, track.start);
+  double shift = 0;
+  end_ = 0;
+  for (TimelineTrack& track : tracks_) {
+    // A run the reference has starts where its run does; one it lacks moves
+    // with the run before it, so the order of runs stays.
+    if (const auto found = start_of.find(track.name); found != start_of.end()) shift = found->second - track.start;
+    track.start += shift;
+    track.end += shift;
+    for (TimelineEvent& event : track.events) {
+      event.start += shift;
+      event.end += shift;
+    }
+    end_ = std::max(end_, track.end);
+  }
+}
+
 std::vector<DrawItem> layout_track(const TimelineTrack& track, double t0, double t1, double ns_per_pixel,
                                    double min_pixels) {
   std::vector<DrawItem> items;
@@ -202,30 +222,12 @@ bool is_op_event(const std::string& name) {
          name.rfind("Program::", 0) != 0;
 }
 
-double readable_ns_per_pixel(const TimelineTrack& track, double width, double op_pixels) {
-  std::vector<double> durations;
-  double total = 0;
-  for (const TimelineEvent& e : track.events) {
-    if (!is_op_event(track.name_of(e))) continue;
-    durations.push_back(e.end - e.start);
-    total += e.end - e.start;
-  }
-  const double whole = std::max(1.0, (track.end - track.start) * 1.04) / std::max(1.0, width);
-  if (durations.empty() || total <= 0) return whole;
-  // The op where half the run's op time is reached, counting from the
-  // longest: the ops that matter are the readable ones. A run spans at most
-  // four canvas widths (a few long ops among many short ones would zoom in
-  // further than anyone reads).
-  std::sort(durations.rbegin(), durations.rend());
-  double sum = 0, typical = durations.back();
-  for (double d : durations) {
-    sum += d;
-    if (sum >= total / 2) {
-      typical = d;
-      break;
-    }
-  }
-  return std::clamp(std::max(1.0, typical) / op_pixels, whole / 4, whole);
+Viewport frame_run(const TimelineTrack& track, double width, double margin_pixels) {
+  const double usable = std::max(1.0, width - 2 * margin_pixels);
+  Viewport view;
+  view.ns_per_pixel = std::max(1.0, track.end - track.start) / usable;
+  view.t0 = track.start - margin_pixels * view.ns_per_pixel;
+  return view;
 }
 
 std::vector<RangeAggregate> aggregate_range(const std::vector<TimelineTrack>& tracks, double t0, double t1) {

@@ -14,6 +14,11 @@ namespace {
 
 using detail::lowercase;
 
+// What makes two events the same op in two traces of one program.
+std::string op_key(const TimelineTrack& track, const TimelineEvent& event) {
+  return track.name_of(event) + "\n" + std::to_string(event.instruction_id);
+}
+
 }  // namespace
 
 std::string colour_key(const inspector::Event* event, const std::string& name, ColourBy mode) {
@@ -85,6 +90,7 @@ void TimelineStyle::colour_by(ColourBy mode) {
   for (size_t t = 0; t < colours_.size(); ++t) colours_[t].resize(timeline_.tracks()[t].events.size());
   std::vector<size_t> legend_of;  // per slot
   std::unordered_map<std::string, size_t> legend_index;
+  std::unordered_map<std::string, uint32_t> colour_of_op;  // "name\ninstruction" -> colour
   legend_.clear();
   per_distinct_event(
       timeline_,
@@ -93,6 +99,7 @@ void TimelineStyle::colour_by(ColourBy mode) {
         auto [it, added] = legend_index.try_emplace(key, legend_.size());
         if (added) legend_.push_back({key, palette_index(key, kPaletteSize), 0});
         legend_of.push_back(it->second);
+        colour_of_op.emplace(op_key(track, event), legend_[it->second].colour);
       },
       [&](size_t t, size_t i, size_t slot) {
         LegendEntry& entry = legend_[legend_of[slot]];
@@ -101,6 +108,30 @@ void TimelineStyle::colour_by(ColourBy mode) {
       });
   std::stable_sort(legend_.begin(), legend_.end(),
                    [](const LegendEntry& a, const LegendEntry& b) { return a.events > b.events; });
+  colour_baseline(colour_of_op);
+}
+
+void TimelineStyle::colour_baseline(const std::unordered_map<std::string, uint32_t>& colour_of_op) {
+  baseline_colours_.clear();
+  const TimelineModel* baseline = workspace_.baseline_timeline();
+  if (baseline == nullptr) return;
+  for (const TimelineTrack& track : baseline->tracks()) {
+    std::vector<uint32_t>& colours = baseline_colours_.emplace_back(track.events.size());
+    std::unordered_map<uint64_t, uint32_t> local;  // (name id, instruction) -> colour, per track
+    for (size_t i = 0; i < track.events.size(); ++i) {
+      const TimelineEvent& event = track.events[i];
+      const uint64_t local_key = (uint64_t(event.name) << 32) | uint32_t(event.instruction_id);
+      auto found = local.find(local_key);
+      if (found == local.end()) {
+        const auto op = colour_of_op.find(op_key(track, event));
+        const uint32_t colour = op != colour_of_op.end()
+                                    ? op->second
+                                    : palette_index(colour_key(nullptr, track.name_of(event), mode_), kPaletteSize);
+        found = local.emplace(local_key, colour).first;
+      }
+      colours[i] = found->second;
+    }
+  }
 }
 
 void TimelineStyle::search(const std::string& text) {
@@ -183,6 +214,27 @@ std::vector<KeyTime> op_time_by_key(const Workspace& workspace, size_t track, Co
   for (auto& [key, ns] : by_key) out.push_back({key, ns});
   std::stable_sort(out.begin(), out.end(), [](const KeyTime& a, const KeyTime& b) { return a.ns > b.ns; });
   return out;
+}
+
+std::vector<KeyShare> top_shares(const std::vector<KeyTime>& keys, size_t count) {
+  double total = 0;
+  for (const KeyTime& k : keys) total += k.ns;
+  const auto percent = [total](double ns) { return total > 0 ? 100 * ns / total : 0.0; };
+  std::vector<KeyShare> shares;
+  KeyShare other{"", 0, 0, 0};
+  for (const KeyTime& k : keys) {
+    if (shares.size() < count) {
+      shares.push_back({k.key, k.ns, percent(k.ns), 1});
+    } else {
+      other.ns += k.ns;
+      ++other.keys;
+    }
+  }
+  if (other.keys > 0) {
+    other.percent = percent(other.ns);
+    shares.push_back(other);
+  }
+  return shares;
 }
 
 }  // namespace etkit::gui

@@ -10,6 +10,9 @@
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
+#include <map>
+#include <set>
+#include <tuple>
 
 #include "etkit/bundled/bundled_program.h"
 #include "etkit/core/file_data.h"
@@ -20,6 +23,34 @@
 #include "etkit/inspector/source_links.h"
 
 namespace etkit::gui {
+namespace {
+
+// Each event's row of the diff, joined as `etinspect diff` joins: (block,
+// event, k-th timed event of that name other than OPERATOR_CALL), the
+// first block of a name only. The table's deltas and the details'
+// histograms read the same join.
+std::vector<std::vector<const inspector::DiffRow*>> join_diff_rows(const std::vector<inspector::EventBlock>& blocks,
+                                                                   const inspector::TraceDiff& diff) {
+  using Key = std::tuple<std::string, std::string, size_t>;
+  std::map<Key, const inspector::DiffRow*> rows;
+  for (const inspector::DiffRow& row : diff.rows) rows[{row.block, row.event, row.occurrence}] = &row;
+  std::vector<std::vector<const inspector::DiffRow*>> joined(blocks.size());
+  std::set<std::string> blocks_seen;
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    joined[b].assign(blocks[b].events.size(), nullptr);
+    if (!blocks_seen.insert(blocks[b].name).second) continue;
+    std::map<std::string, size_t> in_block;
+    for (size_t e = 0; e < blocks[b].events.size(); ++e) {
+      const inspector::Event& event = blocks[b].events[e];
+      if (!event.perf_data || event.name == "OPERATOR_CALL") continue;
+      const auto it = rows.find({blocks[b].name, event.name, in_block[event.name]++});
+      if (it != rows.end()) joined[b][e] = it->second;
+    }
+  }
+  return joined;
+}
+
+}  // namespace
 
 const char* to_string(FileRole role) {
   switch (role) {
@@ -282,8 +313,12 @@ struct Workspace::Loader {
     auto diff = inspector::diff_traces(*ws.baseline_, *ws.trace_, options);
     if (!diff.ok()) return fail(path, diff.error());
     ws.diff_ = std::move(*diff);
+    ws.diff_rows_ = join_diff_rows(ws.blocks_, *ws.diff_);
     auto timeline = TimelineModel::build(*ws.baseline_, request.source_unit, nullptr, true);
-    if (timeline.ok()) ws.baseline_timeline_ = std::move(*timeline);
+    if (timeline.ok()) {
+      timeline->align_runs_to(ws.timeline_);  // drawn under the trace run to run
+      ws.baseline_timeline_ = std::move(*timeline);
+    }
     ws.files_.push_back({path, FileRole::kBaseline, std::to_string(ws.diff_->rows.size()) + " events joined"});
   }
 
@@ -337,6 +372,11 @@ struct Workspace::Loader {
     if (!reference_record_path.empty()) ws.files_.push_back({reference_record_path, FileRole::kReferenceRecord, ""});
   }
 };
+
+const inspector::DiffRow* Workspace::diff_row_of(size_t block, size_t event) const {
+  if (block >= diff_rows_.size() || event >= diff_rows_[block].size()) return nullptr;
+  return diff_rows_[block][event];
+}
 
 std::unique_ptr<Workspace> Workspace::load(const OpenRequest& request, const Progress& progress) {
   std::unique_ptr<Workspace> ws(new Workspace());

@@ -13,6 +13,7 @@
 
 #include "etkit/inspector/event_blocks.h"
 #include "etkit/inspector/event_text.h"
+#include "etkit/inspector/trace_diff.h"
 
 namespace etkit::gui {
 
@@ -26,6 +27,9 @@ struct Histogram {
 
 /// `values` in `bins` equal bins (at least 1). All equal: one bin.
 Histogram histogram(const std::vector<double>& values, size_t bins);
+/// `values` in `bins` equal bins over [min, max] (values outside it go to
+/// the end bins), so two histograms over one range overlay bin for bin.
+Histogram histogram_over(const std::vector<double>& values, double min, double max, size_t bins);
 /// NumPy's default bin count for the panel: ceil(sqrt(n)) clamped to [1, 40].
 size_t histogram_bins(size_t values);
 
@@ -50,6 +54,11 @@ struct EventDetails {
   int32_t instruction_id = -1;
   std::optional<inspector::PerfData> perf;  ///< target unit
   Histogram durations;
+  /// With a baseline trace holding the same event: its durations binned
+  /// over the same range as `durations` (Tracy's compare overlay), and the
+  /// baseline's statistic.
+  std::optional<Histogram> baseline_durations;
+  std::optional<double> baseline_p50;
   std::vector<std::string> op_types;
   std::vector<int64_t> debug_handles;
   std::vector<NodeOrigin> origins;
@@ -59,7 +68,9 @@ struct EventDetails {
   std::vector<OutputPreview> outputs;
 };
 
+/// `baseline`: the event's row of the trace diff against a baseline, if
+/// it has one (Workspace::diff_row_of).
 EventDetails event_details(const inspector::EventBlock& block, const inspector::Event& event,
-                           const inspector::DebugOutputs& debug);
+                           const inspector::DebugOutputs& debug, const inspector::DiffRow* baseline = nullptr);
 
 }  // namespace etkit::gui

@@ -75,6 +75,10 @@ class TimelineModel {
                                      bool fold_operator_calls = false);
   const std::vector<TimelineTrack>& tracks() const { return tracks_; }
   double end() const { return end_; }  ///< last event's end (the first starts at 0)
+  /// Moves each run to where the run of the same name ("Execute #4") starts
+  /// in `reference`, runs it lacks with the run before them: a baseline
+  /// drawn under a trace compares run to run, op under op.
+  void align_runs_to(const TimelineModel& reference);
   size_t event_count() const;
 
  private:
@@ -134,11 +138,6 @@ std::optional<size_t> typical_run(const std::vector<TimelineTrack>& tracks);
 /// wrappers (OPERATOR_CALL, DELEGATE_CALL, Method::…).
 bool is_op_event(const std::string& name);
 
-/// The time a zoom should give per pixel so the typical op of `track` is
-/// `op_pixels` wide (ops readable), never zooming out past the whole run in
-/// `width` pixels.
-double readable_ns_per_pixel(const TimelineTrack& track, double width, double op_pixels = 64);
-
 /// The ruler's tick spacing: the smallest 1, 2 or 5 × 10^k ns that puts
 /// ticks at least `min_pixels` apart.
 double tick_step(double ns_per_pixel, double min_pixels = 80);
@@ -172,5 +171,10 @@ struct Viewport {
   /// Shows [begin, end] across `width` pixels.
   void fit(double begin, double end, double width);
 };
+
+/// The opening view of a run: the whole of `track` across `width` pixels,
+/// `margin_pixels` left free on either side, so the first screen shows
+/// where all of a typical run's time goes (zooming in reads the labels).
+Viewport frame_run(const TimelineTrack& track, double width, double margin_pixels = 8);
 
 }  // namespace etkit::gui

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "etkit/gui/timeline_model.h"
@@ -40,6 +41,17 @@ struct KeyTime {
 };
 std::vector<KeyTime> op_time_by_key(const Workspace& workspace, size_t track, ColourBy mode);
 
+/// The summary's legend: the `count` largest of `keys` (largest first, as
+/// op_time_by_key gives them) with their percentage of all of them, then
+/// the rest as one "other" share (none when nothing is left).
+struct KeyShare {
+  std::string key;  ///< empty for the other share
+  double ns = 0;
+  double percent = 0;
+  size_t keys = 1;  ///< how many keys it sums (the other share: the rest)
+};
+std::vector<KeyShare> top_shares(const std::vector<KeyTime>& keys, size_t count = 5);
+
 class TimelineStyle {
  public:
   static constexpr uint32_t kPaletteSize = 16;
@@ -47,9 +59,14 @@ class TimelineStyle {
   TimelineStyle(const Workspace& workspace, const TimelineModel& timeline);
 
   void colour_by(ColourBy mode);
+  void colour_baseline(const std::unordered_map<std::string, uint32_t>& colour_of_op);
   ColourBy colouring() const { return mode_; }
   /// Palette index of event `index` of track `track`.
   uint32_t colour(size_t track, size_t index) const { return colours_[track][index]; }
+  /// Palette index of event `index` of the workspace's baseline track
+  /// `track`: the colour of the same op (name and instruction) in the trace,
+  /// so both read alike; an op the trace lacks is coloured by its name.
+  uint32_t baseline_colour(size_t track, size_t index) const { return baseline_colours_[track][index]; }
   /// The keys in use with their palette index and event count, most used first.
   struct LegendEntry {
     std::string key;
@@ -77,6 +94,7 @@ class TimelineStyle {
   const TimelineModel& timeline_;
   ColourBy mode_ = ColourBy::kOpType;
   std::vector<std::vector<uint32_t>> colours_;  // per track, per event
+  std::vector<std::vector<uint32_t>> baseline_colours_;  // per baseline track, per event
   std::vector<LegendEntry> legend_;
   std::string search_;
   std::vector<std::vector<bool>> matches_;

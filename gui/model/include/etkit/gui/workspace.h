@@ -109,6 +109,11 @@ class Workspace {
   const TimelineModel& timeline() const { return timeline_; }
   const TimelineModel* baseline_timeline() const { return baseline_timeline_ ? &*baseline_timeline_ : nullptr; }
   const std::optional<inspector::TraceDiff>& diff() const { return diff_; }
+  /// Event `event` of block `block`'s row of the diff, joined as `etinspect
+  /// diff` joins (block name, event name, k-th timed event of that name
+  /// other than OPERATOR_CALL; the first block of a name only); null
+  /// without a baseline or when the baseline has no such event.
+  const inspector::DiffRow* diff_row_of(size_t block, size_t event) const;
   /// With a baseline: the whole run before and after and whether the change
   /// is beyond the runs' noise, in one line (inspector/run_comparison.h);
   /// empty without a baseline or a Method::execute event in both traces.
@@ -170,6 +175,7 @@ class Workspace {
   TimelineModel timeline_;
   std::optional<TimelineModel> baseline_timeline_;
   std::optional<inspector::TraceDiff> diff_;
+  std::vector<std::vector<const inspector::DiffRow*>> diff_rows_;  ///< per block, per event
   inspector::DebugOutputs debug_;
   std::optional<ProgramSummary> program_;
   std::optional<etrecord::Etrecord> record_;
