@@ -3,6 +3,8 @@
 
 #include "etkit/gui/steps_chart.h"
 
+#include "etkit/gui/step_breakdown.h"
+
 #include <gtest/gtest.h>
 
 namespace etkit::gui {
@@ -86,6 +88,28 @@ TEST(StepsChart, NoStepsHitNothing) {
   EXPECT_TRUE(chart.steps().empty());
   EXPECT_DOUBLE_EQ(chart.axis_max(), 1);
   EXPECT_FALSE(chart.step_at(0.5));
+}
+
+// Three steps' ops by key: the two largest keys over all steps are named
+// (sdpa 9 + 1 = 10, linear 3 x 2 = 6), the other three (4 in all) summed.
+TEST(StepBreakdown, StacksTheLargestKeysInOneOrderAndSumsTheRest) {
+  const std::vector<std::vector<KeyTime>> per_step = {
+      {{"linear", 2}, {"sdpa", 1}, {"rms_norm", 1}},
+      {{"sdpa", 4}, {"linear", 2}, {"embedding", 1}},
+      {{"sdpa", 5}, {"linear", 2}, {"add", 1}, {"rms_norm", 1}},
+  };
+  const StepBreakdown stack = stack_by_key(per_step, 2);
+  EXPECT_EQ(stack.keys, (std::vector<std::string>{"sdpa", "linear", ""}));
+  EXPECT_EQ(stack.totals, (std::vector<double>{10, 6, 4}));
+  ASSERT_EQ(stack.ns.size(), 3u);
+  EXPECT_EQ(stack.ns[0], (std::vector<double>{1, 2, 1}));
+  EXPECT_EQ(stack.ns[1], (std::vector<double>{4, 2, 1}));
+  EXPECT_EQ(stack.ns[2], (std::vector<double>{5, 2, 2}));
+  // Keys that fit: no rest slot. A step without ops: zeros.
+  const StepBreakdown all = stack_by_key({{{"sdpa", 1}}, {}}, 5);
+  EXPECT_EQ(all.keys, std::vector<std::string>{"sdpa"});
+  EXPECT_EQ(all.ns[1], std::vector<double>{0});
+  EXPECT_TRUE(stack_by_key({}).keys.empty());
 }
 
 }  // namespace
