@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cstdlib>
+#include <unordered_map>
 
 #include <nlohmann/json.hpp>
 
@@ -151,11 +152,35 @@ json parse_python_json(const std::string& text) {
   return json::parse(with_quoted_non_finite_numbers(text), nullptr, /*allow_exceptions=*/false);
 }
 
-const json* graph_nodes(const json& exported_program) {
+const json* graph_of(const json& exported_program) {
   const json* graph_module = member(exported_program, "graph_module");
-  const json* graph = graph_module ? member(*graph_module, "graph") : nullptr;
+  return graph_module ? member(*graph_module, "graph") : nullptr;
+}
+
+const json* graph_nodes(const json& exported_program) {
+  const json* graph = graph_of(exported_program);
   const json* nodes = graph ? member(*graph, "nodes") : nullptr;
   return nodes != nullptr && nodes->is_array() ? nodes : nullptr;
+}
+
+// The sizes of a graph's tensors by name (graph.tensor_values[name].sizes,
+// each {"as_int": n}); a size that is not an integer (a symbolic
+// {"as_expr": ...}) reads -1. Entries without a sizes list are left out.
+std::unordered_map<std::string, std::vector<int64_t>> tensor_sizes(const json* graph) {
+  std::unordered_map<std::string, std::vector<int64_t>> out;
+  const json* values = graph ? member(*graph, "tensor_values") : nullptr;
+  if (values == nullptr || !values->is_object()) return out;
+  for (const auto& [name, value] : values->items()) {
+    const json* sizes = member(value, "sizes");
+    if (sizes == nullptr || !sizes->is_array()) continue;
+    std::vector<int64_t> dims;
+    for (const json& size : *sizes) {
+      const json* as_int = member(size, "as_int");
+      dims.push_back(as_int && as_int->is_number_integer() ? as_int->get<int64_t>() : -1);
+    }
+    out.emplace(name, std::move(dims));
+  }
+  return out;
 }
 
 GraphNode parse_node(const json& node, size_t index, const std::string& where, std::vector<std::string>& warnings) {
@@ -200,8 +225,10 @@ const json* lowered_original_module(const json& node, json& storage) {
   return storage.is_discarded() ? nullptr : member(storage, "original_module");
 }
 
-void add_nodes(const json& nodes, const std::string& where, int depth, EdgeGraph& result,
+void add_nodes(const json& exported_program, const std::string& where, int depth, EdgeGraph& result,
                std::vector<std::string>& warnings) {
+  const json& nodes = *graph_nodes(exported_program);
+  const auto sizes = tensor_sizes(graph_of(exported_program));
   for (size_t i = 0; i < nodes.size(); ++i) {
     const json& node = nodes[i];
     GraphNode parsed = parse_node(node, i, where, warnings);
@@ -209,14 +236,15 @@ void add_nodes(const json& nodes, const std::string& where, int depth, EdgeGraph
       warnings.push_back(where + ": node " + std::to_string(i) + " has no target; skipped");
       continue;
     }
+    if (const auto found = sizes.find(parsed.name); found != sizes.end()) parsed.output_sizes = found->second;
     if (parsed.debug_handle >= 0) result.nodes_by_handle[parsed.debug_handle].push_back(result.nodes.size());
     const bool delegate_call = parsed.target.find("executorch_call_delegate") != std::string::npos;
     const std::string name = parsed.name;
     result.nodes.push_back(std::move(parsed));
     json lowered;
     const json* original = delegate_call && depth < 4 ? lowered_original_module(node, lowered) : nullptr;
-    if (const json* inner = original ? graph_nodes(*original) : nullptr) {
-      add_nodes(*inner, where + " (lowered module of " + name + ")", depth + 1, result, warnings);
+    if (original != nullptr && graph_nodes(*original) != nullptr) {
+      add_nodes(*original, where + " (lowered module of " + name + ")", depth + 1, result, warnings);
     }
   }
 }
@@ -229,12 +257,11 @@ Result<EdgeGraph> parse_edge_graph(const std::string& json_text, const std::stri
   if (document.is_discarded()) {
     return Error::make(ErrorCode::kMalformed, "%s: not valid JSON", where.c_str());
   }
-  const json* nodes = graph_nodes(document);
-  if (nodes == nullptr) {
+  if (graph_nodes(document) == nullptr) {
     return Error::make(ErrorCode::kMalformed, "%s: no graph_module.graph.nodes array", where.c_str());
   }
   EdgeGraph result;
-  add_nodes(*nodes, where, 0, result, warnings);
+  add_nodes(document, where, 0, result, warnings);
   return result;
 }
 

@@ -11,11 +11,13 @@
 #include <iterator>
 
 #include "display_format.h"
+#include "etkit/gui/module_groups.h"
 #include "etkit/gui/workspace.h"
 
 namespace etkit::gui {
 namespace {
 
+constexpr float kShapeScale = 0.6f;  // the zoom from which edges show their tensors' shapes
 constexpr float kBar = 34;  // the toolbar's height: the graph is drawn below it, never under it
 
 // Light yellow to dark red: more of the chosen quantity, darker.
@@ -25,9 +27,9 @@ ImU32 ramp(double t) {
   return IM_COL32(mix(255, 189), mix(237, 0), mix(160, 38), 255);
 }
 
-double value_of(const OpNode& node, GraphColour colour) {
+double value_of(const OpNode& node, GraphColour colour, size_t phase) {
   switch (colour) {
-    case GraphColour::kLatency: return node.latency_ms;
+    case GraphColour::kLatency: return phase_latency(node, phase);
     case GraphColour::kOutputBytes: return node.output_bytes;
     case GraphColour::kConstantBytes: return node.constant_bytes > 0 ? node.constant_bytes : std::nan("");
     case GraphColour::kGap: return node.gap;
@@ -53,22 +55,100 @@ GraphCanvas::GraphCanvas(QWidget* parent) : ImGuiCanvas(parent) { setMinimumSize
 void GraphCanvas::set_workspace(const Workspace* workspace) {
   workspace_ = workspace;
   selected_instruction_ = -1;
+  phase_ = 0;
+  folded_.reset();
+  grouped_.reset();
+  module_depth_ = 0;
+  open_modules_.clear();
   fitted_ = false;
   layout_requested_ = false;
   update();
 }
 
 void GraphCanvas::layout_ready() {
+  regroup();
   fitted_ = false;
+  folded_.reset();
   update();
 }
 
-const OpGraph* GraphCanvas::graph() const { return workspace_ != nullptr ? workspace_->graph(!expanded_) : nullptr; }
+const OpGraph* GraphCanvas::laid_out_graph() const {
+  return workspace_ != nullptr ? workspace_->graph(!expanded_) : nullptr;
+}
+
+const OpGraph* GraphCanvas::source_graph() const {
+  const OpGraph* base = laid_out_graph();
+  return grouped_ && grouped_from_ == base ? &*grouped_ : base;
+}
+
+const OpGraph* GraphCanvas::graph() const {
+  const OpGraph* source = source_graph();
+  return folded_ && folded_from_ == source ? &*folded_ : source;
+}
+
+void GraphCanvas::set_module_depth(size_t depth) {
+  module_depth_ = depth;
+  open_modules_.clear();
+  regroup();
+}
+
+void GraphCanvas::open_module(const std::string& path) {
+  open_modules_.insert(path);
+  regroup();
+}
+
+void GraphCanvas::close_module_of(const OpNode& node) {
+  // The innermost opened module holding the node, with what was opened inside it.
+  for (auto module = node.modules.rbegin(); module != node.modules.rend(); ++module) {
+    if (!open_modules_.count(*module)) continue;
+    const std::string inside = *module + ".";
+    for (auto it = open_modules_.begin(); it != open_modules_.end();) {
+      it = *it == *module || it->rfind(inside, 0) == 0 ? open_modules_.erase(it) : std::next(it);
+    }
+    return regroup();
+  }
+}
+
+void GraphCanvas::regroup() {
+  grouped_.reset();
+  folded_.reset();
+  fitted_ = false;
+  const OpGraph* base = laid_out_graph();
+  if (module_depth_ > 0 && base != nullptr && base->laid_out) {
+    // A few dozen modules lay out in milliseconds: on this thread.
+    OpGraph grouped = group_by_module(*base, module_depth_, open_modules_);
+    if (layout_op_graph(grouped, nullptr).ok()) {
+      grouped_ = std::move(grouped);
+      grouped_from_ = base;
+    }
+  }
+  update();
+}
 
 void GraphCanvas::set_expanded(bool expanded) {
   expanded_ = expanded;
+  regroup();
+}
+
+void GraphCanvas::set_wrap(bool wrap) {
+  wrap_ = wrap;
   fitted_ = false;
+  folded_.reset();
   update();
+}
+
+size_t GraphCanvas::fold_to_view() {
+  folded_.reset();
+  const OpGraph* base = source_graph();
+  if (!wrap_ || base == nullptr || !base->laid_out) return 1;
+  const QSizeF area = drawing_area();
+  size_t columns = 1;
+  OpGraph folded = fold_into_columns(*base, float(area.width() / area.height()), &columns);
+  if (columns > 1) {
+    folded_ = std::move(folded);
+    folded_from_ = base;
+  }
+  return columns;
 }
 
 QSizeF GraphCanvas::drawing_area() const {
@@ -76,6 +156,7 @@ QSizeF GraphCanvas::drawing_area() const {
 }
 
 void GraphCanvas::fit() {
+  fold_to_view();
   const OpGraph* g = graph();
   if (g == nullptr || g->width <= 0 || g->height <= 0) return;
   const float w = float(drawing_area().width()), h = float(drawing_area().height());
@@ -87,14 +168,18 @@ void GraphCanvas::fit() {
 }
 
 void GraphCanvas::open_readable() {
-  // The opening view: labels at their size, the graph's top centred; a
-  // graph that fits the canvas is shown whole (Fit shows any graph whole).
-  const OpGraph* g = graph();
-  if (g == nullptr || g->width <= 0 || g->height <= 0) return;
+  // The opening view: the whole graph when it fits at a readable size,
+  // folded into columns when it is taller than the view; else the top of
+  // the graph as dot laid it, at label size (Fit shows any graph whole).
+  const OpGraph* base = source_graph();
+  if (base == nullptr || base->width <= 0 || base->height <= 0) return;
   const float w = float(drawing_area().width()), h = float(drawing_area().height());
-  if (g->width <= w && g->height <= h) return fit();
-  scale_ = std::clamp(w / g->width, 0.75f, 1.0f);
-  offset_x_ = -(w / scale_ - g->width) / 2;
+  if (base->width <= w && base->height <= h) return fit();
+  fold_to_view();
+  if (const OpGraph* g = graph(); g != base && std::min(w / g->width, h / g->height) >= kReadableScale) return fit();
+  folded_.reset();
+  scale_ = std::clamp(w / base->width, 0.75f, 1.0f);
+  offset_x_ = -(w / scale_ - base->width) / 2;
   offset_y_ = 0;
   fitted_ = true;
   update();
@@ -103,6 +188,7 @@ void GraphCanvas::open_readable() {
 void GraphCanvas::resizeEvent(QResizeEvent* event) {
   ImGuiCanvas::resizeEvent(event);
   fitted_ = false;
+  folded_.reset();  // folded for another aspect
 }
 
 void GraphCanvas::bring_into_view(const OpNode& node) {
@@ -123,7 +209,12 @@ void GraphCanvas::select_node(int32_t id, std::vector<int64_t> handles) {
 }
 
 bool GraphCanvas::selected(const OpNode& node) const {
-  if (selected_instruction_ < 0 || node.instruction != selected_instruction_) return false;
+  if (selected_instruction_ < 0) return false;
+  if (!node.module_group.empty()) {  // a module: one of its ops is selected
+    return std::find(node.group_instructions.begin(), node.group_instructions.end(), selected_instruction_) !=
+           node.group_instructions.end();
+  }
+  if (node.instruction != selected_instruction_) return false;
   if (selected_handles_.empty() || node.handles.empty()) return true;
   for (int64_t handle : node.handles) {
     if (std::find(selected_handles_.begin(), selected_handles_.end(), handle) != selected_handles_.end()) return true;
@@ -148,12 +239,39 @@ void GraphCanvas::toolbar(const OpGraph* graph) {
     colour_ = GraphColour(colour);
   }
   ImGui::SameLine();
+  // A generate trace's latencies come from Decode or Prefill: the reader picks.
+  if (graph != nullptr && graph->phases.size() > 1 && colour_ == GraphColour::kLatency) {
+    ImGui::SetNextItemWidth(100);
+    if (ImGui::BeginCombo("##phase", graph->phases[std::min(phase_, graph->phases.size() - 1)].c_str())) {
+      for (size_t p = 0; p < graph->phases.size(); ++p) {
+        if (ImGui::Selectable(graph->phases[p].c_str(), p == phase_)) phase_ = p;
+      }
+      ImGui::EndCombo();
+    }
+    ImGui::SameLine();
+  }
   const bool can_expand = workspace_ != nullptr && workspace_->graph(false) != workspace_->graph(true);
   if (can_expand) {
     bool expanded = expanded_;
     if (ImGui::Checkbox("expand delegates", &expanded)) set_expanded(expanded);
     ImGui::SameLine();
   }
+  if (const OpGraph* base = laid_out_graph(); base != nullptr && module_depth(*base) > 0) {
+    // 0: every op; 1: the model's children as boxes; 2: theirs; …
+    int depth = int(module_depth_);
+    ImGui::SetNextItemWidth(110);
+    if (ImGui::SliderInt("##modules", &depth, 0, int(module_depth(*base)), depth == 0 ? "ops" : "modules %d deep")) {
+      set_module_depth(size_t(depth));
+    }
+    if (ImGui::IsItemHovered()) {
+      ImGui::SetTooltip("Group ops into their modules; double-click a module to open it, right-click to close");
+    }
+    ImGui::SameLine();
+  }
+  bool wrap = wrap_;
+  if (ImGui::Checkbox("columns", &wrap)) set_wrap(wrap);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Fit folds a tall graph into columns that fill the view");
+  ImGui::SameLine();
   ImGui::SetNextItemWidth(180);
   if (ImGui::InputTextWithHint("##search", "search ops", search_buffer_, sizeof search_buffer_)) search_ = search_buffer_;
   ImGui::SameLine();
@@ -162,7 +280,7 @@ void GraphCanvas::toolbar(const OpGraph* graph) {
   // The colour scale, on the toolbar row: it never covers a node.
   double lo = INFINITY, hi = -INFINITY;
   for (const OpNode& n : graph->nodes) {
-    const double v = value_of(n, colour_);
+    const double v = value_of(n, colour_, phase_);
     if (!std::isnan(v)) lo = std::min(lo, v), hi = std::max(hi, v);
   }
   ImGui::SameLine();
@@ -173,7 +291,7 @@ void GraphCanvas::toolbar(const OpGraph* graph) {
   }
   std::string scale = std::isfinite(lo) ? metric_text(lo, colour_) + " … " + metric_text(hi, colour_) : "no data";
   // Which runs the latencies are from (a generate trace: a Decode step's).
-  if (colour_ == GraphColour::kLatency && !graph->latency_block.empty()) scale += " (" + graph->latency_block + ")";
+  if (colour_ == GraphColour::kLatency && phase_ < graph->phases.size()) scale += " (" + graph->phases[phase_] + ")";
   char info[256];
   std::snprintf(info, sizeof info, "%s   %zu ops from the %s, laid out in %.0f ms", scale.c_str(), graph->nodes.size(),
                 graph->source.c_str(), graph->layout_seconds * 1e3);
@@ -210,12 +328,21 @@ void GraphCanvas::mouseReleaseEvent(QMouseEvent* event) {
   ImGuiCanvas::mouseReleaseEvent(event);
   const OpGraph* g = graph();
   const QPointF at = event->position();
-  if (g == nullptr || !g->laid_out || event->button() != Qt::LeftButton || at.y() <= kBar ||
-      (at - press_).manhattanLength() > 4) {
+  if (g == nullptr || !g->laid_out || at.y() <= kBar || (at - press_).manhattanLength() > 4) return;
+  if (event->button() == Qt::RightButton) {  // closes the opened module around what was clicked
+    const int64_t hit = node_at(*g, float(at.x() - 8) / scale_ + offset_x_, float(at.y() - kBar - 8) / scale_ + offset_y_);
+    if (hit >= 0) close_module_of(g->nodes[size_t(hit)]);
     return;
   }
+  if (event->button() != Qt::LeftButton) return;
   const int64_t hit = node_at(*g, float(at.x() - 8) / scale_ + offset_x_, float(at.y() - kBar - 8) / scale_ + offset_y_);
-  if (hit >= 0 && g->nodes[size_t(hit)].instruction >= 0) {
+  if (hit >= 0 && !g->nodes[size_t(hit)].module_group.empty() && !g->nodes[size_t(hit)].group_instructions.empty()) {
+    const OpNode& group = g->nodes[size_t(hit)];  // a module: select its first op
+    selected_instruction_ = group.group_instructions.front();
+    selected_handles_.clear();
+    emit node_selected(selected_instruction_, {});
+    update();
+  } else if (hit >= 0 && g->nodes[size_t(hit)].instruction >= 0) {
     const OpNode& node = g->nodes[size_t(hit)];
     selected_instruction_ = node.instruction;
     selected_handles_ = node.handles;
@@ -224,11 +351,22 @@ void GraphCanvas::mouseReleaseEvent(QMouseEvent* event) {
   }
 }
 
+void GraphCanvas::mouseDoubleClickEvent(QMouseEvent* event) {
+  ImGuiCanvas::mouseDoubleClickEvent(event);
+  const OpGraph* g = graph();
+  const QPointF at = event->position();
+  if (g == nullptr || !g->laid_out || event->button() != Qt::LeftButton || at.y() <= kBar) return;
+  const int64_t hit = node_at(*g, float(at.x() - 8) / scale_ + offset_x_, float(at.y() - kBar - 8) / scale_ + offset_y_);
+  if (hit >= 0 && !g->nodes[size_t(hit)].module_group.empty()) open_module(g->nodes[size_t(hit)].module_group);
+}
+
 std::optional<QPointF> GraphCanvas::screen_of_instruction(int32_t id) const {
   const OpGraph* g = graph();
   if (g == nullptr || !g->laid_out) return std::nullopt;
   for (const OpNode& n : g->nodes) {
-    if (n.instruction == id) {
+    const bool holds = n.instruction == id || std::find(n.group_instructions.begin(), n.group_instructions.end(), id) !=
+                                                  n.group_instructions.end();
+    if (holds) {
       const ImVec2 at = to_screen(n.x, n.y);
       return QPointF(at.x, at.y);
     }
@@ -289,10 +427,26 @@ void GraphCanvas::draw_edges(const OpGraph& g) {
   const bool detailed = scale_ > 0.25f;
   for (const OpEdge& e : g.edges) {
     const OpNode &a = g.nodes[e.from], &b = g.nodes[e.to];
+    if (e.folded) {  // to another column: a stub out of the source, an arrow into the target
+      const ImVec2 out = to_screen(a.x, a.y + a.h / 2), in = to_screen(b.x, b.y - b.h / 2);
+      const float stub = std::max(6.0f, 14 * scale_);
+      list->AddLine(out, ImVec2(out.x, out.y + stub), edge_colour, 1.2f);
+      list->AddCircleFilled(ImVec2(out.x, out.y + stub), 2.5f, edge_colour);
+      list->AddLine(ImVec2(in.x, in.y - stub), in, edge_colour, 1.2f);
+      list->AddTriangleFilled(ImVec2(in.x - 4, in.y - 7), ImVec2(in.x + 4, in.y - 7), in, edge_colour);
+      continue;
+    }
     const ImVec2 pa = to_screen(a.x, a.y), pb = to_screen(b.x, b.y);
     if (std::max(pa.y, pb.y) < kBar || std::min(pa.y, pb.y) > size.y ||
         std::max(pa.x, pb.x) < 0 || std::min(pa.x, pb.x) > size.x) {
       continue;  // both ends off one side of the screen
+    }
+    // The tensor it carries, beside its middle, when zoomed in far enough to read it.
+    if (scale_ >= kShapeScale && !e.shape.empty()) {
+      const size_t mid = (e.points.size() / 4) * 2;
+      const ImVec2 at = e.points.size() >= 2 ? to_screen(e.points[mid], e.points[mid + 1])
+                                             : ImVec2((pa.x + pb.x) / 2, (pa.y + pb.y) / 2);
+      list->AddText(ImVec2(at.x + 5, at.y - 7), IM_COL32(110, 110, 110, 255), e.shape.c_str());
     }
     if (!detailed || e.points.size() < 8) {
       list->AddLine(to_screen(a.x, a.y + a.h / 2), to_screen(b.x, b.y - b.h / 2), edge_colour);
@@ -314,7 +468,7 @@ const OpNode* GraphCanvas::draw_nodes(const OpGraph& g) {
   const ImVec2 size = ImGui::GetIO().DisplaySize;
   double lo = INFINITY, hi = -INFINITY;
   for (const OpNode& n : g.nodes) {
-    const double v = value_of(n, colour_);
+    const double v = value_of(n, colour_, phase_);
     if (!std::isnan(v)) lo = std::min(lo, v), hi = std::max(hi, v);
   }
   // Log scale for sizes and times (they span decades), linear for the gap.
@@ -328,7 +482,7 @@ const OpNode* GraphCanvas::draw_nodes(const OpGraph& g) {
   for (const OpNode& n : g.nodes) {
     const ImVec2 a = to_screen(n.x - n.w / 2, n.y - n.h / 2), b = to_screen(n.x + n.w / 2, n.y + n.h / 2);
     if (b.x < 0 || a.x > size.x || b.y < kBar || a.y > size.y) continue;  // off screen
-    const double v = value_of(n, colour_);
+    const double v = value_of(n, colour_, phase_);
     const bool match = search_.empty() || contains(n.label, search_) || contains(n.name, search_) || contains(n.detail, search_);
     ImU32 fill = std::isnan(v) ? IM_COL32(225, 225, 225, 255) : ramp(position(v));
     if (!match) fill = (fill & 0x00ffffffu) | 0x50000000u;  // not found: faded
@@ -365,7 +519,7 @@ void GraphCanvas::draw_node_tooltip(const OpNode& node) {
   ImGui::TextUnformatted(node.detail.c_str());
   if (node.instruction >= 0) ImGui::Text("instruction %d%s", node.instruction, " (click: timeline and table)");
   for (GraphColour c : {GraphColour::kLatency, GraphColour::kOutputBytes, GraphColour::kConstantBytes, GraphColour::kGap}) {
-    ImGui::Text("%s: %s", kGraphColourNames[int(c)], metric_text(value_of(node, c), c).c_str());
+    ImGui::Text("%s: %s", kGraphColourNames[int(c)], metric_text(value_of(node, c, phase_), c).c_str());
   }
   ImGui::EndTooltip();
 }

@@ -11,6 +11,7 @@
 #include <QSizeF>
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <vector>
 #include <string>
 
@@ -41,16 +42,28 @@ class GraphCanvas : public ImGuiCanvas {
   void set_colour(GraphColour colour) { colour_ = colour; update(); }
   void set_expanded(bool expanded);
   void set_search(const std::string& text) { search_ = text; update(); }
-  /// Zooms so the whole graph fits.
+  /// Which of the graph's phases (OpGraph::phases) latencies colour by.
+  void set_phase(size_t phase) { phase_ = phase; update(); }
+  size_t phase() const { return phase_; }
+  /// Zooms so the whole graph fits, folded into columns that fill the view
+  /// when it is much taller than the view (fold_into_columns) and wrapping is on.
   void fit();
+  /// Whether Fit may fold a tall graph into columns (the toolbar's "columns").
+  void set_wrap(bool wrap);
+  /// Groups ops into their modules `depth` deep (0: every op), every module closed.
+  void set_module_depth(size_t depth);
+  /// Opens a module drawn as one node (what a double-click on it does).
+  void open_module(const std::string& path);
   /// The opening view: the whole graph when it fits at a readable size,
   /// else its top at label size.
   void open_readable();
+  /// The graph as drawn: the workspace's, or its folded copy after Fit.
   const OpGraph* graph() const;
   /// How many node labels the last frame drew (tests: labels are readable).
   size_t labels_drawn() const { return labels_drawn_; }
   int32_t selected_instruction() const { return selected_instruction_; }
-  /// Where the (first) node of instruction `id` is drawn, in widget pixels.
+  /// Where the (first) node of instruction `id`, or the module holding it,
+  /// is drawn, in widget pixels.
   std::optional<QPointF> screen_of_instruction(int32_t id) const;
   /// The workspace's graphs were laid out: opens the readable view.
   void layout_ready();
@@ -66,8 +79,18 @@ class GraphCanvas : public ImGuiCanvas {
   void resizeEvent(QResizeEvent* event) override;
   void mousePressEvent(QMouseEvent* event) override;
   void mouseReleaseEvent(QMouseEvent* event) override;
+  void mouseDoubleClickEvent(QMouseEvent* event) override;
 
  private:
+  /// The workspace's graph as dot laid it out (expanded or collapsed).
+  const OpGraph* laid_out_graph() const;
+  /// The graph folding starts from: the module grouping, else the laid-out graph.
+  const OpGraph* source_graph() const;
+  /// Folds source_graph() to the view's aspect (folded_); its columns.
+  size_t fold_to_view();
+  /// Re-groups the laid-out graph by module (grouped_) and lays it out.
+  void regroup();
+  void close_module_of(const OpNode& node);
   void handle_input();
   void toolbar(const OpGraph* graph);
   void bring_into_view(const OpNode& node);
@@ -82,8 +105,19 @@ class GraphCanvas : public ImGuiCanvas {
   const OpNode* draw_nodes(const OpGraph& graph);
   void draw_node_tooltip(const OpNode& node);
 
+  /// The smallest zoom at which the opening view shows a folded graph whole.
+  static constexpr float kReadableScale = 0.6f;
+
   const Workspace* workspace_ = nullptr;
+  std::optional<OpGraph> folded_;            ///< the laid-out graph in columns, after Fit
+  const OpGraph* folded_from_ = nullptr;     ///< which graph folded_ was folded from
+  bool wrap_ = true;
+  size_t module_depth_ = 0;
+  std::set<std::string> open_modules_;
+  std::optional<OpGraph> grouped_;         ///< the laid-out graph grouped by module
+  const OpGraph* grouped_from_ = nullptr;
   GraphColour colour_ = GraphColour::kLatency;
+  size_t phase_ = 0;
   bool expanded_ = false;
   std::string search_;
   char search_buffer_[128] = {};

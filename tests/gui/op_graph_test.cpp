@@ -5,9 +5,14 @@
 
 #include "etkit/gui/op_graph.h"
 
+#include "etkit/gui/module_groups.h"
+#include "etkit/gui/step_breakdown.h"
+#include "etkit/inspector/generation_steps.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -33,6 +38,19 @@ Loaded load_sample(const std::string& name) {
   auto record = etrecord::Etrecord::load_file(test::sample(name + "/" + name + ".etrecord"));
   EXPECT_TRUE(record.ok());
   return {summarize(*program), std::move(*record)};
+}
+
+// Each instruction's kernel event average in the first block named `block`.
+std::map<int32_t, double> kernel_averages(const Workspace& ws, const std::string& block) {
+  std::map<int32_t, double> out;
+  for (const inspector::EventBlock& b : ws.blocks()) {
+    if (b.name != block) continue;
+    for (const inspector::Event& e : b.events) {
+      if (e.perf_data && e.instruction_id >= 0 && e.name.rfind("native_call_", 0) == 0) out[e.instruction_id] = e.perf_data->avg;
+    }
+    break;
+  }
+  return out;
 }
 
 std::vector<size_t> in_degree(const OpGraph& graph) {
@@ -97,6 +115,80 @@ TEST(OpGraph, WithoutARecordTheInstructionsGiveTheSameShape) {
         << graph->nodes[e.from].name << " -> " << graph->nodes[e.to].name;
   }
   EXPECT_LE(from_record->edges.size(), graph->edges.size() + 2);
+}
+
+// Edges carry their tensors' shapes, from the ETRecord's graph and, by a
+// second path, from the program's memory plan. The tutorial CNN's shapes by
+// hand: a 1x1x32x32 image, 5x5 convolutions without padding (32 -> 28,
+// 14 -> 10), 2x2 pools (28 -> 14, 10 -> 5), 16 then 32 channels.
+TEST(OpGraph, EdgesCarryTheShapesOfTheirTensors) {
+  const Loaded m = load_sample("tutorial_cnn");
+  const MethodSummary& method = m.summary.methods[0];
+  const auto shapes_from = [](const OpGraph& g) {
+    std::map<std::pair<std::string, std::string>, std::vector<std::string>> out;  // (from label, to label) -> shapes
+    for (const OpEdge& e : g.edges) out[{g.nodes[e.from].label, g.nodes[e.to].label}].push_back(e.shape);
+    return out;
+  };
+  for (const bool with_record : {true, false}) {
+    SCOPED_TRACE(with_record ? "from the ETRecord" : "from the instructions");
+    auto graph = build_op_graph(&method, with_record ? &m.record : nullptr, "forward", true);
+    ASSERT_TRUE(graph.ok());
+    const auto shapes = shapes_from(*graph);
+    EXPECT_EQ(shapes.at({"convolution", "relu"}), (std::vector<std::string>{"1×16×28×28", "1×32×10×10"}));
+    const auto pooled = shapes.at({"max_pool2d_with_indices", "convolution"});
+    EXPECT_EQ(pooled, std::vector<std::string>{"1×16×14×14"});
+  }
+}
+
+// MobileNetV2's modules (torchvision's): `features` holds 19 blocks
+// (features.0 ... features.18), and each of the ten residual adds is inside
+// its InvertedResidual block, so with the blocks closed no node joins two
+// branches; opened, a block shows its `conv` Sequential and its add again.
+TEST(OpGraph, ModulesGroupTheirOpsAndOpenOneLevelDeeper) {
+  const Loaded m = load_sample("mobilenet_v2");
+  auto ops = build_op_graph(&m.summary.methods[0], &m.record, "forward", true);
+  ASSERT_TRUE(ops.ok());
+  EXPECT_GE(module_depth(*ops), 3u);
+  EXPECT_EQ(group_by_module(*ops, 0).nodes.size(), ops->nodes.size());
+  const OpGraph blocks = group_by_module(*ops, 2);
+  std::set<std::string> feature_blocks;
+  size_t members = 0;
+  for (const OpNode& node : blocks.nodes) {
+    members += node.members;
+    if (node.module_group.rfind("features.", 0) == 0) feature_blocks.insert(node.module_group);
+    if (!node.module_group.empty()) {
+      EXPECT_GT(node.members, 1u) << node.module_group;
+      EXPECT_EQ(node.group_instructions.size(), node.members) << node.module_group;
+      EXPECT_EQ(node.modules.size(), 2u) << node.module_group;
+    }
+  }
+  EXPECT_EQ(members, ops->nodes.size());  // every op in one node
+  EXPECT_EQ(feature_blocks.size(), 19u);
+  EXPECT_TRUE(feature_blocks.count("features.0") && feature_blocks.count("features.18"));
+  for (size_t degree : in_degree(blocks)) EXPECT_LE(degree, 1u);
+  // Shapes survive grouping: what leaves features.18 is 1280 channels at
+  // 4x4 (the sample's 128x128 image downsampled 32 times).
+  bool last_block_out = false;
+  for (const OpEdge& e : blocks.edges) {
+    if (blocks.nodes[e.from].module_group == "features.18" && blocks.nodes[e.to].module_group.empty()) {
+      EXPECT_EQ(e.shape, "1×1280×4×4");
+      last_block_out = true;
+    }
+  }
+  EXPECT_TRUE(last_block_out);
+  // features.3 (stride 1, 24 channels in and out: a residual block) opened.
+  const OpGraph opened = group_by_module(*ops, 2, {"features.3"});
+  const std::vector<size_t> degree = in_degree(opened);
+  size_t adds_joining = 0, conv_groups = 0;
+  for (size_t i = 0; i < opened.nodes.size(); ++i) {
+    const OpNode& node = opened.nodes[i];
+    EXPECT_NE(node.module_group, "features.3");
+    conv_groups += node.module_group == "features.3.conv";
+    if (node.label == "add" && !node.modules.empty() && node.modules.back() == "features.3") adds_joining += degree[i] == 2;
+  }
+  EXPECT_EQ(conv_groups, 1u);
+  EXPECT_EQ(adds_joining, 1u);
+  EXPECT_EQ(opened.nodes.size(), blocks.nodes.size() + 1);
 }
 
 TEST(OpGraph, DelegatedOpsCollapseIntoTheirCallAndExpandBack) {
@@ -206,6 +298,63 @@ TEST(OpGraph, LargeGraphsLayOutInStackedPiecesThatNeverOverlap) {
   }
 }
 
+// A tall graph folded for a wide view: columns side by side, nearer the
+// view's aspect, every node inside the drawing and none overlapping, order
+// kept top to bottom and left to right, edges across columns folded.
+TEST(OpGraph, ATallGraphFoldsIntoColumnsThatFillAWideView) {
+  const ProgramSummary summary = long_program(120);
+  auto laid = build_op_graph(&summary.methods[0], nullptr, "forward", true);
+  ASSERT_TRUE(laid.ok());
+  ASSERT_TRUE(layout_op_graph(*laid, nullptr).ok());
+  const OpGraph& tall = *laid;
+  ASSERT_GT(tall.height, 10 * tall.width);
+  size_t columns = 0;
+  const OpGraph wide = fold_into_columns(tall, 1.6f, &columns);
+  EXPECT_GT(columns, 2u);
+  const auto distance = [](const OpGraph& g) { return std::fabs(std::log(g.width / g.height / 1.6f)); };
+  EXPECT_LT(distance(wide), distance(tall) / 3);
+  ASSERT_EQ(wide.nodes.size(), tall.nodes.size());
+  const float pitch = (wide.width + 36) / float(columns);
+  std::vector<size_t> column(wide.nodes.size());
+  for (size_t i = 0; i < wide.nodes.size(); ++i) {
+    const OpNode& n = wide.nodes[i];
+    EXPECT_EQ(n.name, tall.nodes[i].name);
+    EXPECT_GE(n.x - n.w / 2, -0.5f);
+    EXPECT_LE(n.x + n.w / 2, wide.width + 0.5f);
+    EXPECT_GE(n.y - n.h / 2, -0.5f);
+    EXPECT_LE(n.y + n.h / 2, wide.height + 0.5f);
+    column[i] = size_t(n.x / pitch);
+    for (size_t j = 0; j < i; ++j) {
+      const OpNode& m = wide.nodes[j];
+      EXPECT_FALSE(std::abs(n.x - m.x) < (n.w + m.w) / 2 && std::abs(n.y - m.y) < (n.h + m.h) / 2)
+          << n.name << " and " << m.name;
+    }
+  }
+  // Execution order: the chain reads down a column, then on in the next.
+  for (size_t i = 1; i < wide.nodes.size(); ++i) {
+    ASSERT_GE(column[i], column[i - 1]);
+    if (column[i] == column[i - 1]) {
+      EXPECT_GT(wide.nodes[i].y, wide.nodes[i - 1].y);
+    }
+  }
+  EXPECT_EQ(column.back(), columns - 1);
+  size_t folded = 0;
+  for (const OpEdge& e : wide.edges) {
+    EXPECT_EQ(e.folded, column[e.from] != column[e.to]);
+    folded += e.folded;
+    for (size_t p = 0; p + 1 < e.points.size(); p += 2) {
+      EXPECT_GE(e.points[p + 1], -0.5f);
+      EXPECT_LE(e.points[p + 1], wide.height + 0.5f);
+    }
+  }
+  EXPECT_GE(folded, columns - 1);
+  // A view as tall as the graph asks for no fold; nor does a graph not laid out.
+  size_t one = 0;
+  EXPECT_EQ(fold_into_columns(tall, tall.width / tall.height, &one).width, tall.width);
+  EXPECT_EQ(one, 1u);
+  EXPECT_EQ(fold_into_columns(OpGraph{}, 1.6f, &one).nodes.size(), 0u);
+}
+
 // A generate trace has Prefill and Decode blocks, no Execute: the graph's
 // latencies are a Decode step's (the step a generation repeats), each node's
 // the average of its kernel event in the Decode block.
@@ -222,14 +371,7 @@ TEST(OpGraph, AGenerateTraceColoursByADecodeStep) {
   const OpGraph* graph = ws->graph();
   ASSERT_NE(graph, nullptr) << ws->graph_problem();
   EXPECT_EQ(graph->latency_block, "Decode");
-  std::map<int32_t, double> decode_ms;  // instruction -> its kernel's average, in the Decode block
-  for (const inspector::EventBlock& b : ws->blocks()) {
-    if (b.name != "Decode") continue;
-    for (const inspector::Event& e : b.events) {
-      if (e.perf_data && e.instruction_id >= 0 && e.name.rfind("native_call_", 0) == 0) decode_ms[e.instruction_id] = e.perf_data->avg;
-    }
-    break;
-  }
+  const std::map<int32_t, double> decode_ms = kernel_averages(*ws, "Decode");
   ASSERT_FALSE(decode_ms.empty());
   size_t checked = 0;
   for (const OpNode& node : graph->nodes) {
@@ -239,6 +381,38 @@ TEST(OpGraph, AGenerateTraceColoursByADecodeStep) {
     ++checked;
   }
   EXPECT_GT(checked, 10u);
+  // The phase picker's other phase: each node's Prefill average.
+  ASSERT_EQ(graph->phases, (std::vector<std::string>{"Decode", "Prefill"}));
+  const std::map<int32_t, double> prefill_ms = kernel_averages(*ws, "Prefill");
+  size_t prefill_checked = 0;
+  for (const OpNode& node : graph->nodes) {
+    EXPECT_TRUE(std::isnan(phase_latency(node, 2)));
+    const auto found = prefill_ms.find(node.instruction);
+    if (found == prefill_ms.end() || node.members != 1) continue;
+    EXPECT_NEAR(phase_latency(node, 1), found->second, 1e-9) << node.name;
+    EXPECT_EQ(phase_latency(node, 0), node.latency_ms);
+    ++prefill_checked;
+  }
+  EXPECT_GT(prefill_checked, 10u);
+
+  // The Steps view's breakdown of the same trace: one entry per step, its
+  // ops' times within the step (the ops run inside Method::execute), the
+  // llama attention op among the keys.
+  const std::vector<inspector::GenerationStepTiming> steps = inspector::generation_steps(*ws->trace());
+  ASSERT_EQ(steps.size(), 3u + 4u - 1u);  // 3 prompt tokens, then 4 new ones (the first from the prompt's step)
+  const std::vector<std::vector<KeyTime>> per_step = step_op_times(*ws, steps);
+  ASSERT_EQ(per_step.size(), steps.size());
+  bool attention = false;
+  for (size_t s = 0; s < steps.size(); ++s) {
+    double ops = 0;
+    for (const KeyTime& k : per_step[s]) {
+      ops += k.ns;
+      attention |= k.key.find("sdpa") != std::string::npos;
+    }
+    EXPECT_GT(ops, 0) << "step " << s;
+    EXPECT_LE(ops, steps[s].latency()) << "step " << s;
+  }
+  EXPECT_TRUE(attention);
 }
 
 TEST(OpGraph, NodesCarryTheirInstructionsLatencyAndOutputSize) {
@@ -259,14 +433,7 @@ TEST(OpGraph, NodesCarryTheirInstructionsLatencyAndOutputSize) {
   EXPECT_GT(graph->width, 0);
   // Each kernel's event in the Execute block, and each instruction's logged
   // output: its shape gives the bytes (float32).
-  std::map<int32_t, double> latency;
-  for (const inspector::EventBlock& b : ws->blocks()) {
-    if (b.name != "Execute") continue;
-    for (const inspector::Event& e : b.events) {
-      if (e.perf_data && e.instruction_id >= 0 && e.name.rfind("native_call_", 0) == 0) latency[e.instruction_id] = e.perf_data->avg;
-    }
-    break;
-  }
+  const std::map<int32_t, double> latency = kernel_averages(*ws, "Execute");
   std::map<int32_t, double> output_bytes;
   for (const auto& [instruction, outputs] : ws->debug_outputs()) {
     if (outputs.empty()) continue;

@@ -25,9 +25,21 @@ std::string short_label(std::string target) {
   return target;
 }
 
-void add_edge(std::set<std::pair<size_t, size_t>>& seen, OpGraph& graph, size_t from, size_t to) {
+// "1×16×24×24" (a symbolic size "?"), "scalar" for no dims.
+std::string shape_label(const std::vector<int64_t>& sizes) {
+  if (sizes.empty()) return "scalar";
+  std::string text;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (i > 0) text += "×";
+    text += sizes[i] < 0 ? "?" : std::to_string(sizes[i]);
+  }
+  return text;
+}
+
+void add_edge(std::set<std::pair<size_t, size_t>>& seen, OpGraph& graph, size_t from, size_t to,
+              std::string shape = {}) {
   if (from == to || !seen.insert({from, to}).second) return;
-  graph.edges.push_back({from, to, {}});
+  graph.edges.push_back({from, to, {}, false, std::move(shape)});
 }
 
 // Which instruction runs a record's node: by its debug handle, through the
@@ -97,13 +109,20 @@ void connect(OpGraph& graph, const etrecord::MethodRecord& record,
     auto found = index_of.find(name);
     return found == index_of.end() ? int64_t(-1) : int64_t(found->second);
   };
+  std::unordered_map<std::string, const std::vector<int64_t>*> sizes_of;
+  for (const etrecord::GraphNode& node : record.graph.nodes) {
+    if (node.output_sizes) sizes_of[node.name] = &*node.output_sizes;
+  }
   std::set<std::pair<size_t, size_t>> seen;
   for (const etrecord::GraphNode& node : record.graph.nodes) {
     auto to = index_of.find(node.name);
     if (to == index_of.end()) continue;
     for (const std::string& input : node.inputs) {
       const int64_t from = resolve(input);
-      if (from >= 0) add_edge(seen, graph, size_t(from), to->second);
+      // The edge carries the input as the node reads it (a getitem's pick,
+      // a view's shape), not its producer's whole output.
+      const auto sizes = sizes_of.find(input);
+      if (from >= 0) add_edge(seen, graph, size_t(from), to->second, sizes == sizes_of.end() ? "" : shape_label(*sizes->second));
     }
   }
 }
@@ -128,6 +147,11 @@ OpGraph from_record(const etrecord::MethodRecord& record) {
     op.detail = node.target;
     const std::string module = inspector::innermost_module(node.module_stack);
     if (!module.empty()) op.detail += "\n" + module;
+    for (const etrecord::ModuleFrame& frame : node.module_stack) {
+      if (frame.path.empty()) continue;  // the model itself
+      op.modules.push_back(frame.path);
+      op.module_types.push_back(frame.type);
+    }
     if (!placement.place(node, op)) {
       alias[node.name] = node.inputs.front();
       continue;
@@ -149,9 +173,10 @@ OpGraph from_instructions(const MethodSummary& method) {
   graph.source = "instructions";
   std::unordered_map<int32_t, size_t> writer;
   std::set<std::pair<size_t, size_t>> seen;
-  std::set<int32_t> inputs, planned;
+  std::set<int32_t> inputs;
+  std::map<int32_t, const PlannedTensorSummary*> planned;
   for (const ValueSummary& v : method.inputs) inputs.insert(v.index);
-  for (const PlannedTensorSummary& t : method.planned_tensors) planned.insert(t.value);
+  for (const PlannedTensorSummary& t : method.planned_tensors) planned.emplace(t.value, &t);
   for (const InstructionSummary& instruction : method.instructions) {
     if (instruction.chain != 0 || (instruction.kind != "kernel" && instruction.kind != "delegate")) continue;
     OpNode op;
@@ -164,7 +189,10 @@ OpGraph from_instructions(const MethodSummary& method) {
     const size_t self = graph.nodes.size();
     graph.nodes.push_back(std::move(op));
     for (int32_t v : instruction.references) {
-      if (auto w = writer.find(v); w != writer.end()) add_edge(seen, graph, w->second, self);
+      if (auto w = writer.find(v); w != writer.end()) {
+        const auto tensor = planned.find(v);
+        add_edge(seen, graph, w->second, self, tensor == planned.end() ? "" : shape_label(tensor->second->tensor.sizes));
+      }
     }
     for (int32_t v : instruction.references) {
       if (planned.count(v) && !inputs.count(v)) writer.emplace(v, self);
@@ -207,7 +235,7 @@ OpGraph collapsed(const OpGraph& full) {
                   " graph ops run by " + call.backend;
   }
   std::set<std::pair<size_t, size_t>> seen;
-  for (const OpEdge& e : full.edges) add_edge(seen, graph, new_index[e.from], new_index[e.to]);
+  for (const OpEdge& e : full.edges) add_edge(seen, graph, new_index[e.from], new_index[e.to], e.shape);
   return graph;
 }
 
@@ -278,24 +306,33 @@ void for_event_nodes(OpGraph& graph, const NodeIndex& index, const inspector::Ev
   }
 }
 
-// Each node's latency: the summed averages of its events in the first
-// Execute block (one run's ops), else, for a generate trace, the first
-// Decode block (a token's step, what a generation repeats), else Prefill.
+// Each node's latency per phase: the summed averages of its events in the
+// first block of that name. The default, latency_ms, is Execute's (one
+// run's ops), else, for a generate trace, Decode's (a token's step, what a
+// generation repeats), else Prefill's.
 void annotate_latency(OpGraph& graph, const NodeIndex& index, const std::vector<inspector::EventBlock>& blocks,
                       double unit_ms) {
+  graph.phases.clear();
+  for (OpNode& node : graph.nodes) node.phase_latency_ms.clear();
   for (const char* phase : {"Execute", "Decode", "Prefill"}) {
-    for (const inspector::EventBlock& block : blocks) {
-      if (block.name != phase) continue;
-      for (const inspector::Event& event : block.events) {
-        if (!event.perf_data || event.name == "OPERATOR_CALL" || event.name == "Method::execute") continue;
-        const double ms = event.perf_data->avg * unit_ms;
-        for_event_nodes(graph, index, event,
-                        [ms](OpNode& node) { node.latency_ms = std::isnan(node.latency_ms) ? ms : node.latency_ms + ms; });
-      }
-      graph.latency_block = phase;
-      return;
+    const auto block = std::find_if(blocks.begin(), blocks.end(),
+                                    [phase](const inspector::EventBlock& b) { return b.name == phase; });
+    if (block == blocks.end()) continue;
+    const size_t p = graph.phases.size();
+    graph.phases.push_back(phase);
+    for (OpNode& node : graph.nodes) node.phase_latency_ms.push_back(std::numeric_limits<double>::quiet_NaN());
+    for (const inspector::Event& event : block->events) {
+      if (!event.perf_data || event.name == "OPERATOR_CALL" || event.name == "Method::execute") continue;
+      const double ms = event.perf_data->avg * unit_ms;
+      for_event_nodes(graph, index, event, [ms, p](OpNode& node) {
+        double& at = node.phase_latency_ms[p];
+        at = std::isnan(at) ? ms : at + ms;
+      });
     }
   }
+  if (graph.phases.empty()) return;
+  graph.latency_block = graph.phases[0];
+  for (OpNode& node : graph.nodes) node.latency_ms = node.phase_latency_ms[0];
 }
 
 // Each kernel node's output bytes (its last reference's planned size) and
@@ -366,6 +403,10 @@ void annotate_op_graph(OpGraph& graph, const MethodSummary* method, const std::v
   annotate_latency(graph, index, blocks, unit_ms);
   if (method != nullptr) annotate_bytes(graph, index, *method, constants);
   if (gap != nullptr) annotate_gap(graph, index, *gap);
+}
+
+double phase_latency(const OpNode& node, size_t phase) {
+  return phase < node.phase_latency_ms.size() ? node.phase_latency_ms[phase] : std::numeric_limits<double>::quiet_NaN();
 }
 
 int64_t node_at(const OpGraph& graph, float x, float y) {

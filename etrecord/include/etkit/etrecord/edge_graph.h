@@ -5,6 +5,7 @@
 /// trace, module stack and source function.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -29,6 +30,9 @@ struct GraphNode {
   std::string stack_trace;
   std::vector<ModuleFrame> module_stack;  ///< outermost first
   std::string source_fn;
+  /// The sizes of the node's output tensor (graph.tensor_values), -1 for a
+  /// symbolic size; absent when the graph does not give them.
+  std::optional<std::vector<int64_t>> output_sizes;
 };
 
 struct EdgeGraph {
