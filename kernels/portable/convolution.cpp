@@ -7,6 +7,10 @@
 #include <cstring>
 #include <type_traits>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 #include "etkit/kernels/elementwise.h"
 #include "etkit/kernels/fast_math.h"
 #include "etkit/kernels/gemm.h"
@@ -139,8 +143,178 @@ __attribute__((always_inline)) inline void conv_depthwise_body(const ConvShape& 
     }
 }
 
+#if defined(__x86_64__)
+// Output columns [lo, hi) whose every tap reads inside the input row.
+void interior_columns(const ConvShape& s, int64_t& lo, int64_t& hi) {
+  lo = std::min(s.out_w, (s.pad_w + s.stride_w - 1) / s.stride_w);
+  const int64_t last = s.in_w - 1 - (s.k_w - 1) * s.dil_w + s.pad_w;  // the largest ow * stride allowed
+  hi = last < 0 ? lo : std::clamp(last / s.stride_w + 1, lo, s.out_w);
+}
+
+// An input plane as `stride` phase planes, phase r holding its columns
+// r, r + stride, …: at stride 2 the even and the odd columns apart, so the
+// eight inputs a tap needs for eight outputs are one contiguous load. At
+// stride 1 the plane itself.
+struct PhasePlanes {
+  const float* data;
+  int64_t row_stride;    ///< between rows of one phase
+  int64_t phase_stride;  ///< between phases
+  /// Input column ow * stride + offset is (ow + q) * stride + r: column
+  /// ow + q of phase r, this far from column ow of phase 0.
+  int64_t offset_of(const ConvShape& s, int64_t offset) const {
+    const int64_t r = ((offset % s.stride_w) + s.stride_w) % s.stride_w;
+    return r * phase_stride + (offset - r) / s.stride_w;
+  }
+};
+
+ETKIT_AVX2_FMA PhasePlanes split_phases(const ConvShape& s, const float* plane, float* scratch) {
+  if (s.stride_w == 1) return {plane, s.is[2], 0};
+  // Stride 2 (the only other one this path takes): sixteen columns at a
+  // time into eight even and eight odd ones.
+  const int64_t width = (s.in_w + 1) / 2;
+  float* even = scratch;
+  float* odd = scratch + s.in_h * width;
+  for (int64_t ih = 0; ih < s.in_h; ++ih) {
+    const float* row = plane + ih * s.is[2];
+    float* even_row = even + ih * width;
+    float* odd_row = odd + ih * width;
+    int64_t j = 0;
+    for (; 2 * j + 16 <= s.in_w; j += 8) {
+      const __m256 a = _mm256_loadu_ps(row + 2 * j), b = _mm256_loadu_ps(row + 2 * j + 8);
+      // a0 a2 b0 b2 a4 a6 b4 b6 and a1 a3 b1 b3 a5 a7 b5 b7, then the 64-bit lanes in order.
+      const __m256 evens = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));
+      const __m256 odds = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1));
+      _mm256_storeu_ps(even_row + j, _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(evens), _MM_SHUFFLE(3, 1, 2, 0))));
+      _mm256_storeu_ps(odd_row + j, _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(odds), _MM_SHUFFLE(3, 1, 2, 0))));
+    }
+    for (; 2 * j < s.in_w; ++j) {
+      even_row[j] = row[2 * j];
+      if (2 * j + 1 < s.in_w) odd_row[j] = row[2 * j + 1];
+    }
+  }
+  return {scratch, width, s.in_h * width};
+}
+
+// Output columns [ow, ow + 8 * kVectors), all of whose taps read inside the
+// row: kVectors independent fused chains, which hide the multiply-add's
+// latency (one chain of k_h x k_w dependent FMAs would wait on each).
+// `tap_offsets[kw]`: where tap kw's inputs start in the phase planes, less
+// ow (PhasePlanes::offset_of).
+template <int kVectors>
+ETKIT_AVX2_FMA inline void depthwise_block_f32(const ConvShape& s, const PhasePlanes& phases, const int64_t* tap_offsets,
+                                               const float* taps, int64_t oh, int64_t ow, float* __restrict dst) {
+  __m256 acc[kVectors];
+  for (int v = 0; v < kVectors; ++v) acc[v] = _mm256_loadu_ps(dst + ow + 8 * v);
+  for (int64_t kh = 0; kh < s.k_h; ++kh) {
+    const int64_t ih = oh * s.stride_h - s.pad_h + kh * s.dil_h;
+    if (ih < 0 || ih >= s.in_h) continue;
+    const float* row = phases.data + ih * phases.row_stride + ow;
+    for (int64_t kw = 0; kw < s.k_w; ++kw) {
+      const __m256 w = _mm256_set1_ps(taps[kh * s.k_w + kw]);
+      const float* x = row + tap_offsets[kw];
+      for (int v = 0; v < kVectors; ++v) acc[v] = _mm256_fmadd_ps(w, _mm256_loadu_ps(x + 8 * v), acc[v]);
+    }
+  }
+  for (int v = 0; v < kVectors; ++v) _mm256_storeu_ps(dst + ow + 8 * v, acc[v]);
+}
+
+// Output columns [ow, ow + 8) (those below out_w) where some taps reach the
+// padding: each tap is added in the lanes where it reads inside the row
+// and skipped in the others (a masked load reads nothing there), so every
+// output gets the same sequence as an interior one, less the padding's taps.
+ETKIT_AVX2_FMA void depthwise_edge_block_f32(const ConvShape& s, const PhasePlanes& phases, const int64_t* tap_offsets,
+                                             const float* taps, int64_t oh, int64_t ow, float* dst) {
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  const __m256i column = _mm256_add_epi32(_mm256_set1_epi32(int32_t(ow)), lane);
+  const __m256i in_output = _mm256_cmpgt_epi32(_mm256_set1_epi32(int32_t(s.out_w)), column);
+  __m256 acc = _mm256_maskload_ps(dst + ow, in_output);
+  const __m256i first_input = _mm256_mullo_epi32(column, _mm256_set1_epi32(int32_t(s.stride_w)));
+  for (int64_t kh = 0; kh < s.k_h; ++kh) {
+    const int64_t ih = oh * s.stride_h - s.pad_h + kh * s.dil_h;
+    if (ih < 0 || ih >= s.in_h) continue;
+    const float* row = phases.data + ih * phases.row_stride + ow;
+    for (int64_t kw = 0; kw < s.k_w; ++kw) {
+      const __m256i iw = _mm256_add_epi32(first_input, _mm256_set1_epi32(int32_t(kw * s.dil_w - s.pad_w)));
+      const __m256i inside = _mm256_and_si256(
+          in_output, _mm256_andnot_si256(_mm256_cmpgt_epi32(_mm256_setzero_si256(), iw),
+                                         _mm256_cmpgt_epi32(_mm256_set1_epi32(int32_t(s.in_w)), iw)));
+      const __m256 x = _mm256_maskload_ps(row + tap_offsets[kw], inside);
+      const __m256 sum = _mm256_fmadd_ps(_mm256_set1_ps(taps[kh * s.k_w + kw]), x, acc);
+      acc = _mm256_blendv_ps(acc, sum, _mm256_castsi256_ps(inside));
+    }
+  }
+  _mm256_maskstore_ps(dst + ow, in_output, acc);
+}
+
+// One output row of one plane with contiguous rows, in blocks of eight
+// columns: outputs stay in registers across all k_h x k_w taps (the
+// generic body re-reads and re-writes the row once per tap), blocks whose
+// taps all read inside the row unmasked, four at a time where they can.
+// Every output is its bias, then w * x fused into it tap by tap, kh then
+// kw, the padding's taps skipped: the generic body's sequence as the
+// release build compiles it with AVX2 and FMA (contracted), so those bits
+// stay, and a debug build now gives them too.
+ETKIT_AVX2_FMA void depthwise_row_f32_avx2(const ConvShape& s, const PhasePlanes& phases, const int64_t* tap_offsets,
+                                           const float* taps, int64_t oh, int64_t lo, int64_t hi,
+                                           float* __restrict dst) {
+  constexpr int kBlock = 4;
+  const auto interior = [lo, hi](int64_t ow, int64_t columns) { return ow >= lo && ow + columns <= hi; };
+  for (int64_t ow = 0; ow < s.out_w;) {
+    if (interior(ow, 8 * kBlock)) {
+      depthwise_block_f32<kBlock>(s, phases, tap_offsets, taps, oh, ow, dst);
+      ow += 8 * kBlock;
+    } else if (interior(ow, 8)) {
+      depthwise_block_f32<1>(s, phases, tap_offsets, taps, oh, ow, dst);
+      ow += 8;
+    } else {
+      depthwise_edge_block_f32(s, phases, tap_offsets, taps, oh, ow, dst);
+      ow += 8;
+    }
+  }
+}
+#endif
+
+// `scratch`: the worker's, for the phase planes (stride 2).
 ETKIT_AVX2_FMA void conv_depthwise_f32_avx2(const ConvShape& s, const float* in, const float* weight,
-                                            const int64_t* ws, float* out, int64_t first, int64_t last) {
+                                            const int64_t* ws, float* out, int64_t first, int64_t last,
+                                            Span<uint8_t> scratch) {
+#if defined(__x86_64__)
+  constexpr int64_t kMaxTaps = 64;
+  const size_t phase_bytes =
+      s.stride_w == 1 ? 0 : sizeof(float) * size_t(s.stride_w * s.in_h * ((s.in_w + s.stride_w - 1) / s.stride_w));
+  const bool rows = s.is[3] == 1 && s.os[3] == 1 && (s.stride_w == 1 || s.stride_w == 2) &&
+                    s.k_h * s.k_w <= kMaxTaps && phase_bytes <= scratch.size() &&
+                    s.in_w < (int64_t{1} << 28) && s.out_w < (int64_t{1} << 28);  // lane columns in 32 bits
+  if (rows) {
+    int64_t lo = 0, hi = 0;
+    interior_columns(s, lo, hi);
+    const int64_t multiplier = s.out_c / s.groups;
+    float* phase_scratch = reinterpret_cast<float*>(scratch.data());
+    const float* split = nullptr;  // the input plane phases holds
+    PhasePlanes phases{};
+    for (int64_t plane_index = first; plane_index < last; ++plane_index) {
+      const int64_t n = plane_index / s.out_c, oc = plane_index % s.out_c;
+      const float* plane = in + n * s.is[0] + (oc / multiplier) * s.is[1];
+      float* dst_plane = out + n * s.os[0] + oc * s.os[1];
+      // Output planes sharing an input plane (a depth multiplier) split it once.
+      if (plane != split) {
+        phases = split_phases(s, plane, phase_scratch);
+        split = plane;
+      }
+      int64_t tap_offsets[kMaxTaps];
+      for (int64_t kw = 0; kw < s.k_w; ++kw) tap_offsets[kw] = phases.offset_of(s, kw * s.dil_w - s.pad_w);
+      float taps[kMaxTaps];
+      for (int64_t kh = 0; kh < s.k_h; ++kh) {
+        for (int64_t kw = 0; kw < s.k_w; ++kw) taps[kh * s.k_w + kw] = weight[oc * ws[0] + kh * ws[2] + kw * ws[3]];
+      }
+      for (int64_t oh = 0; oh < s.out_h; ++oh) {
+        depthwise_row_f32_avx2(s, phases, tap_offsets, taps, oh, lo, hi, dst_plane + oh * s.os[2]);
+      }
+    }
+    return;
+  }
+#endif
+  (void)scratch;
   conv_depthwise_body(s, in, weight, ws, out, first, last);
 }
 
@@ -150,10 +324,10 @@ void conv_depthwise(const ConvShape& s, const T* in, const T* weight, const int6
                     const KernelContext& context) {
   const int64_t plane_work = s.out_h * s.out_w * s.k_h * s.k_w;
   parallel_ranges(context, s.n * s.out_c, 1, plane_work > 0 ? (int64_t{1} << 16) / plane_work + 2 : 0,
-                  [&](Span<uint8_t>, int64_t first, int64_t last) {
+                  [&](Span<uint8_t> scratch, int64_t first, int64_t last) {
                     if constexpr (std::is_same_v<T, float>) {
                       if (cpu_has_avx2_fma()) {
-                        conv_depthwise_f32_avx2(s, in, weight, ws, out, first, last);
+                        conv_depthwise_f32_avx2(s, in, weight, ws, out, first, last, scratch);
                         return;
                       }
                     }

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "op_runner.h"
 
 namespace etkit::test {
@@ -153,6 +155,13 @@ TEST(Convolution, MatchesAtenOnStridesPaddingsDilationsGroups) {
       {{1, 3, 32, 32}, {16, 3, 7, 7}, {2, 2}, {3, 3}, {1, 1}, 1, false, {0, 0}, false},
       {{1, 16, 14, 14}, {16, 16, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, false, {0, 0}, true},
       {{2, 32, 12, 12}, {32, 1, 3, 3}, {2, 2}, {1, 1}, {1, 1}, 32, false, {0, 0}, true},
+      // Depthwise rows in registers: stride 1 and 2 over widths that leave
+      // a remainder after whole eight-column blocks, padding wider than
+      // the kernel's reach, dilation, two outputs per input channel.
+      {{1, 24, 17, 19}, {24, 1, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 24, false, {0, 0}, true},
+      {{1, 16, 23, 37}, {32, 1, 5, 5}, {2, 2}, {2, 2}, {1, 1}, 16, false, {0, 0}, false},
+      {{2, 8, 20, 41}, {8, 1, 3, 3}, {1, 1}, {3, 2}, {2, 2}, 8, false, {0, 0}, true},
+      {{1, 4, 6, 5}, {4, 1, 3, 3}, {2, 2}, {1, 1}, {1, 1}, 4, false, {0, 0}, true},
       {{1, 32, 10, 10}, {24, 32, 1, 1}, {1, 1}, {0, 0}, {1, 1}, 1, false, {0, 0}, true},
       {{1, 8, 11, 9}, {12, 4, 3, 2}, {2, 1}, {1, 0}, {2, 3}, 2, false, {0, 0}, true},
       // The profiling tutorial's CNN layer.
@@ -169,6 +178,69 @@ TEST(Convolution, MatchesAtenOnStridesPaddingsDilationsGroups) {
     if (c.input.size() == 4 && !c.transposed) {
       check_convolution(c, at::kFloat, at::MemoryFormat::ChannelsLast, rng);
     }
+  }
+}
+
+// Float depthwise convolutions: each output is its bias with w * x added
+// tap by tap, kh then kw, the padding's taps skipped (convolution.cpp) —
+// fused into one rounding on cores with AVX2 and FMA, product then sum
+// elsewhere — whatever the build's optimization, so Debug and Release give
+// the same bits. The specification written out here over the NCHW tensors,
+// at stride 1 and 2, padding, dilation and a width that leaves columns
+// after whole eight-column blocks.
+TEST(Convolution, DepthwiseOutputsAreTheirTapsAddedInOrder) {
+#if defined(__x86_64__)
+  const bool fused = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");  // the kernel's own test
+#else
+  const bool fused = false;
+#endif
+  std::mt19937_64 rng(kernel_test_seed() + 29);
+  struct Case {
+    int64_t channels, height, width, kernel, stride, padding, dilation;
+  };
+  for (const Case& c : std::vector<Case>{{6, 9, 29, 3, 1, 1, 1}, {4, 12, 35, 3, 2, 1, 1}, {3, 8, 26, 5, 1, 4, 2},
+                                         {2, 5, 3, 3, 2, 2, 1}}) {
+    at::Tensor input = random_tensor(rng, {1, c.channels, c.height, c.width}, at::kFloat);
+    at::Tensor weight = random_tensor(rng, {c.channels, 1, c.kernel, c.kernel}, at::kFloat);
+    at::Tensor bias = random_tensor(rng, {c.channels}, at::kFloat);
+    const int64_t span = c.dilation * (c.kernel - 1) + 1;
+    const int64_t out_h = (c.height + 2 * c.padding - span) / c.stride + 1;
+    const int64_t out_w = (c.width + 2 * c.padding - span) / c.stride + 1;
+    OpRunner runner("aten::convolution.out");
+    runner.tensor(input).tensor(weight).tensor(bias).ints({c.stride, c.stride}).ints({c.padding, c.padding})
+        .ints({c.dilation, c.dilation}).boolean(false).ints({0, 0}).integer(c.channels)
+        .out(at::kFloat, {1, c.channels, out_h, out_w}).returned();
+    ASSERT_EQ(runner.run(), "");
+    const at::Tensor result = runner.result().contiguous();
+    const float* x = input.data_ptr<float>();
+    const float* w = weight.data_ptr<float>();
+    const float* out = result.data_ptr<float>();
+    size_t mismatches = 0;
+    for (int64_t ch = 0; ch < c.channels; ++ch) {
+      for (int64_t oh = 0; oh < out_h; ++oh) {
+        for (int64_t ow = 0; ow < out_w; ++ow) {
+          float acc = bias.data_ptr<float>()[ch];
+          for (int64_t kh = 0; kh < c.kernel; ++kh) {
+            const int64_t ih = oh * c.stride - c.padding + kh * c.dilation;
+            if (ih < 0 || ih >= c.height) continue;
+            for (int64_t kw = 0; kw < c.kernel; ++kw) {
+              const int64_t iw = ow * c.stride - c.padding + kw * c.dilation;
+              if (iw < 0 || iw >= c.width) continue;
+              const float tap = w[(ch * c.kernel + kh) * c.kernel + kw], value = x[(ch * c.height + ih) * c.width + iw];
+              if (fused) {
+                acc = std::fma(tap, value, acc);
+              } else {
+                const volatile float product = tap * value;  // volatile: never contracted into an fma
+                acc = acc + product;
+              }
+            }
+          }
+          mismatches += out[(ch * out_h + oh) * out_w + ow] != acc;
+        }
+      }
+    }
+    EXPECT_EQ(mismatches, 0u) << c.channels << "x" << c.height << "x" << c.width << " kernel " << c.kernel
+                              << " stride " << c.stride << " padding " << c.padding << " dilation " << c.dilation;
   }
 }
 
