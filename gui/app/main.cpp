@@ -3,6 +3,7 @@
 // reference folder) as `etinspect gap` does.
 //
 //   --screenshot OUT.png --view timeline|table|memory|gap|tokens|size|graph --size WxH [--select NAME]
+//                [--graph-modules N]
 //   --bench-frames N   (timeline frame times, one JSON line)
 
 #include <QApplication>
@@ -17,6 +18,7 @@
 #include "gap_canvas.h"
 #include "headless.h"
 #include "imgui_canvas.h"
+#include "graph_canvas.h"
 #include "main_window.h"
 
 namespace {
@@ -35,6 +37,7 @@ struct Options {
   QString select;
   float quanta = 0;
   int bench_frames = 0;
+  int graph_modules = 0;  ///< the graph view's module depth (0: every op)
 };
 
 // --size WxH, within what a window can take.
@@ -91,6 +94,15 @@ bool parse_quanta(const QString& text, float& quanta, QString& error) {
   return false;
 }
 
+// --graph-modules N: a module depth, 0 (every op) to 16.
+bool parse_graph_modules(const QString& text, int& depth, QString& error) {
+  bool ok = false;
+  depth = text.toInt(&ok);
+  if (ok && depth >= 0 && depth <= 16) return true;
+  error = "--graph-modules: '" + text + "' is not a module depth from 0 (every op) to 16";
+  return false;
+}
+
 // The options, or the usage error to print (exit 2).
 std::optional<Options> parse(const QCoreApplication& app, QString& error) {
   QCommandLineParser parser;
@@ -120,8 +132,11 @@ std::optional<Options> parse(const QCoreApplication& app, QString& error) {
                                   "Numeric gap: judge int8 values in K quantization steps (as etinspect gap --quanta).",
                                   "K");
   const QCommandLineOption bench(QString("bench-frames"), "Draw N timeline frames, print their times as JSON, exit.", "N");
+  const QCommandLineOption graph_modules(QString("graph-modules"),
+                                         "Graph view: group ops into their modules N deep, for --screenshot (0: every op).", "N");
   parser.addOptions({program, etrecord, debug_buffer, baseline, reference, reference_buffer, reference_program,
-                     reference_etrecord, method, source_unit, screenshot, view, size, select_name, quanta, bench});
+                     reference_etrecord, method, source_unit, screenshot, view, size, select_name, quanta, bench,
+                     graph_modules});
   parser.process(app);
 
   Options options;
@@ -145,6 +160,9 @@ std::optional<Options> parse(const QCoreApplication& app, QString& error) {
   options.screenshot = parser.value(screenshot);
   options.select = parser.value(select_name);
   if (parser.isSet(quanta) && !parse_quanta(parser.value(quanta), options.quanta, error)) return std::nullopt;
+  if (parser.isSet(graph_modules) && !parse_graph_modules(parser.value(graph_modules), options.graph_modules, error)) {
+    return std::nullopt;
+  }
   if ((!options.screenshot.isEmpty() || options.bench_frames > 0) && request.empty()) {
     error = "--screenshot and --bench-frames need files to open";
     return std::nullopt;
@@ -166,6 +184,10 @@ int run_headless(etkit::gui::MainWindow& window, const Options& options) {
     return usage_error("--select: no event named '" + options.select + "' in the trace");
   }
   if (options.quanta > 0) window.gap()->set_quanta(options.quanta);
+  if (options.graph_modules > 0) {
+    window.lay_out_graph_now();  // grouping starts from the laid-out graph
+    window.graph_view()->set_module_depth(size_t(options.graph_modules));
+  }
   if (options.bench_frames > 0) {
     etkit::gui::bench_frames(window, options.view, options.bench_frames, open_seconds, options.size);
   } else {

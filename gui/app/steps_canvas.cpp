@@ -25,8 +25,10 @@ constexpr ImU32 kMedian = IM_COL32(200, 40, 40, 200);
 constexpr ImU32 kOtherOps = IM_COL32(190, 190, 190, 255);
 constexpr ImU32 kOutsideOps = IM_COL32(225, 225, 225, 255);  // the step's time outside its ops
 
-ImU32 key_colour(const std::string& key) {
-  return key.empty() ? kOtherOps : palette_colour(palette_index(key, TimelineStyle::kPaletteSize));
+// By the key's place in the stack, not its name's hash: neighbours in a
+// bar never share a colour (linear and custom_sdpa hashed alike).
+ImU32 key_colour(const StepBreakdown& stack, size_t k) {
+  return stack.keys[k].empty() ? kOtherOps : palette_colour(uint32_t(k));
 }
 
 std::string key_name(const std::string& key) { return key.empty() ? "other ops" : inspector::short_op_name(key); }
@@ -117,7 +119,7 @@ void StepsCanvas::draw_bar(const Plot& p, size_t i, float x, float bar) {
       const double ns = breakdown_.ns[i][k];
       if (ns <= 0) continue;
       const float y0 = p.y_of(chart_.height_fraction(below + ns)), y1 = p.y_of(chart_.height_fraction(below));
-      list->AddRectFilled(ImVec2(left, y0), ImVec2(right, y1), key_colour(breakdown_.keys[k]));
+      list->AddRectFilled(ImVec2(left, y0), ImVec2(right, y1), key_colour(breakdown_, k));
       below += ns;
     }
   } else {
@@ -154,7 +156,7 @@ void StepsCanvas::draw_legend(const Plot& p) {
   for (size_t k = 0; k < breakdown_.keys.size(); ++k) {
     char share[16];
     std::snprintf(share, sizeof share, " %.0f%%", all > 0 ? 100 * breakdown_.totals[k] / all : 0.0);
-    entry(key_colour(breakdown_.keys[k]), key_name(breakdown_.keys[k]) + share);
+    entry(key_colour(breakdown_, k), key_name(breakdown_.keys[k]) + share);
   }
   entry(kOutsideOps, "outside ops");
 }

@@ -327,6 +327,10 @@ void TimelineCanvas::draw_ruler() {
   // Ticks count from the run in view (its start is 0), not from the trace's start.
   const std::vector<TimelineTrack>& tracks = workspace_->timeline().tracks();
   const RulerOrigin origin = ruler_origin(tracks, viewport_.t0, t1);
+  // Which start the labels count from, on the right end; no tick label runs under it.
+  const std::string from = origin.track ? "from the start of " + tracks[*origin.track].name : "from the trace's start";
+  const ImVec2 size = ImGui::CalcTextSize(from.c_str());
+  const float labels_end = w - size.x - 10;
   for (double k = std::floor((viewport_.t0 - origin.ns) / step); origin.ns + k * step <= t1; k += 1) {
     const double t = origin.ns + k * step;
     const float x = float(viewport_.x_of(t));
@@ -335,12 +339,10 @@ void TimelineCanvas::draw_ruler() {
       const float mx = float(viewport_.x_of(t + step * minor / 5));
       list->AddLine(ImVec2(mx, kRulerHeight - 4), ImVec2(mx, kRulerHeight - 1), IM_COL32(170, 170, 170, 255));
     }
-    list->AddText(ImVec2(x + 3, 4), kText, tick_label(k * step, step).c_str());
+    const std::string label = tick_label(k * step, step);
+    if (x + 3 + ImGui::CalcTextSize(label.c_str()).x < labels_end) list->AddText(ImVec2(x + 3, 4), kText, label.c_str());
   }
-  // Which start the labels count from, on the right end.
-  const std::string from = origin.track ? "from the start of " + tracks[*origin.track].name : "from the trace's start";
-  const ImVec2 size = ImGui::CalcTextSize(from.c_str());
-  list->AddRectFilled(ImVec2(w - size.x - 10, 2), ImVec2(w, kRulerHeight - 9), IM_COL32(245, 245, 245, 255));
+  list->AddRectFilled(ImVec2(labels_end, 2), ImVec2(w, kRulerHeight - 9), IM_COL32(245, 245, 245, 255));
   list->AddText(ImVec2(w - size.x - 6, 4), IM_COL32(110, 110, 110, 255), from.c_str());
 }
 

@@ -433,7 +433,7 @@ TEST(OpGraph, NodesCarryTheirInstructionsLatencyAndOutputSize) {
   EXPECT_GT(graph->width, 0);
   // Each kernel's event in the Execute block, and each instruction's logged
   // output: its shape gives the bytes (float32).
-  const std::map<int32_t, double> latency = kernel_averages(*ws, "Execute");
+  std::map<int32_t, double> latency = kernel_averages(*ws, "Execute");
   std::map<int32_t, double> output_bytes;
   for (const auto& [instruction, outputs] : ws->debug_outputs()) {
     if (outputs.empty()) continue;
