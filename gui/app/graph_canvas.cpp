@@ -231,6 +231,34 @@ void GraphCanvas::focus_selection() {
   }
 }
 
+void GraphCanvas::phase_picker(const OpGraph* graph) {
+  // A generate trace's latencies come from Decode or Prefill: the reader picks.
+  if (graph == nullptr || graph->phases.size() <= 1 || colour_ != GraphColour::kLatency) return;
+  ImGui::SetNextItemWidth(100);
+  if (ImGui::BeginCombo("##phase", graph->phases[std::min(phase_, graph->phases.size() - 1)].c_str())) {
+    for (size_t p = 0; p < graph->phases.size(); ++p) {
+      if (ImGui::Selectable(graph->phases[p].c_str(), p == phase_)) phase_ = p;
+    }
+    ImGui::EndCombo();
+  }
+  ImGui::SameLine();
+}
+
+void GraphCanvas::module_slider() {
+  const OpGraph* base = laid_out_graph();
+  if (base == nullptr || module_depth(*base) == 0) return;
+  // 0: every op; 1: the model's children as boxes; 2: theirs; …
+  int depth = int(module_depth_);
+  ImGui::SetNextItemWidth(110);
+  if (ImGui::SliderInt("##modules", &depth, 0, int(module_depth(*base)), depth == 0 ? "ops" : "modules %d deep")) {
+    set_module_depth(size_t(depth));
+  }
+  if (ImGui::IsItemHovered()) {
+    ImGui::SetTooltip("Group ops into their modules; double-click a module to open it, right-click to close");
+  }
+  ImGui::SameLine();
+}
+
 void GraphCanvas::toolbar(const OpGraph* graph) {
   ImGui::SetCursorPos(ImVec2(6, 6));
   ImGui::SetNextItemWidth(150);
@@ -239,35 +267,14 @@ void GraphCanvas::toolbar(const OpGraph* graph) {
     colour_ = GraphColour(colour);
   }
   ImGui::SameLine();
-  // A generate trace's latencies come from Decode or Prefill: the reader picks.
-  if (graph != nullptr && graph->phases.size() > 1 && colour_ == GraphColour::kLatency) {
-    ImGui::SetNextItemWidth(100);
-    if (ImGui::BeginCombo("##phase", graph->phases[std::min(phase_, graph->phases.size() - 1)].c_str())) {
-      for (size_t p = 0; p < graph->phases.size(); ++p) {
-        if (ImGui::Selectable(graph->phases[p].c_str(), p == phase_)) phase_ = p;
-      }
-      ImGui::EndCombo();
-    }
-    ImGui::SameLine();
-  }
+  phase_picker(graph);
   const bool can_expand = workspace_ != nullptr && workspace_->graph(false) != workspace_->graph(true);
   if (can_expand) {
     bool expanded = expanded_;
     if (ImGui::Checkbox("expand delegates", &expanded)) set_expanded(expanded);
     ImGui::SameLine();
   }
-  if (const OpGraph* base = laid_out_graph(); base != nullptr && module_depth(*base) > 0) {
-    // 0: every op; 1: the model's children as boxes; 2: theirs; …
-    int depth = int(module_depth_);
-    ImGui::SetNextItemWidth(110);
-    if (ImGui::SliderInt("##modules", &depth, 0, int(module_depth(*base)), depth == 0 ? "ops" : "modules %d deep")) {
-      set_module_depth(size_t(depth));
-    }
-    if (ImGui::IsItemHovered()) {
-      ImGui::SetTooltip("Group ops into their modules; double-click a module to open it, right-click to close");
-    }
-    ImGui::SameLine();
-  }
+  module_slider();
   bool wrap = wrap_;
   if (ImGui::Checkbox("columns", &wrap)) set_wrap(wrap);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("Fit folds a tall graph into columns that fill the view");

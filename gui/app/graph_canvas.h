@@ -93,6 +93,8 @@ class GraphCanvas : public ImGuiCanvas {
   void close_module_of(const OpNode& node);
   void handle_input();
   void toolbar(const OpGraph* graph);
+  void phase_picker(const OpGraph* graph);
+  void module_slider();
   void bring_into_view(const OpNode& node);
   /// The canvas below the toolbar, less the margins, in pixels.
   QSizeF drawing_area() const;

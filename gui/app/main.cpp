@@ -103,6 +103,21 @@ bool parse_graph_modules(const QString& text, int& depth, QString& error) {
   return false;
 }
 
+// The files on the command line and the roles its flags name.
+void read_roles(const QCommandLineParser& parser, etkit::gui::OpenRequest& request) {
+  for (const QString& file : parser.positionalArguments()) request.files.push_back(file.toStdString());
+  const auto value = [&parser](const char* name) { return parser.value(QString(name)).toStdString(); };
+  request.program = value("program");
+  request.etrecord = value("etrecord");
+  request.debug_buffer = value("debug-buffer");
+  request.baseline = value("baseline");
+  request.reference = value("reference");
+  request.reference_debug_buffer = value("reference-debug-buffer");
+  request.reference_program = value("reference-program");
+  request.reference_etrecord = value("reference-etrecord");
+  request.method = value("method");
+}
+
 // The options, or the usage error to print (exit 2).
 std::optional<Options> parse(const QCoreApplication& app, QString& error) {
   QCommandLineParser parser;
@@ -141,16 +156,7 @@ std::optional<Options> parse(const QCoreApplication& app, QString& error) {
 
   Options options;
   etkit::gui::OpenRequest& request = options.request;
-  for (const QString& file : parser.positionalArguments()) request.files.push_back(file.toStdString());
-  request.program = parser.value(program).toStdString();
-  request.etrecord = parser.value(etrecord).toStdString();
-  request.debug_buffer = parser.value(debug_buffer).toStdString();
-  request.baseline = parser.value(baseline).toStdString();
-  request.reference = parser.value(reference).toStdString();
-  request.reference_debug_buffer = parser.value(reference_buffer).toStdString();
-  request.reference_program = parser.value(reference_program).toStdString();
-  request.reference_etrecord = parser.value(reference_etrecord).toStdString();
-  request.method = parser.value(method).toStdString();
+  read_roles(parser, request);
   if (!parse_source_unit(parser.value(source_unit), request, error)) return std::nullopt;
 
   if (!parse_size(parser.value(size), options.size, error) || !parse_view(parser.value(view), options.view, error)) {

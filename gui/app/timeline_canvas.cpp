@@ -476,25 +476,30 @@ void TimelineCanvas::draw_range() {
   ImGui::End();
 }
 
-void TimelineCanvas::draw_summary() {
-  ImDrawList* list = ImGui::GetWindowDrawList();
-  const float w = ImGui::GetIO().DisplaySize.x;
-  const float y0 = kRulerHeight, y1 = kRulerHeight + kSummaryHeight;
-  list->AddRectFilled(ImVec2(0, y0), ImVec2(w, y1), IM_COL32(250, 250, 250, 255));
-  list->AddLine(ImVec2(0, y1 - 1), ImVec2(w, y1 - 1), IM_COL32(210, 210, 210, 255));
-  if (style_ == nullptr || workspace_ == nullptr) return;
+bool TimelineCanvas::update_summary() {
+  if (style_ == nullptr || workspace_ == nullptr) return false;
   // The run summarized: the typical one, else the first with events.
   const auto& model = workspace_->timeline().tracks();
   std::optional<size_t> run = typical_;
   for (size_t t = 0; !run && t < model.size(); ++t) {
     if (!model[t].events.empty() && run_base_name(model[t].name) != "Default") run = t;
   }
-  if (!run) return;
-  const TimelineTrack& track = model[*run];
+  if (!run) return false;
   // Op time per colour key (op type, module or backend: what the timeline is coloured by).
   if (!summary_ || summary_->run != *run || summary_->mode != style_->colouring()) {
     summary_ = SummaryShares{*run, style_->colouring(), op_time_by_key(*workspace_, *run, style_->colouring())};
   }
+  return true;
+}
+
+void TimelineCanvas::draw_summary() {
+  ImDrawList* list = ImGui::GetWindowDrawList();
+  const float w = ImGui::GetIO().DisplaySize.x;
+  const float y0 = kRulerHeight, y1 = kRulerHeight + kSummaryHeight;
+  list->AddRectFilled(ImVec2(0, y0), ImVec2(w, y1), IM_COL32(250, 250, 250, 255));
+  list->AddLine(ImVec2(0, y1 - 1), ImVec2(w, y1 - 1), IM_COL32(210, 210, 210, 255));
+  if (!update_summary()) return;
+  const TimelineTrack& track = workspace_->timeline().tracks()[summary_->run];
   double total = 0;
   for (const KeyTime& k : summary_->keys) total += k.ns;
   if (total <= 0) return;

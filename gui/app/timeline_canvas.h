@@ -83,6 +83,8 @@ class TimelineCanvas : public ImGuiCanvas {
   void draw_tooltip(const LaneHit& hit);
   void draw_range();
   void draw_summary();
+  /// Computes summary_ for the run the strip summarizes; false without one.
+  bool update_summary();
   void frame_typical_run();
 
   const Workspace* workspace_ = nullptr;
