@@ -66,10 +66,7 @@ void GraphCanvas::set_workspace(const Workspace* workspace) {
 }
 
 void GraphCanvas::layout_ready() {
-  regroup();
-  fitted_ = false;
-  folded_.reset();
-  update();
+  regroup();  // drops the old grouping and folding, asks for the opening view and a frame
 }
 
 const OpGraph* GraphCanvas::laid_out_graph() const {
