@@ -1,6 +1,7 @@
 #include "table_writers.h"
 
 #include <algorithm>
+#include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "etkit/report/json_text.h"
@@ -28,21 +29,67 @@ std::vector<size_t> header_widths(const TableLayout& layout) {
   return width;
 }
 
+// Writes rows as aligned_line would, straight into the block's text: a
+// million rows of small appends were a third of the table's time.
+class AlignedRowWriter {
+ public:
+  AlignedRowWriter(const TableLayout& layout, std::vector<size_t> width)
+      : markdown_(layout.format == "markdown"), cells_(layout.cells), width_(std::move(width)) {
+    for (size_t i = 0; i < width_.size(); ++i) {
+      numeric_.push_back(numeric_column(i, cells_));
+      row_bytes_ += width_[i] + 3;
+    }
+  }
+
+  void append(std::string& text, const Row& row) const {
+    const size_t start = text.size();
+    const size_t last = width_.size() - 1;
+    size_t at = start;
+    // Room for a cell, its padding and a separator, grown when a cell is
+    // wider than its column was measured.
+    auto room = [&](size_t bytes) {
+      if (at + bytes > text.size()) text.resize(at + std::max(bytes, row_bytes_));
+      return text.data() + at;
+    };
+    auto put = [&](std::string_view piece) {
+      std::memcpy(room(piece.size()), piece.data(), piece.size());
+      at += piece.size();
+    };
+    auto pad = [&](size_t count) {
+      std::memset(room(count), ' ', count);
+      at += count;
+    };
+    if (markdown_) put("| ");
+    for_each_cell(row, cells_, [&](size_t i, std::string_view cell) {
+      const size_t padding = width_[i] > cell.size() ? width_[i] - cell.size() : 0;
+      if (numeric_[i]) pad(padding);
+      put(cell);
+      if (!numeric_[i] && (i != last || markdown_)) pad(padding);
+      if (i != last) put(markdown_ ? " | " : "  ");
+    });
+    if (markdown_) {
+      put(" |");
+    } else {
+      while (at > start && text[at - 1] == ' ') --at;
+    }
+    put("\n");
+    text.resize(at);
+  }
+
+ private:
+  bool markdown_;
+  const CellFormat& cells_;
+  std::vector<size_t> width_;
+  std::vector<bool> numeric_;
+  size_t row_bytes_ = 8;  ///< a row's length when no cell is wider than measured
+};
+
 void write_aligned_streamed(TableSource& source, const TableLayout& layout, Output& out) {
-  const bool markdown = layout.format == "markdown";
   std::vector<size_t> width = header_widths(layout);
   source.widen(width, layout.cells);
   write_header(layout, width, out);
-  const size_t last = layout.header.size() - 1;
-  source.write_rows(out, [&](std::string& text, const Row& row) {
-    if (markdown) text += "| ";
-    for_each_cell(row, layout.cells, [&](size_t i, std::string_view cell) {
-      append_aligned_cell(text, i, cell, width[i], i == last, markdown, layout.cells);
-    });
-    if (markdown) text += " |";
-    else while (!text.empty() && text.back() == ' ') text.pop_back();
-    text += '\n';
-  });
+  const AlignedRowWriter writer(layout, std::move(width));
+  source.write_rows(out, [&writer](std::string& text, const Row& row) { writer.append(text, row); });
 }
 
 }  // namespace

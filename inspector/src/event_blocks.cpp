@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <numeric>
 #include <string_view>
-#include <unordered_map>
 
 #include "etkit/etdump/etdump_reader.h"
+#include "run_grouping.h"
 
 namespace etkit::inspector {
 
@@ -22,72 +22,15 @@ double nanoseconds_per(TimeUnit unit) {
 
 namespace {
 
-// Identity of an event inside a run (upstream's EventSignature): the
-// instruction, the profile event's name and delegate ids (absent for a
-// debug-only instruction) and the first debug event's name. Names are views
-// into the trace, which outlives the grouping.
-struct EventKey {
-  int32_t instruction = -1;
-  int32_t delegate_int = -1;
-  bool has_profile = false;
-  std::string_view profile_name;
-  std::string_view delegate_str;
-  std::string_view debug_name;
-  bool operator==(const EventKey& o) const {
-    return instruction == o.instruction && delegate_int == o.delegate_int && has_profile == o.has_profile &&
-           profile_name == o.profile_name && delegate_str == o.delegate_str && debug_name == o.debug_name;
+// event_display_name written over `out` (its storage reused: a block is
+// materialized over the last one's events).
+void display_name_into(std::string& out, std::string_view name, int64_t delegate_int, std::string_view delegate_str) {
+  if (delegate_int != -1 && name.empty()) {
+    out = std::to_string(delegate_int);
+  } else {
+    out.assign(delegate_int == -1 && !delegate_str.empty() ? delegate_str : name);
   }
-};
-
-struct Occurrence {
-  uint64_t start = 0, end = 0;
-};
-
-// Runs with equal signatures (name, bundled input index, event keys) merge.
-struct Group {
-  std::string_view name;
-  int32_t bundled_input_index = -1;
-  size_t runs = 0;
-  std::vector<uint32_t> run_blocks;  // the trace's run block of each run
-  std::vector<EventKey> keys;
-  std::vector<Occurrence> occurrences;  // run-major: runs x keys
-};
-
-uint64_t mix(uint64_t h, uint64_t v) {
-  h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-  return h;
 }
-
-uint64_t hash_view(std::string_view text) { return std::hash<std::string_view>{}(text); }
-
-// Identity of the instruction an event belongs to (upstream's
-// InstructionEventSignature), and what the run recorded for it.
-struct InstructionKey {
-  int32_t instruction, chain, delegate_int;
-  std::string_view delegate_str;
-  bool operator==(const InstructionKey& o) const {
-    return instruction == o.instruction && chain == o.chain && delegate_int == o.delegate_int &&
-           delegate_str == o.delegate_str;
-  }
-};
-struct InstructionKeyHash {
-  size_t operator()(const InstructionKey& k) const {
-    return mix(mix(mix(uint64_t(uint32_t(k.instruction)), uint64_t(uint32_t(k.chain))), uint64_t(uint32_t(k.delegate_int))),
-               hash_view(k.delegate_str));
-  }
-};
-struct ProfileRecord {
-  std::string_view name;
-  int32_t delegate_int;
-  std::string_view delegate_str;
-  uint64_t start, end;
-};
-struct InstructionRecord {
-  InstructionKey key;
-  std::vector<ProfileRecord> profiles;
-  std::string_view debug_name;
-  bool has_debug_name = false;
-};
 
 // Upstream's elapsed time, including its 32-bit wraparound rule.
 double elapsed(uint64_t start, uint64_t end) { return double(etdump::elapsed_ticks(start, end)); }
@@ -102,6 +45,10 @@ double sorted_percentile(const std::vector<double>& sorted, double q) {
 
 // Fills `perf` from its raw durations; `scratch` is reused for sorting.
 void compute_stats(PerfData& perf, std::vector<double>& scratch) {
+  if (perf.raw.size() == 1) {  // a block per run (a bundled program's cases): nothing to sort
+    perf.p10 = perf.p50 = perf.p90 = perf.avg = perf.min = perf.max = perf.raw[0];
+    return;
+  }
   scratch.assign(perf.raw.begin(), perf.raw.end());
   std::sort(scratch.begin(), scratch.end());
   perf.p10 = sorted_percentile(scratch, 10);
@@ -112,166 +59,20 @@ void compute_stats(PerfData& perf, std::vector<double>& scratch) {
   perf.max = scratch.back();
 }
 
-// Where each event of a run went while collating: its record and, for a
-// profile event, which of the record's profiles it is (-1 for debug events,
-// -1/-1 for events not collated).
-struct Slot {
-  int32_t record = -1;
-  int32_t profile = -1;
-};
-
-// Collates a run's events by instruction, in first-seen order, into
-// records[0, returned count); `index_of` and `records` are reused storage.
-// With `slots`, records where each event went.
-size_t collate_run(const etdump::RunBlock& run,
-                   std::unordered_map<InstructionKey, size_t, InstructionKeyHash>& index_of,
-                   std::vector<InstructionRecord>& records, std::vector<Slot>* slots) {
-  if (slots != nullptr) slots->assign(run.event_count(), Slot{});
-  index_of.clear();
-  size_t used = 0;
-  for (size_t e = 0; e < run.event_count(); ++e) {
-    const etdump::EventView event = run.event(e);
-    InstructionKey key;
-    if (event.kind == etdump::EventKind::kProfile) {
-      key = {event.profile.instruction_id, event.profile.chain_index, event.profile.delegate_debug_id_int,
-             event.profile.delegate_debug_id_str};
-    } else if (event.kind == etdump::EventKind::kDebug) {
-      if (event.debug.is_output) continue;  // run outputs are not events
-      key = {event.debug.instruction_id, int32_t(event.debug.chain_index), event.debug.delegate_debug_id_int,
-             event.debug.delegate_debug_id_str};
-    } else {
-      continue;  // allocation events are not part of the tables
-    }
-    auto [it, inserted] = index_of.try_emplace(key, used);
-    if (inserted) {
-      if (used == records.size()) records.emplace_back();
-      InstructionRecord& record = records[used++];
-      record.key = key;
-      record.profiles.clear();
-      record.has_debug_name = false;
-      record.debug_name = {};
-    }
-    InstructionRecord& record = records[it->second];
-    if (slots != nullptr) (*slots)[e].record = int32_t(it->second);
-    if (event.kind == etdump::EventKind::kProfile) {
-      const etdump::ProfileEventView& p = event.profile;
-      if (slots != nullptr) (*slots)[e].profile = int32_t(record.profiles.size());
-      record.profiles.push_back({p.name, p.delegate_debug_id_int, p.delegate_debug_id_str, p.start_time, p.end_time});
-    } else if (!record.has_debug_name) {
-      record.debug_name = event.debug.name;
-      record.has_debug_name = true;
-    }
-  }
-  return used;
-}
-
-// Where each run block and its events went, when asked for.
-struct RunPlaces {
-  std::vector<uint32_t> group;            // per run block
-  std::vector<uint32_t> run;              // per run block: its run number in the group
-  std::vector<std::vector<int32_t>> key;  // per run block, per event: key index or -1
-};
-
-// The key index of each event of a run from its collation slots: a record
-// owns one key per profile (one key when it has none), in record order.
-std::vector<int32_t> event_keys(const std::vector<Slot>& slots, const std::vector<InstructionRecord>& records,
-                                size_t used) {
-  std::vector<int32_t> base(used, 0);
-  int32_t next = 0;
-  for (size_t r = 0; r < used; ++r) {
-    base[r] = next;
-    next += int32_t(std::max<size_t>(1, records[r].profiles.size()));
-  }
-  std::vector<int32_t> keys(slots.size(), -1);
-  for (size_t e = 0; e < slots.size(); ++e) {
-    if (slots[e].record >= 0) keys[e] = base[size_t(slots[e].record)] + std::max(0, slots[e].profile);
-  }
-  return keys;
-}
-
-// One run's event keys and occurrences, in the order its records came.
-void run_keys(const std::vector<InstructionRecord>& records, size_t used, std::vector<EventKey>& keys,
-              std::vector<Occurrence>& occurrences) {
-  keys.clear();
-  occurrences.clear();
-  for (size_t r = 0; r < used; ++r) {
-    const InstructionRecord& record = records[r];
-    // Chain -1 marks method-level events (load, init, execute): their
-    // instruction id field is meaningless, so they get none.
-    const int32_t instruction = record.key.chain < 0 ? -1 : record.key.instruction;
-    if (record.profiles.empty()) {
-      // A value logged without a profile event of its own (a delegate's
-      // fused node output, debug id 3 after a convolution timed as 1):
-      // its row keeps the delegate id, as upstream's Inspector shows it.
-      keys.push_back({instruction, record.key.delegate_int, false, {}, record.key.delegate_str, record.debug_name});
-      occurrences.push_back({});
-    }
-    for (const ProfileRecord& p : record.profiles) {
-      keys.push_back({instruction, p.delegate_int, true, p.name, p.delegate_str, record.debug_name});
-      occurrences.push_back({p.start, p.end});
-    }
-  }
-}
-
-// Groups the runs of a trace; the views point into `trace`. With `places`,
-// records where every run block and event went.
-std::vector<Group> group_runs(const etdump::ETDump& trace, RunPlaces* places) {
-  std::vector<Group> groups;
-  std::unordered_map<uint64_t, std::vector<size_t>> groups_by_hash;
-  std::unordered_map<InstructionKey, size_t, InstructionKeyHash> index_of;
-  std::vector<InstructionRecord> records;  // reused across runs
-  std::vector<EventKey> keys;
-  std::vector<Occurrence> occurrences;
-  std::vector<Slot> slots;
-  for (size_t b = 0; b < trace.block_count(); ++b) {
-    const etdump::RunBlock run = trace.block(b);
-    const size_t used = collate_run(run, index_of, records, places != nullptr ? &slots : nullptr);
-    run_keys(records, used, keys, occurrences);
-    const std::string_view name = run.name();
-    const int32_t bundled = run.bundled_input_index();
-    uint64_t hash = mix(hash_view(name), uint64_t(uint32_t(bundled)));
-    for (const EventKey& k : keys) {
-      hash = mix(hash, InstructionKeyHash{}({k.instruction, 0, k.delegate_int, k.delegate_str}));
-      hash = mix(mix(hash, hash_view(k.profile_name)), hash_view(k.debug_name) + k.has_profile);
-    }
-    std::vector<size_t>& candidates = groups_by_hash[hash];
-    Group* group = nullptr;
-    for (size_t index : candidates) {
-      Group& g = groups[index];
-      if (g.name == name && g.bundled_input_index == bundled && g.keys == keys) {
-        group = &g;
-        break;
-      }
-    }
-    if (group == nullptr) {
-      candidates.push_back(groups.size());
-      groups.push_back({name, bundled, 0, {}, keys, {}});
-      group = &groups.back();
-    }
-    if (places != nullptr) {
-      places->group.push_back(uint32_t(group - groups.data()));
-      places->run.push_back(uint32_t(group->runs));
-      places->key.push_back(event_keys(slots, records, used));
-      group->run_blocks.push_back(uint32_t(b));
-    }
-    ++group->runs;
-    group->occurrences.insert(group->occurrences.end(), occurrences.begin(), occurrences.end());
-  }
-  return groups;
-}
-
 // Writes the block of `group` into `block`, reusing its storage: callers
 // that walk millions of events one block at a time then allocate almost
 // nothing per block.
-void materialize_into(const Group& group, double scale, double delegate_scale, EventBlock& block) {
+void materialize_into(const Grouping& grouping, const Group& group, double scale, double delegate_scale,
+                      EventBlock& block) {
   static thread_local std::vector<double> scratch;
   block.name.assign(group.name);
   block.bundled_input_index = group.bundled_input_index;
   block.runs = group.runs;
-  const size_t width = group.keys.size();
+  const std::vector<EventKey>& keys = grouping.keys_of(group);
+  const size_t width = keys.size();
   block.events.resize(width);
   for (size_t k = 0; k < width; ++k) {
-    const EventKey& key = group.keys[k];
+    const EventKey& key = keys[k];
     Event& event = block.events[k];
     event.instruction_id = key.instruction;
     event.delegate_debug_id_int.reset();
@@ -281,8 +82,8 @@ void materialize_into(const Group& group, double scale, double delegate_scale, E
     event.is_delegated_op = event.delegate_debug_id_int || event.delegate_debug_id_str;
     // A delegate's value logged without a profile event of its own goes by its id.
     const bool by_id = key.delegate_int != -1 || !key.delegate_str.empty();
-    event.name = event_display_name(key.has_profile ? key.profile_name : by_id ? std::string_view() : key.debug_name,
-                                    key.delegate_int, key.delegate_str);
+    display_name_into(event.name, key.has_profile ? key.profile_name : by_id ? std::string_view() : key.debug_name,
+                      key.delegate_int, key.delegate_str);
     event.delegate_backend_name.clear();
     event.op_types.clear();
     event.debug_handles.clear();
@@ -333,9 +134,9 @@ Result<TimeUnit> parse_time_unit(const std::string& text) {
 }
 
 std::string event_display_name(std::string_view name, int64_t delegate_int, std::string_view delegate_str) {
-  if (delegate_int != -1) return name.empty() ? std::to_string(delegate_int) : std::string(name);
-  if (!delegate_str.empty()) return std::string(delegate_str);
-  return std::string(name);
+  std::string text;
+  display_name_into(text, name, delegate_int, delegate_str);
+  return text;
 }
 
 Result<EventBlockOptions> parse_time_units(const std::string& source, const std::string& target) {
@@ -357,8 +158,7 @@ double percentile(std::vector<double> values, double q) {
 }
 
 struct GroupedEvents::State {
-  std::vector<Group> groups;
-  RunPlaces places;  // empty unless options.locate_events
+  Grouping grouping;  // its places empty unless options.locate_events
   double scale = 1;
   double delegate_scale = 1;
 };
@@ -372,7 +172,9 @@ namespace {
 
 // Removes the groups of warm-up runs; their runs' events no longer land in
 // any block.
-void drop_warmup_groups(std::vector<Group>& groups, RunPlaces& places) {
+void drop_warmup_groups(Grouping& grouping) {
+  std::vector<Group>& groups = grouping.groups;
+  RunPlaces& places = grouping.places;
   std::vector<int64_t> new_index(groups.size(), -1);
   std::vector<Group> kept;
   for (size_t g = 0; g < groups.size(); ++g) {
@@ -400,17 +202,20 @@ Result<GroupedEvents> GroupedEvents::build(const etdump::ETDump& trace, const Ev
   ETKIT_ASSIGN_OR_RETURN(state->scale, scale_of(options.source, options.target, options.cycles_per_second));
   ETKIT_ASSIGN_OR_RETURN(state->delegate_scale, scale_of(options.delegate_source.value_or(options.source),
                                                          options.target, options.cycles_per_second));
-  state->groups = group_runs(trace, options.locate_events ? &state->places : nullptr);
-  if (!options.include_warmup) drop_warmup_groups(state->groups, state->places);
+  state->grouping = group_runs(trace, options.locate_events, options.grouping_workers);
+  if (!options.include_warmup) drop_warmup_groups(state->grouping);
   return GroupedEvents(std::move(state));
 }
 
-size_t GroupedEvents::block_count() const { return state_->groups.size(); }
+size_t GroupedEvents::block_count() const { return state_->grouping.groups.size(); }
 
-size_t GroupedEvents::event_count(size_t index) const { return state_->groups.at(index).keys.size(); }
+size_t GroupedEvents::event_count(size_t index) const {
+  const Grouping& grouping = state_->grouping;
+  return grouping.keys_of(grouping.groups.at(index)).size();
+}
 
 std::optional<EventPlace> GroupedEvents::place(size_t run_block, size_t trace_event) const {
-  const RunPlaces& places = state_->places;
+  const RunPlaces& places = state_->grouping.places;
   if (run_block >= places.key.size() || trace_event >= places.key[run_block].size()) return std::nullopt;
   const int32_t key = places.key[run_block][trace_event];
   if (key < 0) return std::nullopt;
@@ -418,18 +223,19 @@ std::optional<EventPlace> GroupedEvents::place(size_t run_block, size_t trace_ev
 }
 
 std::optional<size_t> GroupedEvents::run_block(size_t block, size_t run) const {
-  if (block >= state_->groups.size() || run >= state_->groups[block].run_blocks.size()) return std::nullopt;
-  return state_->groups[block].run_blocks[run];
+  const std::vector<Group>& groups = state_->grouping.groups;
+  if (block >= groups.size() || run >= groups[block].run_blocks.size()) return std::nullopt;
+  return groups[block].run_blocks[run];
 }
 
 EventBlock GroupedEvents::block(size_t index) const {
   EventBlock block;
-  materialize_into(state_->groups[index], state_->scale, state_->delegate_scale, block);
+  materialize_into(state_->grouping, state_->grouping.groups[index], state_->scale, state_->delegate_scale, block);
   return block;
 }
 
 void GroupedEvents::block_into(size_t index, EventBlock& block) const {
-  materialize_into(state_->groups[index], state_->scale, state_->delegate_scale, block);
+  materialize_into(state_->grouping, state_->grouping.groups[index], state_->scale, state_->delegate_scale, block);
 }
 
 Result<std::vector<EventBlock>> event_blocks(const etdump::ETDump& trace, const EventBlockOptions& options) {

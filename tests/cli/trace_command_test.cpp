@@ -159,6 +159,51 @@ TEST(TableCommand, EventsEndingBeforeTheyStartAreTimedOneWayAndNamed) {
   EXPECT_EQ(nlohmann::json::parse(info.out)[0]["run_blocks"][0]["span"], 200);
 }
 
+// The same check over many blocks (read on two threads): each block with a
+// reversed event is named once, in trace order, the others not at all.
+TEST(TableCommand, ReversedEventsAreNamedInEveryBlockOfALongTrace) {
+  constexpr uint64_t kBlocks = 300;
+  const auto reversed = [](uint64_t block) { return block == 7 || block == 150 || block == 299; };
+  struct Clock {
+    uint64_t reading = 0;
+    bool (*reversed)(uint64_t);
+  } clock{0, +reversed};
+  etdump::ETDumpGenOptions options;
+  options.event_capacity = 2 * kBlocks;
+  // Block b's kernel starts at 1000 b and ends 100 ns later, or 50 ns
+  // earlier in the reversed blocks.
+  options.clock = {[](void* c) -> uint64_t {
+                     auto* k = static_cast<Clock*>(c);
+                     const uint64_t block = k->reading / 2, end = k->reading++ % 2;
+                     if (!end) return 1000 * block + 100;
+                     return k->reversed(block) ? 1000 * block + 50 : 1000 * block + 200;
+                   },
+                   &clock, 1.0};
+  etdump::ETDumpGen gen(options);
+  for (uint64_t block = 0; block < kBlocks; ++block) {
+    gen.create_event_block("Execute");
+    gen.end_profiling(gen.start_profiling("native_call_relu.out", 0, 0));
+  }
+  auto bytes = gen.serialize();
+  ASSERT_TRUE(bytes.ok());
+  auto table = etinspect({"table", test::write_temp("reversed_blocks.etdp", *bytes), "--format", "csv"});
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  size_t named = 0, at = 0;
+  for (uint64_t block = 0; block < kBlocks; ++block) {
+    const std::string warning = "run block " + std::to_string(block) + " ('Execute'): 1 event(s) end before";
+    const size_t found = table.err.find(warning);
+    if (!reversed(block)) {
+      EXPECT_EQ(found, std::string::npos) << block;
+      continue;
+    }
+    ASSERT_NE(found, std::string::npos) << block << "\n" << table.err;
+    EXPECT_GE(found, at) << "block " << block << " named out of order";
+    at = found;
+    ++named;
+  }
+  EXPECT_EQ(named, 3u);
+}
+
 TEST(TraceCommand, ChromeTracesNestOnEveryTrack) {
   for (const char* file : {"upstream/etdump/tutorial_cnn.etdp", "upstream-runtime/xnn_mlp.etdp",
                            "upstream-runtime/xnn_dbg.etdp"}) {

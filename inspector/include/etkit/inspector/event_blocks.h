@@ -105,6 +105,10 @@ struct EventBlockOptions {
   /// microcontroller's cycle counter): with `source` cycles, the target may
   /// then be a time unit. 0: cycles convert only to cycles (as upstream).
   double cycles_per_second = 0;
+  /// Threads that group the runs (contiguous ranges of run blocks, merged
+  /// in trace order: the same blocks for any count); 0: the block workers'
+  /// default (etkit/inspector/block_workers.h).
+  unsigned grouping_workers = 0;
 };
 
 /// Where an event of the trace landed: its block, which of the block's runs
