@@ -102,7 +102,9 @@ TEST(RunGrouping, SameBlocksAndPlacesForAnyWorkerCount) {
         const std::optional<EventPlace> place = grouped.place(b, e);
         ASSERT_TRUE(place) << "event " << e << " of run block " << b;
         ASSERT_LT(place->block, blocks.size());
-        if (e == 0) EXPECT_EQ(place->run, next_run[place->block]++) << "run block " << b;
+        if (e == 0) {
+          EXPECT_EQ(place->run, next_run[place->block]++) << "run block " << b;
+        }
         EXPECT_EQ(grouped.run_block(place->block, place->run), b);
         EXPECT_EQ(place->event, e);
         const Event& event = blocks[place->block].events[e];
