@@ -227,7 +227,6 @@ size_t find_or_add_group(Grouping& grouping, Index& index, std::string_view name
   Group group;
   group.name = name;
   group.bundled_input_index = bundled;
-  group.hash = hash;
   group.key_set = key_set;
   grouping.groups.push_back(std::move(group));
   return candidates.back();

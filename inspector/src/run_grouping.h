@@ -40,7 +40,6 @@ struct Occurrence {
 struct Group {
   std::string_view name;
   int32_t bundled_input_index = -1;
-  uint64_t hash = 0;        // of the name, the index and the keys
   uint32_t key_set = 0;     // index into Grouping::key_sets
   size_t runs = 0;
   std::vector<uint32_t> run_blocks;     // the trace's run block of each run (with places)
