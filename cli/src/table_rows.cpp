@@ -60,30 +60,6 @@ std::string separated_line(const std::vector<std::string>& cells, char separator
   return line + "\n";
 }
 
-void append_aligned_cell(std::string& text, size_t index, std::string_view cell, size_t width, bool last,
-                         bool markdown, const CellFormat& format) {
-  const size_t pad = width > cell.size() ? width - cell.size() : 0;
-  if (numeric_column(index, format)) {
-    text.append(pad, ' ');
-    text += cell;
-  } else {
-    text += cell;
-    if (!last || markdown) text.append(pad, ' ');
-  }
-  if (!last) text += markdown ? " | " : "  ";
-}
-
-std::string aligned_line(const std::vector<std::string>& line, const std::vector<size_t>& width, bool markdown,
-                         const CellFormat& format) {
-  std::string text = markdown ? "| " : "";
-  for (size_t i = 0; i < line.size(); ++i) {
-    append_aligned_cell(text, i, line[i], width[i], i + 1 == line.size(), markdown, format);
-  }
-  if (markdown) text += " |";
-  while (!markdown && !text.empty() && text.back() == ' ') text.pop_back();
-  return text + "\n";
-}
-
 nlohmann::ordered_json json_item(const Row& row, const DebugOutputs& debug) {
   {
     const inspector::Event& e = *row.event;

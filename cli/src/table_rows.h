@@ -52,38 +52,25 @@ inline double stat(const inspector::PerfData& p, size_t index) {
   return values[index];
 }
 
-// Calls emit(column, text) for each cell without building a string per
-// cell where it can (numbers go through a stack buffer): the aligned text
-// format visits every row twice.
-template <typename Emit>
-void for_each_cell(const Row& row, const CellFormat& format, Emit&& emit) {
+// Calls emit(column, text) for each cell but the statistics, and
+// stat(column, value) for those (or emit(column, "") without timings), in
+// column order, without building a string per cell where it can (numbers
+// go through a stack buffer).
+template <typename Emit, typename Stat>
+void for_each_cell(const Row& row, const CellFormat& format, Emit&& emit, Stat&& stat_cell) {
   const inspector::Event& e = *row.event;
   size_t column = 0;
   emit(column++, std::string_view(row.block->name));
-  char text[48];
   if (format.bundled_case) {
+    char text[16];
     const int32_t index = row.block->bundled_input_index;
     const auto written = std::to_chars(text, text + sizeof(text), index);
     emit(column++, index < 0 ? std::string_view() : std::string_view(text, size_t(written.ptr - text)));
   }
   emit(column++, std::string_view(e.name));
-  // Equal statistics (all six, when a block has one run) are formatted once.
-  size_t length = 0;
-  double formatted = 0;
-  bool have_text = false;
   for (size_t stat_column = 0; stat_column < std::size(kStatColumns); ++stat_column) {
-    if (!e.perf_data) {
-      emit(column++, std::string_view());
-      continue;
-    }
-    const double value = stat(*e.perf_data, stat_column);
-    if (!have_text || std::memcmp(&value, &formatted, sizeof(value)) != 0) {
-      const auto result = std::to_chars(text, text + sizeof(text), value, std::chars_format::fixed, format.decimals);
-      length = result.ec == std::errc() ? size_t(result.ptr - text) : 0;
-      formatted = value;
-      have_text = true;
-    }
-    emit(column++, std::string_view(text, length));
+    if (e.perf_data) stat_cell(column++, stat(*e.perf_data, stat_column));
+    else emit(column++, std::string_view());
   }
   if (e.op_types.empty()) emit(column++, std::string_view("[]"));
   else emit(column++, std::string_view(op_types_text(e)));
@@ -94,6 +81,39 @@ void for_each_cell(const Row& row, const CellFormat& format, Emit&& emit) {
     emit(column++, std::string_view(source_text(e, format.full_paths)));
   }
   if (format.debug != nullptr) emit(column++, std::string_view(debug_data_text(e, *format.debug)));
+}
+
+/// A statistic as its cell shows it: fixed, `decimals` digits after the
+/// point. Equal values in a row (all six, when a block has one run) are
+/// formatted once.
+class StatText {
+ public:
+  explicit StatText(int decimals) : decimals_(decimals) {}
+  std::string_view operator()(double value) {
+    if (!have_text_ || std::memcmp(&value, &formatted_, sizeof(value)) != 0) {
+      const auto result = std::to_chars(text_, text_ + sizeof(text_), value, std::chars_format::fixed, decimals_);
+      length_ = result.ec == std::errc() ? size_t(result.ptr - text_) : 0;
+      formatted_ = value;
+      have_text_ = true;
+    }
+    return std::string_view(text_, length_);
+  }
+
+ private:
+  int decimals_;
+  // Room for any double in fixed notation (DBL_MAX has 309 digits before
+  // the point) with the decimals any unit pair asks for.
+  char text_[352];
+  size_t length_ = 0;
+  double formatted_ = 0;
+  bool have_text_ = false;
+};
+
+/// Calls emit(column, text) for every cell of the row, statistics formatted.
+template <typename Emit>
+void for_each_cell(const Row& row, const CellFormat& format, Emit&& emit) {
+  StatText stat_text(format.decimals);
+  for_each_cell(row, format, emit, [&](size_t column, double value) { emit(column, stat_text(value)); });
 }
 
 /// The cells of a row as strings (for sorted output, which keeps rows).
@@ -120,12 +140,6 @@ class Output {
 /// A CSV/TSV cell, quoted when it holds the separator or a quote.
 void append_separated_cell(std::string& line, std::string_view cell, char separator);
 std::string separated_line(const std::vector<std::string>& cells, char separator);
-/// Cells padded to `width`, numeric columns right-aligned.
-std::string aligned_line(const std::vector<std::string>& line, const std::vector<size_t>& width, bool markdown,
-                         const CellFormat& format);
-/// Appends cell `index` padded to `width` (left or right by its column).
-void append_aligned_cell(std::string& text, size_t index, std::string_view cell, size_t width, bool last,
-                         bool markdown, const CellFormat& format);
 /// The row as one JSON object with upstream's dataframe keys.
 nlohmann::ordered_json json_item(const Row& row, const DebugOutputs& debug);
 

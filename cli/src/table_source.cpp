@@ -1,6 +1,7 @@
 #include "table_source.h"
 
 #include <algorithm>
+#include <thread>
 
 #include "etkit/inspector/block_workers.h"
 
@@ -48,39 +49,42 @@ void TableSource::write_rows(Output& out, const std::function<void(std::string&,
   }
   // Chunks of blocks keep the text held at once small; each block's text
   // has a place of its own, so the workers keep no order among themselves.
+  // A chunk is written out on a thread of its own while the next one is
+  // formatted: writing on the workers' thread left them idle.
   constexpr size_t kChunkBlocks = 256;
-  std::vector<std::string> texts(kChunkBlocks);
-  for (size_t chunk = 0; chunk < grouped_.block_count(); chunk += kChunkBlocks) {
+  std::vector<std::string> texts[2] = {std::vector<std::string>(kChunkBlocks), std::vector<std::string>(kChunkBlocks)};
+  std::thread writer;
+  for (size_t chunk = 0, turn = 0; chunk < grouped_.block_count(); chunk += kChunkBlocks, turn ^= 1) {
     const size_t end = std::min(grouped_.block_count(), chunk + kChunkBlocks);
+    std::vector<std::string>& chunk_texts = texts[turn];
     inspector::for_each_block(grouped_, context_, {chunk, end, 0, 0, &storage_}, [&](const inspector::BlockJob& job) {
       unmatched_[job.index] = job.links.unmatched;
-      std::string& text = texts[job.index - chunk];
+      std::string& text = chunk_texts[job.index - chunk];
       text.clear();
       kept_rows(job.block, [&](const Row& row) { format(text, row); });
       return true;
     });
-    for (size_t b = chunk; b < end; ++b) out.add(texts[b - chunk]);
+    if (writer.joinable()) writer.join();  // the chunk before, written in order
+    writer = std::thread([&out, &chunk_texts, count = end - chunk] {
+      for (size_t b = 0; b < count; ++b) out.add(chunk_texts[b]);
+    });
   }
+  if (writer.joinable()) writer.join();
 }
 
-void TableSource::widen(std::vector<size_t>& width, const CellFormat& format) {
-  auto widen_row = [&format](std::vector<size_t>& w, const Row& row) {
-    for_each_cell(row, format, [&](size_t i, std::string_view text) { w[i] = std::max(w[i], text.size()); });
-  };
+void TableSource::widen(ColumnWidths& widths) {
   if (top_ > 0) {
-    for_each_row([&](const Row& row) { widen_row(width, row); });
+    for_each_row([&](const Row& row) { widths.add(row); });
     return;
   }
-  std::vector<std::vector<size_t>> widths(inspector::default_block_workers(), width);
-  inspector::for_each_block(grouped_, context_, {0, size_t(-1), unsigned(widths.size()), 0, &storage_},
+  std::vector<ColumnWidths> workers(inspector::default_block_workers(), widths);
+  inspector::for_each_block(grouped_, context_, {0, size_t(-1), unsigned(workers.size()), 0, &storage_},
                             [&](const inspector::BlockJob& job) {
                               unmatched_[job.index] = job.links.unmatched;
-                              kept_rows(job.block, [&](const Row& row) { widen_row(widths[job.worker], row); });
+                              kept_rows(job.block, [&](const Row& row) { workers[job.worker].add(row); });
                               return true;
                             });
-  for (const std::vector<size_t>& worker : widths) {
-    for (size_t i = 0; i < worker.size(); ++i) width[i] = std::max(width[i], worker[i]);
-  }
+  for (const ColumnWidths& worker : workers) widths.merge(worker);
 }
 
 std::vector<Row> TableSource::all_rows(std::vector<inspector::EventBlock>& blocks) {

@@ -15,6 +15,7 @@
 #include "etkit/inspector/event_blocks.h"
 #include "etkit/inspector/event_table.h"
 #include "etkit/inspector/source_links.h"
+#include "column_widths.h"
 #include "table_rows.h"
 
 namespace etkit::cli {
@@ -30,8 +31,8 @@ class TableSource {
   /// Every kept row through `format`, its text appended to `out` in order:
   /// formatted on the workers when every row is wanted, else on this thread.
   void write_rows(Output& out, const std::function<void(std::string&, const Row&)>& format);
-  /// Widens `width` to every kept row's cells.
-  void widen(std::vector<size_t>& width, const CellFormat& format);
+  /// Widens `widths` to every kept row's cells.
+  void widen(ColumnWidths& widths);
   /// Every kept row at once, for sorting; `blocks` holds what they point to.
   std::vector<Row> all_rows(std::vector<inspector::EventBlock>& blocks);
   /// Events with an instruction id that found no graph node, over the

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "column_widths.h"
 #include "etkit/report/json_text.h"
 
 namespace etkit::cli {
@@ -12,25 +13,17 @@ namespace {
 bool aligned(const TableLayout& layout) { return layout.format == "text" || layout.format == "markdown"; }
 char separator(const TableLayout& layout) { return layout.format == "csv" ? ',' : '\t'; }
 
-// The header, and markdown's rule under it, padded to `width`.
-void write_header(const TableLayout& layout, const std::vector<size_t>& width, Output& out) {
-  const bool markdown = layout.format == "markdown";
-  out.add(aligned_line(layout.header, width, markdown, layout.cells));
-  if (markdown) {
-    std::vector<std::string> rule;
-    for (size_t w : width) rule.push_back(std::string(w, '-'));
-    out.add(aligned_line(rule, width, markdown, layout.cells));
-  }
-}
-
 std::vector<size_t> header_widths(const TableLayout& layout) {
   std::vector<size_t> width(layout.header.size(), layout.format == "markdown" ? 3 : 0);
   for (size_t i = 0; i < layout.header.size(); ++i) width[i] = std::max(width[i], layout.header[i].size());
   return width;
 }
 
-// Writes rows as aligned_line would, straight into the block's text: a
-// million rows of small appends were a third of the table's time.
+// The aligned formats' one rule: cells padded to their column's width,
+// numbers right-aligned, text left-aligned with the last column unpadded
+// (but in markdown), between cells two spaces or markdown's " | ". Rows are
+// written straight into a block's text: a million rows of small appends
+// were a third of the table's time.
 class AlignedRowWriter {
  public:
   AlignedRowWriter(const TableLayout& layout, std::vector<size_t> width)
@@ -41,7 +34,22 @@ class AlignedRowWriter {
     }
   }
 
+  const std::vector<size_t>& widths() const { return width_; }
+
   void append(std::string& text, const Row& row) const {
+    append_cells(text, [&](const auto& emit) { for_each_cell(row, cells_, emit); });
+  }
+  /// A row of given cells: the header and markdown's rule.
+  void append(std::string& text, const std::vector<std::string>& cells) const {
+    append_cells(text, [&](const auto& emit) {
+      for (size_t i = 0; i < cells.size(); ++i) emit(i, std::string_view(cells[i]));
+    });
+  }
+
+ private:
+  // visit(emit) calls emit(column, text) for each cell in column order.
+  template <typename Visit>
+  void append_cells(std::string& text, const Visit& visit) const {
     const size_t start = text.size();
     const size_t last = width_.size() - 1;
     size_t at = start;
@@ -60,11 +68,12 @@ class AlignedRowWriter {
       at += count;
     };
     if (markdown_) put("| ");
-    for_each_cell(row, cells_, [&](size_t i, std::string_view cell) {
+    visit([&](size_t i, std::string_view cell) {
+      const bool right = numeric_[i];
       const size_t padding = width_[i] > cell.size() ? width_[i] - cell.size() : 0;
-      if (numeric_[i]) pad(padding);
+      if (right) pad(padding);
       put(cell);
-      if (!numeric_[i] && (i != last || markdown_)) pad(padding);
+      if (!right && (i != last || markdown_)) pad(padding);
       if (i != last) put(markdown_ ? " | " : "  ");
     });
     if (markdown_) {
@@ -76,7 +85,6 @@ class AlignedRowWriter {
     text.resize(at);
   }
 
- private:
   bool markdown_;
   const CellFormat& cells_;
   std::vector<size_t> width_;
@@ -84,11 +92,23 @@ class AlignedRowWriter {
   size_t row_bytes_ = 8;  ///< a row's length when no cell is wider than measured
 };
 
+// The header, and markdown's rule under it.
+void write_header(const TableLayout& layout, const AlignedRowWriter& writer, Output& out) {
+  std::string text;
+  writer.append(text, layout.header);
+  if (layout.format == "markdown") {
+    std::vector<std::string> rule;
+    for (size_t w : writer.widths()) rule.push_back(std::string(w, '-'));
+    writer.append(text, rule);
+  }
+  out.add(text);
+}
+
 void write_aligned_streamed(TableSource& source, const TableLayout& layout, Output& out) {
-  std::vector<size_t> width = header_widths(layout);
-  source.widen(width, layout.cells);
-  write_header(layout, width, out);
-  const AlignedRowWriter writer(layout, std::move(width));
+  ColumnWidths widths(header_widths(layout), layout.cells);
+  source.widen(widths);
+  const AlignedRowWriter writer(layout, widths.widths());
+  write_header(layout, writer, out);
   source.write_rows(out, [&writer](std::string& text, const Row& row) { writer.append(text, row); });
 }
 
@@ -125,13 +145,16 @@ void write_rows(const std::vector<Row>& rows, const TableLayout& layout, Output&
     for (const Row& row : rows) items.push_back(json_item(row, *layout.debug));
     out.add(report::json_text(items) + "\n");
   } else if (aligned(layout)) {
-    std::vector<size_t> width = header_widths(layout);
+    ColumnWidths widths(header_widths(layout), layout.cells);
+    for (const Row& row : rows) widths.add(row);
+    const AlignedRowWriter writer(layout, widths.widths());
+    write_header(layout, writer, out);
+    std::string text;
     for (const Row& row : rows) {
-      const auto c = cells(row, layout.cells);
-      for (size_t i = 0; i < c.size(); ++i) width[i] = std::max(width[i], c[i].size());
+      text.clear();
+      writer.append(text, row);
+      out.add(text);
     }
-    write_header(layout, width, out);
-    for (const Row& row : rows) out.add(aligned_line(cells(row, layout.cells), width, layout.format == "markdown", layout.cells));
   } else {
     out.add(separated_line(layout.header, separator(layout)));
     for (const Row& row : rows) out.add(separated_line(cells(row, layout.cells), separator(layout)));

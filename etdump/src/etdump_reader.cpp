@@ -5,6 +5,7 @@
 
 #include "etdump_generated.h"
 #include "etkit/core/file_data.h"
+#include "trace_verification.h"
 
 namespace etkit::etdump {
 namespace fb = ::etdump;
@@ -15,8 +16,6 @@ using u64 = unsigned long long;
 // Same bound as the program reader: the flatbuffers Verifier asserts on
 // buffers of 2 GiB or more.
 using detail::kMaxFlatbufferSize;
-// A trace of millions of events has millions of tables; allow 2^27.
-constexpr unsigned kMaxTables = 1u << 27;
 
 std::string_view view(const flatbuffers::String* s) {
   return s == nullptr ? std::string_view() : std::string_view(s->data(), s->size());
@@ -81,60 +80,6 @@ void decode_value(const fb::Value* value, DebugEventView& out) {
       out.value_type = "null";
       break;
   }
-}
-
-// Checks what the Verifier cannot: each event is exactly one kind and each
-// debug value names a known scalar type.
-Status check_events(const fb::ETDump& root) {
-  for (size_t b = 0; b < length(root.run_data()); ++b) {
-    const auto* block = root.run_data()->Get(b);
-    for (size_t e = 0; e < length(block->events()); ++e) {
-      const auto* event = block->events()->Get(e);
-      const int kinds = (event->profile_event() != nullptr) +
-                        (event->allocation_event() != nullptr) +
-                        (event->debug_event() != nullptr);
-      if (kinds != 1) {
-        return Error::make(ErrorCode::kMalformed,
-                           "run_data[%zu].events[%zu] has %d event kinds set "
-                           "(expected exactly one)",
-                           b, e, kinds);
-      }
-      const auto* debug = event->debug_event();
-      if (debug == nullptr || debug->debug_entry() == nullptr) {
-        continue;
-      }
-      const auto* value = debug->debug_entry();
-      auto check_tensor = [&](const fb::Tensor* tensor) -> Status {
-        // The Verifier does not check element alignment of int64 vectors.
-        // An empty one (a 0-dim tensor's sizes) has nothing to misread, and
-        // flatbuffers does not align it: a trace etkit's writer made of a
-        // program with scalar tensors was refused.
-        const auto aligned = [](const flatbuffers::Vector<int64_t>* v) {
-          return v == nullptr || v->size() == 0 || reinterpret_cast<uintptr_t>(v->Data()) % 8 == 0;
-        };
-        if (tensor && (!aligned(tensor->sizes()) || !aligned(tensor->strides()))) {
-          return Error::make(ErrorCode::kMalformed,
-                             "run_data[%zu].events[%zu]: debug tensor sizes or "
-                             "strides are not 8-byte aligned",
-                             b, e);
-        }
-        if (tensor && !is_valid(static_cast<ScalarType>(tensor->scalar_type()))) {
-          return Error::make(ErrorCode::kMalformed,
-                             "run_data[%zu].events[%zu]: debug tensor has "
-                             "unknown scalar type %d",
-                             b, e, static_cast<int>(tensor->scalar_type()));
-        }
-        return Ok{};
-      };
-      ETKIT_TRY(check_tensor(value->tensor()));
-      if (value->tensor_list() && value->tensor_list()->tensors()) {
-        for (const auto* tensor : *value->tensor_list()->tensors()) {
-          ETKIT_TRY(check_tensor(tensor));
-        }
-      }
-    }
-  }
-  return Ok{};
 }
 
 }  // namespace
@@ -330,31 +275,28 @@ Result<ETDump> ETDump::load(std::shared_ptr<const FileData> owner,
   ETKIT_ASSIGN_OR_RETURN(const uint64_t prefix, size_prefix(bytes, label));
   // Trailing bytes past the prefixed size (padding some writers add) are
   // outside the trace and ignored.
-  flatbuffers::Verifier verifier(bytes.data, prefix + 4, 64, kMaxTables);
-  const fb::ETDump* root = nullptr;
-  if (fb::VerifySizePrefixedETDumpBuffer(verifier)) {
-    root = fb::GetSizePrefixedETDump(bytes.data);
-  } else {
+  internal::VerifiedTrace verified = internal::verify_trace(bytes.data, prefix + 4, 4);
+  if (verified.root == nullptr) {
     // A flatbuffer aligned from its own first byte, the prefix put in front
     // of it afterwards (upstream's serializer output saved with the
     // runtime's prefix): every 8-byte field sits at 4 mod 8 in the file.
     // Upstream reads it; verified from byte 4, it is read from a copy
     // whose byte 4 is 8-aligned, so every read stays aligned.
-    flatbuffers::Verifier body(bytes.data + 4, static_cast<size_t>(prefix), 64, kMaxTables);
-    if (!fb::VerifyETDumpBuffer(body)) {
+    auto copy = FileData::copy_of(ByteSpan{bytes.data + 4, static_cast<size_t>(prefix)}, name);
+    verified = internal::verify_trace(copy->bytes().data, static_cast<size_t>(prefix), 0);
+    if (verified.root == nullptr) {
       return Error::make(ErrorCode::kMalformed,
                          "%s: the ETDump flatbuffer (bytes 4..%llu) is corrupt: "
                          "a table, vector or string lies outside it or is "
                          "misaligned",
                          label, static_cast<u64>(prefix + 4));
     }
-    owner = FileData::copy_of(ByteSpan{bytes.data + 4, static_cast<size_t>(prefix)}, name);
-    root = fb::GetETDump(owner->bytes().data);
+    owner = std::move(copy);
   }
-  Status events = check_events(*root);
-  if (!events.ok()) {
-    return events.error().with_context("%s", label);
+  if (!verified.events.ok()) {
+    return verified.events.error().with_context("%s", label);
   }
+  const fb::ETDump* root = verified.root;
   ETDump trace;
   trace.owner_ = std::move(owner);
   trace.name_ = std::move(name);
