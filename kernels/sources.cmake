@@ -7,6 +7,8 @@ set(ETKIT_KERNEL_UTIL_SOURCES
   ${ETKIT_KERNELS_DIR}/util/copy_util.cpp
   ${ETKIT_KERNELS_DIR}/util/gemm.cpp
   ${ETKIT_KERNELS_DIR}/util/int8_gemm.cpp
+  ${ETKIT_KERNELS_DIR}/util/int4_channel_blocks.cpp
+  ${ETKIT_KERNELS_DIR}/util/qd8_rows.cpp
   ${ETKIT_KERNELS_DIR}/util/kernel_util.cpp)
 # One list per op set, as upstream groups them.
 set(ETKIT_KERNELS_PORTABLE_SOURCES

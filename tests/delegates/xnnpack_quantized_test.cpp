@@ -23,7 +23,9 @@
 #include "etkit/delegates/xnnpack/xnn_graph.h"
 #include "etkit/delegates/xnnpack/xnn_support.h"
 #include "etkit/delegates/xnnpack/xnnpack_backend.h"
+#include "etkit/kernels/int4_channel_blocks.h"
 #include "etkit/kernels/int8_gemm.h"
+#include "etkit/kernels/qd8_rows.h"
 #include "support/corpus.h"
 #include "support/kernels.h"
 #include "support/xnn_payload_builder.h"
@@ -519,6 +521,96 @@ TEST(XnnpackQuantized, Int4GroupDotsOfManyRowsEqualThoseOfEachRow) {
                 << "group bytes " << group_bytes << ", " << groups << " groups, row " << r << " of " << rows;
           }
         }
+      }
+    }
+  }
+}
+
+// Weights repacked in blocks of eight channels give each row's group
+// products as plain integer sums over the unpacked weights do, on the AVX2
+// path and the portable one, padding channels included (they sum to 0).
+TEST(XnnpackQuantized, Int4ChannelBlockDotsEqualTheIntegerSums) {
+  std::mt19937_64 rng(kSeed + 13);
+  std::uniform_int_distribution<int> byte(0, 255), value(-128, 127);
+  for (const size_t k : {size_t(8), size_t(64), size_t(256)}) {
+    for (const size_t group : {size_t(8), size_t(32), k}) {
+      if (group > k || k % group != 0) continue;
+      for (const size_t n : {size_t(8), size_t(20)}) {
+        for (const size_t rows : {size_t(1), size_t(3), size_t(4), size_t(5), size_t(9)}) {
+          std::vector<uint8_t> weights(n * k / 2);
+          for (uint8_t& b : weights) b = uint8_t(byte(rng));
+          std::vector<int8_t> x(rows * k);
+          for (int8_t& v : x) v = int8_t(value(rng));
+          const std::vector<uint8_t> blocks = kernels::pack_int4_channel_blocks(weights.data(), n, k);
+          ASSERT_EQ(blocks.size(), (n + 7) / 8 * 4 * k);
+          const size_t groups = k / group;
+          for (size_t b = 0; b < (n + 7) / 8; ++b) {
+            std::vector<int32_t> fast(rows * groups * 8, -1), generic(rows * groups * 8, -1);
+            kernels::channel_block_dots_s8_u4(x.data(), rows, k, blocks.data() + b * 4 * k, group, fast.data());
+            kernels::channel_block_dots_s8_u4_generic(x.data(), rows, k, blocks.data() + b * 4 * k, group,
+                                                      generic.data());
+            EXPECT_EQ(fast, generic) << "k " << k << " group " << group << " rows " << rows << " block " << b;
+            for (size_t r = 0; r < rows; ++r) {
+              for (size_t g = 0; g < groups; ++g) {
+                for (size_t c = 0; c < 8; ++c) {
+                  const size_t j = 8 * b + c;
+                  int64_t expected = 0;  // stored nibbles (value + 8), channels past n all 0
+                  for (size_t col = g * group; j < n && col < (g + 1) * group; ++col) {
+                    const uint8_t packed = weights[j * k / 2 + col / 2];
+                    expected += int64_t(x[r * k + col]) * (col % 2 == 0 ? packed & 0x0F : packed >> 4);
+                  }
+                  EXPECT_EQ(fast[(r * groups + g) * 8 + c], expected)
+                      << "k " << k << " group " << group << " row " << r << " group " << g << " channel " << j;
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// A row's finite range and its qd8 values, on the AVX2 path and the
+// portable one, against std::nearbyint over the finite values: halves,
+// NaN, infinities, negative zero and values past the clamp, at every
+// offset of an 8-wide step and its tail.
+TEST(XnnpackQuantized, Qd8RowPassesEqualTheirDefinition) {
+  std::mt19937_64 rng(kSeed + 17);
+  std::uniform_real_distribution<float> spread(-300.0f, 300.0f);
+  const float specials[] = {NAN, INFINITY, -INFINITY, -0.0f, 0.0f, 2.5f, -2.5f, 3.5f, 1e30f, -1e30f, 127.5f, -128.5f};
+  for (const size_t n : {size_t(0), size_t(1), size_t(7), size_t(8), size_t(13), size_t(64), size_t(257)}) {
+    for (int trial = 0; trial < 8; ++trial) {
+      std::vector<float> x(n);
+      for (float& v : x) {
+        v = spread(rng);
+        if (rng() % 4 == 0) v = std::round(v) + 0.5f;  // a half: ties go to even
+        if (rng() % 9 == 0) v = specials[rng() % std::size(specials)];
+      }
+      float min = 0, max = 0, generic_min = 0, generic_max = 0;
+      kernels::finite_range(x.data(), n, min, max);
+      kernels::finite_range_generic(x.data(), n, generic_min, generic_max);
+      float expected_min = INFINITY, expected_max = -INFINITY;
+      for (float v : x) {
+        if (!std::isfinite(v)) continue;
+        expected_min = std::min(expected_min, v);
+        expected_max = std::max(expected_max, v);
+      }
+      // Equal as numbers (a zero's sign may differ between paths).
+      EXPECT_TRUE(min == expected_min && max == expected_max && generic_min == expected_min &&
+                  generic_max == expected_max)
+          << n << ": " << min << " " << max;
+      const int32_t zero_point = int32_t(rng() % 256) - 128;
+      const float multiplier = 0.8f, lo = float(-128 - zero_point), hi = float(127 - zero_point);
+      std::vector<int8_t> fast(n), generic(n);
+      kernels::quantize_qd8(x.data(), n, multiplier, lo, hi, zero_point, fast.data());
+      kernels::quantize_qd8_generic(x.data(), n, multiplier, lo, hi, zero_point, generic.data());
+      for (size_t i = 0; i < n; ++i) {
+        const float product = x[i] * multiplier;
+        const int expected =
+            std::isnan(product) ? zero_point : int(std::nearbyint(std::min(std::max(product, lo), hi))) + zero_point;
+        EXPECT_EQ(int(fast[i]), expected) << "n " << n << " at " << i << ": " << x[i];
+        EXPECT_EQ(int(generic[i]), expected) << "n " << n << " at " << i << ": " << x[i];
       }
     }
   }

@@ -5,7 +5,9 @@
 
 #include <pthreadpool.h>
 
+#include "etkit/kernels/int4_channel_blocks.h"
 #include "etkit/kernels/int8_gemm.h"
+#include "etkit/kernels/qd8_rows.h"
 
 namespace etkit::xnnpack {
 namespace {
@@ -14,6 +16,7 @@ constexpr uint32_t kTransposeWeightsFlag = 0x00000001;  // XNN_FLAG_TRANSPOSE_WE
 // Output channels a fully connected node fills together: their values of
 // one row are one vector.
 constexpr size_t kChannelBlock = 8;
+static_assert(kChannelBlock == kernels::kInt4ChannelBlock, "4-bit channel blocks are the node's channel blocks");
 
 Error fail(uint32_t index, const GraphNode& node, const char* what) {
   return Error::make(ErrorCode::kUnsupported, "node %u (%s, debug handle %u): %s", index,
@@ -45,9 +48,15 @@ RowQuantization qd8_row_quantization(float min, float max) {
 
 namespace {
 
+// Where channel j's value of group g lies in a by-channel-block table.
+size_t channel_lane(size_t j, size_t g, size_t groups) {
+  return ((j / kChannelBlock) * groups + g) * kChannelBlock + j % kChannelBlock;
+}
+
 // The weights of a dynamically quantized linear: their scales by output
 // channel or channel group, and each group's sum (the zero point's share of
 // a dot product); scratch sized for the groups.
+
 Status prepare_weights(uint32_t index, const GraphNode& node, const GraphValue& w, DynamicQuantNode& out) {
   out.weights = w.constant.data;
   out.four_bit = w.datatype == Datatype::kQcint4 || w.datatype == Datatype::kQbint4;
@@ -55,10 +64,8 @@ Status prepare_weights(uint32_t index, const GraphNode& node, const GraphValue& 
   if (w.constant.size < out.n * out.weight_row_bytes) return fail(index, node, "weights are truncated");
   if (w.datatype == Datatype::kQbint4) {
     out.group = w.quant.group_size;
-    out.scales = w.quant.scales;
   } else if (w.quant.kind == QuantKind::kPerChannel && w.quant.channel_dim == 0) {
     out.group = out.k;
-    out.scales = w.quant.scales;
   } else {
     return fail(index, node, "weights must be quantized per output channel (channel_dim 0) or per channel group");
   }
@@ -69,10 +76,13 @@ Status prepare_weights(uint32_t index, const GraphNode& node, const GraphValue& 
     return fail(index, node, "the weights' block size must divide the row (in whole bytes for 4-bit weights)");
   }
   const size_t groups = out.k / std::max<size_t>(out.group, 1);
-  if (out.k > 0 && out.scales.size() != out.n * groups) {
+  const std::vector<float>& scales = w.quant.scales;  // [n][groups]
+  if (out.k > 0 && scales.size() != out.n * groups) {
     return fail(index, node, "the weights' scales are not one per output channel and block");
   }
-  out.weight_sums.assign(out.n * groups, 0);
+  const size_t blocks = (out.n + kChannelBlock - 1) / kChannelBlock;
+  out.scales.assign(blocks * groups * kChannelBlock, 0.0f);
+  out.weight_sums.assign(blocks * groups * kChannelBlock, 0);
   std::vector<int8_t> row(out.k);
   for (size_t j = 0; j < out.n; ++j) {
     const uint8_t* packed = out.weights + j * out.weight_row_bytes;
@@ -81,14 +91,20 @@ Status prepare_weights(uint32_t index, const GraphNode& node, const GraphValue& 
     } else {
       std::copy(packed, packed + out.k, reinterpret_cast<uint8_t*>(row.data()));
     }
-    for (size_t c = 0; c < out.k; ++c) out.weight_sums[j * groups + c / out.group] += row[c];
+    for (size_t g = 0; g < groups; ++g) {
+      const size_t lane = channel_lane(j, g, groups);
+      out.scales[lane] = scales[j * groups + g];
+      for (size_t c = g * out.group; c < (g + 1) * out.group; ++c) out.weight_sums[lane] += row[c];
+    }
   }
   const size_t half = (out.k + 1) / 2;
-  if (out.four_bit) {
+  if (out.four_bit && kernels::channel_blocks_suit(out.k, out.group)) {
+    out.channel_blocks = kernels::pack_int4_channel_blocks(out.weights, out.n, out.k);
+  } else if (out.four_bit) {
     out.even.assign(out.rows * half, 0);
     out.odd.assign(out.rows * half, 0);
-    out.row_sums.assign(out.rows * groups, 0);
   }
+  if (out.four_bit) out.row_sums.assign(out.rows * groups, 0);
   out.dots.assign(out.tasks * out.rows * groups * kChannelBlock, 0);
   out.scratch.assign(out.tasks * kernels::rows_scratch_ints(groups), 0);
   return Ok{};
@@ -148,15 +164,6 @@ Result<std::unique_ptr<DynamicQuantNode>> prepare_dynamic_quant_node(const XnnGr
 
 namespace {
 
-// std::nearbyint in the default rounding mode for |x| < 2^22 (here |x| is
-// at most 255): adding 1.5 * 2^23 leaves no fraction bits, so the float add
-// rounds half to even, and subtracting it back is exact. Unlike nearbyint
-// it vectorizes without SSE4.1.
-inline float round_half_even(float x) {
-  constexpr float kShift = 12582912.0f;  // 1.5 * 2^23
-  return (x + kShift) - kShift;
-}
-
 // The Convert fp32 -> qd8 node: per row, its scale and zero point, then
 // every value quantized.
 void quantize_rows(DynamicQuantNode& node, std::vector<RowQuantization>& params) {
@@ -166,25 +173,15 @@ void quantize_rows(DynamicQuantNode& node, std::vector<RowQuantization>& params)
     // diverged activation) would make the scale non-finite and every
     // integer conversion below undefined. NaN then quantizes to the zero
     // point and infinities clamp to the range's ends.
-    float min = INFINITY, max = -INFINITY;
-    for (size_t c = 0; c < node.k; ++c) {
-      if (!std::isfinite(x[c])) continue;
-      min = std::min(min, x[c]);
-      max = std::max(max, x[c]);
-    }
+    float min, max;
+    kernels::finite_range(x, node.k, min, max);
     if (min > max) min = max = 0;  // no finite value
     const RowQuantization q = qd8_row_quantization(min, max);
     params[r] = q;
     // XNNPACK's f32 -> qs8 conversion: x * (1 / scale), clamped so the
     // zero point keeps it in int8, rounded half to even.
-    const float multiplier = 1.0f / q.scale;
-    const float lo = float(-128 - q.zero_point), hi = float(127 - q.zero_point);
-    int8_t* out = node.quantized + r * node.k;
-    for (size_t c = 0; c < node.k; ++c) {
-      const float product = x[c] * multiplier;
-      const float scaled = std::isnan(product) ? 0.0f : std::min(std::max(product, lo), hi);
-      out[c] = int8_t(int32_t(round_half_even(scaled)) + q.zero_point);
-    }
+    kernels::quantize_qd8(x, node.k, 1.0f / q.scale, float(-128 - q.zero_point), float(127 - q.zero_point),
+                          q.zero_point, node.quantized + r * node.k);
   }
 }
 
@@ -198,7 +195,9 @@ void split_rows(DynamicQuantNode& node) {
   const size_t groups = node.k / node.group, half = (node.k + 1) / 2;
   for (size_t r = 0; r < node.rows; ++r) {
     const int8_t* x = node.quantized + r * node.k;
-    kernels::split_even_odd(x, node.k, node.even.data() + r * half, node.odd.data() + r * half);
+    if (node.channel_blocks.empty()) {
+      kernels::split_even_odd(x, node.k, node.even.data() + r * half, node.odd.data() + r * half);
+    }
     for (size_t g = 0; g < groups; ++g) {
       int32_t sum = 0;
       for (size_t c = g * node.group; c < (g + 1) * node.group; ++c) sum += x[c];
@@ -208,13 +207,17 @@ void split_rows(DynamicQuantNode& node) {
 }
 
 // The group products of output channels [j0, j0 + width) against every
-// row, into dots[(r * groups + g) * kChannelBlock + jj], with (x - zero
-// point) and the 4-bit weights' stored + 8 taken out.
-void block_dots(const DynamicQuantNode& node, size_t j0, size_t width, int32_t* dots, int32_t* scratch) {
-  const std::vector<RowQuantization>& params = *node.params;
+// row, from the rows of weights at `weights`, into dots[(r * groups + g) *
+// kChannelBlock + jj].
+void row_dots(const DynamicQuantNode& node, size_t j0, size_t width, int32_t* dots, int32_t* scratch) {
   const size_t groups = node.k / node.group, half = (node.k + 1) / 2;
   const size_t group_bytes = node.group / 2;  // 4-bit groups are even, or the whole (padded) row
   const kernels::DotLayout layout{groups * kChannelBlock, kChannelBlock};
+  // The lanes of a partial block hold 0, as the channel-block kernel's
+  // padding channels do: the corrections run over all eight.
+  for (size_t lane = 0; lane < node.rows * groups * kChannelBlock; ++lane) {
+    if (lane % kChannelBlock >= width) dots[lane] = 0;
+  }
   for (size_t jj = 0; jj < width; ++jj) {
     const uint8_t* row = node.weights + (j0 + jj) * node.weight_row_bytes;
     if (node.four_bit) {
@@ -230,14 +233,29 @@ void block_dots(const DynamicQuantNode& node, size_t j0, size_t width, int32_t* 
       }
     }
   }
+}
+
+// The group products of output channels [j0, j0 + width), with (x - zero
+// point) and the 4-bit weights' stored + 8 taken out.
+void block_dots(const DynamicQuantNode& node, size_t j0, size_t width, int32_t* dots, int32_t* scratch) {
+  const std::vector<RowQuantization>& params = *node.params;
+  const size_t groups = node.k / node.group;
+  if (!node.channel_blocks.empty()) {  // j0 starts a block: ranges split at multiples of eight
+    kernels::channel_block_dots_s8_u4(node.quantized, node.rows, node.k,
+                                      node.channel_blocks.data() + (j0 / kChannelBlock) * 4 * node.k, node.group,
+                                      dots);
+  } else {
+    row_dots(node, j0, width, dots, scratch);
+  }
+  // All eight lanes, those past `width` too (never written out): a loop of
+  // constant length stays in registers.
+  const int32_t* sums = node.weight_sums.data() + (j0 / kChannelBlock) * groups * kChannelBlock;
   for (size_t r = 0; r < node.rows; ++r) {
     const int32_t zero_point = params[r].zero_point;
     for (size_t g = 0; g < groups; ++g) {
-      int32_t* d = dots + r * layout.row + g * layout.group;
+      int32_t* d = dots + r * groups * kChannelBlock + g * kChannelBlock;
       const int32_t stored_eight = node.four_bit ? 8 * node.row_sums[r * groups + g] : 0;
-      for (size_t jj = 0; jj < width; ++jj) {
-        d[jj] -= stored_eight + zero_point * node.weight_sums[(j0 + jj) * groups + g];
-      }
+      for (size_t jj = 0; jj < kChannelBlock; ++jj) d[jj] -= stored_eight + zero_point * sums[g * kChannelBlock + jj];
     }
   }
 }
@@ -254,19 +272,21 @@ void fully_connected_range(const DynamicQuantNode& node, size_t begin, size_t en
   for (size_t j0 = begin; j0 < end; j0 += kChannelBlock) {
     const size_t width = std::min(kChannelBlock, end - j0);
     block_dots(node, j0, width, dots, scratch);
+    const float* scales = node.scales.data() + (j0 / kChannelBlock) * groups * kChannelBlock;
     for (size_t r = 0; r < node.rows; ++r) {
       const int32_t* d = dots + r * groups * kChannelBlock;
+      // All eight lanes, as in block_dots.
       float values[kChannelBlock];
       if (groups == 1) {
-        for (size_t jj = 0; jj < width; ++jj) values[jj] = float(d[jj]) * params[r].scale * node.scales[j0 + jj];
+        for (size_t jj = 0; jj < kChannelBlock; ++jj) values[jj] = float(d[jj]) * params[r].scale * scales[jj];
       } else {
-        for (size_t jj = 0; jj < width; ++jj) values[jj] = 0;
+        for (size_t jj = 0; jj < kChannelBlock; ++jj) values[jj] = 0;
         for (size_t g = 0; g < groups; ++g) {
-          for (size_t jj = 0; jj < width; ++jj) {
-            values[jj] += float(d[g * kChannelBlock + jj]) * node.scales[(j0 + jj) * groups + g];
+          for (size_t jj = 0; jj < kChannelBlock; ++jj) {
+            values[jj] += float(d[g * kChannelBlock + jj]) * scales[g * kChannelBlock + jj];
           }
         }
-        for (size_t jj = 0; jj < width; ++jj) values[jj] *= params[r].scale;
+        for (size_t jj = 0; jj < kChannelBlock; ++jj) values[jj] *= params[r].scale;
       }
       float* out = node.out + r * node.n + j0;
       for (size_t jj = 0; jj < width; ++jj) {
@@ -288,7 +308,11 @@ void run_range(void* context, size_t task) {
   const size_t groups = node.k / node.group;
   int32_t* dots = node.dots.data() + task * (node.dots.size() / node.tasks);
   int32_t* scratch = node.scratch.data() + task * kernels::rows_scratch_ints(groups);
-  fully_connected_range(node, node.n * task / job.tasks, node.n * (task + 1) / job.tasks, dots, scratch);
+  // Whole blocks of eight channels per task (the channel-block kernel
+  // reads them so); each channel's value does not depend on the split.
+  const size_t blocks = (node.n + kChannelBlock - 1) / kChannelBlock;
+  fully_connected_range(node, std::min(node.n, kChannelBlock * (blocks * task / job.tasks)),
+                        std::min(node.n, kChannelBlock * (blocks * (task + 1) / job.tasks)), dots, scratch);
 }
 
 // Below this many multiply-adds a wake-up of the pool costs more than it saves.

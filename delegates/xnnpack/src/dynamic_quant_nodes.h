@@ -41,13 +41,18 @@ struct DynamicQuantNode {
   size_t weight_row_bytes = 0;
   bool four_bit = false;
   size_t group = 0;                    ///< columns per scale: k for per channel
-  std::vector<float> scales;           ///< [n][k / group]
-  std::vector<int32_t> weight_sums;    ///< [n][k / group]: sum of a group's weights
+  // By channel block, so the eight channels' values of a group are one
+  // vector: [ceil(n / 8)][k / group][8], lanes past n 0.
+  std::vector<float> scales;           ///< a channel's scale per group
+  std::vector<int32_t> weight_sums;    ///< the sum of a group's weights
+  /// 4-bit weights in blocks of eight channels (kernels/int4_channel_blocks.h)
+  /// where that kernel suits the shape; empty: the rows at `weights` are read.
+  std::vector<uint8_t> channel_blocks;
   const float* bias = nullptr;         ///< may be null
   float* out = nullptr;
   float output_min = 0, output_max = 0;
   // Per run: 4-bit products read each activation row split into even and
-  // odd columns, and the sums of its groups.
+  // odd columns (without channel blocks), and the sums of its groups.
   std::vector<int8_t> even, odd;       ///< rows * ceil(k / 2)
   std::vector<int32_t> row_sums;       ///< rows * groups
   // Output channels are split into `tasks` ranges run on the delegate's
