@@ -1,4 +1,5 @@
 #include "etkit/kernels/int4_channel_blocks.h"
+#include "etkit/kernels/cpu_features.h"
 
 #include <cstring>
 
@@ -91,17 +92,13 @@ __attribute__((target("avx2"))) void channel_block_dots_avx2(const int8_t* x, si
   for (; r < rows; ++r) rows_avx2<1>(x, r, k, block, group, dots);
 }
 
-bool has_avx2() {
-  static const bool supported = __builtin_cpu_supports("avx2");
-  return supported;
-}
 #endif
 
 }  // namespace
 
 bool channel_blocks_suit(size_t k, size_t group) {
 #ifdef ETKIT_INT4_BLOCKS_AVX2
-  return has_avx2() && k > 0 && group > 0 && k % 8 == 0 && group % 8 == 0 && k % group == 0;
+  return cpu_has_avx2() && k > 0 && group > 0 && k % 8 == 0 && group % 8 == 0 && k % group == 0;
 #else
   (void)k;
   (void)group;
@@ -128,7 +125,7 @@ std::vector<uint8_t> pack_int4_channel_blocks(const uint8_t* rows, size_t n, siz
 void channel_block_dots_s8_u4(const int8_t* x, size_t rows, size_t k, const uint8_t* block, size_t group,
                               int32_t* dots) {
 #ifdef ETKIT_INT4_BLOCKS_AVX2
-  if (has_avx2()) {
+  if (cpu_has_avx2()) {
     channel_block_dots_avx2(x, rows, k, block, group, dots);
     return;
   }

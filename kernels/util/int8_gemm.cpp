@@ -1,4 +1,5 @@
 #include "etkit/kernels/int8_gemm.h"
+#include "etkit/kernels/cpu_features.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
@@ -102,17 +103,13 @@ __attribute__((target("avx2"))) void group_dots_rows_16_avx2(const int8_t* even,
   }
 }
 
-bool has_avx2() {
-  static const bool supported = __builtin_cpu_supports("avx2");
-  return supported;
-}
 }  // namespace
 #endif
 
 void group_dots_s8_u4(const int8_t* even, const int8_t* odd, const uint8_t* packed, size_t groups,
                       size_t group_bytes, int32_t* dots, int32_t* scratch) {
 #ifdef ETKIT_INT8_AVX2
-  if (group_bytes == 16 && has_avx2()) {
+  if (group_bytes == 16 && cpu_has_avx2()) {
     group_dots_16_avx2(even, odd, packed, groups, dots);
     return;
   }
@@ -124,7 +121,7 @@ void group_dots_s8_u4_rows(const int8_t* even, const int8_t* odd, size_t row_str
                            const uint8_t* packed, size_t groups, size_t group_bytes, int32_t* dots, DotLayout layout,
                            int32_t* scratch) {
 #ifdef ETKIT_INT8_AVX2
-  if (group_bytes == 16 && has_avx2()) {
+  if (group_bytes == 16 && cpu_has_avx2()) {
     group_dots_rows_16_avx2(even, odd, row_stride, rows, packed, groups, dots, layout);
     return;
   }

@@ -1,4 +1,5 @@
 #include "etkit/kernels/qd8_rows.h"
+#include "etkit/kernels/cpu_features.h"
 
 #include <algorithm>
 #include <cmath>
@@ -43,10 +44,6 @@ void quantize_qd8_generic(const float* x, size_t n, float multiplier, float lo, 
 #ifdef ETKIT_QD8_AVX2
 namespace {
 
-bool has_avx2() {
-  static const bool supported = __builtin_cpu_supports("avx2");
-  return supported;
-}
 
 // Which lanes are finite: |x| below infinity (false for NaN too).
 __attribute__((target("avx2"))) inline __m256 finite_lanes(__m256 v) {
@@ -111,7 +108,7 @@ __attribute__((target("avx2"))) void quantize_qd8_avx2(const float* x, size_t n,
 
 void finite_range(const float* x, size_t n, float& min, float& max) {
 #ifdef ETKIT_QD8_AVX2
-  if (has_avx2()) {
+  if (cpu_has_avx2()) {
     finite_range_avx2(x, n, min, max);
     return;
   }
@@ -121,7 +118,7 @@ void finite_range(const float* x, size_t n, float& min, float& max) {
 
 void quantize_qd8(const float* x, size_t n, float multiplier, float lo, float hi, int32_t zero_point, int8_t* out) {
 #ifdef ETKIT_QD8_AVX2
-  if (has_avx2()) {
+  if (cpu_has_avx2()) {
     quantize_qd8_avx2(x, n, multiplier, lo, hi, zero_point, out);
     return;
   }
