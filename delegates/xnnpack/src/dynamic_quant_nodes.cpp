@@ -215,8 +215,8 @@ void row_dots(const DynamicQuantNode& node, size_t j0, size_t width, int32_t* do
   const kernels::DotLayout layout{groups * kChannelBlock, kChannelBlock};
   // The lanes of a partial block hold 0, as the channel-block kernel's
   // padding channels do: the corrections run over all eight.
-  for (size_t lane = 0; lane < node.rows * groups * kChannelBlock; ++lane) {
-    if (lane % kChannelBlock >= width) dots[lane] = 0;
+  for (size_t at = 0; width < kChannelBlock && at < node.rows * groups; ++at) {
+    std::fill(dots + at * kChannelBlock + width, dots + (at + 1) * kChannelBlock, 0);
   }
   for (size_t jj = 0; jj < width; ++jj) {
     const uint8_t* row = node.weights + (j0 + jj) * node.weight_row_bytes;
