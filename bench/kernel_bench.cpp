@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "etkit/kernels/conv_columns.h"
 #include "etkit/kernels/gemm.h"
 #include "fma_peak.h"
 #include "kernels/op_runner.h"
@@ -112,10 +113,18 @@ void bench_convolutions_and_norms(bool quick) {
         .ints({1, 1}).boolean(false).ints({0, 0}).integer(c.groups).out(at::kFloat, reference.sizes()).returned();
     // Multiply-adds: every output element takes (input channels per group) x kernel taps.
     const double flops = 2.0 * double(reference.numel()) * double(c.weight[1] * c.weight[2] * c.weight[3]);
-    report("conv2d", c.name, runner, [&] {
+    const auto libtorch = [&] {
       (void)at::convolution(x, w, bias, {c.stride, c.stride}, {c.padding, c.padding}, {1, 1}, false, {0, 0},
                             c.groups);
-    }, flops);
+    };
+    report("conv2d", c.name, runner, libtorch, flops);
+    if (c.groups == 1 && c.weight[0] > 1 && !(c.weight[2] == 1 && c.stride == 1)) {
+      // The same product with its columns written out by im2col first (what
+      // packing them from the image saves).
+      etkit::kernels::conv_allow_column_packer(false);
+      report("conv2d", std::string(c.name) + " im2col", runner, libtorch, flops);
+      etkit::kernels::conv_allow_column_packer(true);
+    }
   }
   for (const std::vector<int64_t>& shape : std::vector<std::vector<int64_t>>{{2, 4096}, {12, 64, 64}, {1, 1000}}) {
     at::Tensor x = at::randn(shape), out = at::empty(shape);

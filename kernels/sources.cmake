@@ -4,6 +4,7 @@ set(ETKIT_KERNELS_DIR ${CMAKE_CURRENT_LIST_DIR})
 # The shared kernel support (dtype dispatch, promotion, broadcasting,
 # strided copies, the blocked GEMM): a library of its own the op sets use.
 set(ETKIT_KERNEL_UTIL_SOURCES
+  ${ETKIT_KERNELS_DIR}/util/conv_column_panels.cpp
   ${ETKIT_KERNELS_DIR}/util/copy_util.cpp
   ${ETKIT_KERNELS_DIR}/util/gemm.cpp
   ${ETKIT_KERNELS_DIR}/util/int8_gemm.cpp

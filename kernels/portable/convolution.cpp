@@ -1,7 +1,8 @@
 // convolution.out for 1-D and 2-D, strided, padded, dilated, grouped and
 // transposed, over the shared GEMM, in integer and floating-point dtypes.
-// im2col works on tiles of output pixels sized to the kernel scratch, so no
-// call allocates.
+// Float products pack their im2col columns straight from the image
+// (etkit/kernels/conv_columns.h); the others run im2col on tiles of output
+// pixels sized to the kernel scratch. No call allocates.
 
 #include <algorithm>
 #include <cstring>
@@ -11,6 +12,7 @@
 #include <immintrin.h>
 #endif
 
+#include "etkit/kernels/conv_columns.h"
 #include "etkit/kernels/elementwise.h"
 #include "etkit/kernels/fast_math.h"
 #include "etkit/kernels/gemm.h"
@@ -18,16 +20,6 @@
 
 namespace etkit::kernels {
 namespace {
-
-struct ConvShape {
-  int64_t n, in_c, in_h, in_w;
-  int64_t out_c, out_h, out_w;
-  int64_t k_h, k_w;
-  int64_t stride_h, stride_w, pad_h, pad_w, dil_h, dil_w;
-  int64_t groups;
-  // Element strides of input and output as (n, c, h, w).
-  int64_t is[4], os[4];
-};
 
 // Reads an int list of length 1 or `want` (broadcasting a single value).
 bool expand_list(const IntList& list, size_t want, int64_t fallback, int64_t* out) {
@@ -335,63 +327,81 @@ void conv_depthwise(const ConvShape& s, const T* in, const T* weight, const int6
                   });
 }
 
+// Group g of batch item n through im2col: tiles of whole output rows (so
+// im2col copies contiguous row segments) sized to the columns' room after
+// the gemm's packing area in worker 0's scratch (the gemm's other workers
+// pack in their own), each multiplied by the weight.
 template <typename T>
-void conv_forward(const ConvShape& s, const T* in, const T* weight, const int64_t* ws, T* out,
-                  const KernelContext& context) {
-  // im2col columns after the gemm's packing area of worker 0's scratch (the
-  // gemm's other workers pack in their own).
-  const Span<uint8_t> scratch = context.scratch;
+void conv_group_im2col(const ConvShape& s, const T* in_g, const T* weight_g, const int64_t* ws, T* out_g,
+                       const KernelContext& context) {
   const int64_t ic_g = s.in_c / s.groups, oc_g = s.out_c / s.groups;
   const int64_t k = ic_g * s.k_h * s.k_w;
   const int64_t pixels = s.out_h * s.out_w;
   const size_t gemm_bytes = gemm_scratch_bytes();
-  T* col = reinterpret_cast<T*>(scratch.data() + gemm_bytes);
-  const int64_t col_capacity = static_cast<int64_t>((scratch.size() - gemm_bytes) / sizeof(T));
-  // Tiles are whole output rows so im2col copies contiguous row segments.
-  const int64_t rows = std::max<int64_t>(
-      1, std::min(s.out_h, col_capacity / std::max<int64_t>(k * s.out_w, 1)));
+  T* col = reinterpret_cast<T*>(context.scratch.data() + gemm_bytes);
+  const int64_t col_capacity = static_cast<int64_t>((context.scratch.size() - gemm_bytes) / sizeof(T));
+  const int64_t rows = std::max<int64_t>(1, std::min(s.out_h, col_capacity / std::max<int64_t>(k * s.out_w, 1)));
   const int64_t tile = rows * s.out_w;
+  const bool default_weight_layout = ws[1] == s.k_h * s.k_w && ws[2] == s.k_w && ws[3] == 1;
+  for (int64_t p0 = 0; p0 < pixels; p0 += tile) {
+    const int64_t np = std::min(tile, pixels - p0);
+    im2col_rows(s, in_g, ic_g, p0 / s.out_w, np / s.out_w, col);
+    if (default_weight_layout) {
+      // Weight as [oc_g, k] with k = (ic, kh, kw) in that order.
+      const MatrixView<const T> w{weight_g, oc_g, k, ws[0], 1};
+      gemm(w, MatrixView<const T>{col, k, np, np, 1}, MatrixView<T>{out_g + p0 * s.os[3], oc_g, np, s.os[1], s.os[3]},
+           T(1), T(1), context);
+      continue;
+    }
+    // Another weight layout: element (o, (c, kh, kw)) is not contiguous in
+    // k, and the scratch has no room for a copy: a direct loop.
+    for (int64_t o = 0; o < oc_g; ++o)
+      for (int64_t c = 0; c < ic_g; ++c)
+        for (int64_t kh = 0; kh < s.k_h; ++kh)
+          for (int64_t kw = 0; kw < s.k_w; ++kw) {
+            const T wv = weight_g[o * ws[0] + c * ws[1] + kh * ws[2] + kw * ws[3]];
+            const T* row = col + ((c * s.k_h + kh) * s.k_w + kw) * np;
+            T* dst = out_g + o * s.os[1] + p0 * s.os[3];
+            for (int64_t p = 0; p < np; ++p) dst[p * s.os[3]] += wv * row[p];
+          }
+  }
+}
+
+// Each (batch item, group) as one product: a 1x1 stride-1 convolution
+// multiplies the image itself; a float one with more than one output
+// channel per group packs its columns from the image in each worker (a
+// one-row product keeps im2col: its row path rounds differently); the rest
+// go through im2col tiles.
+template <typename T>
+void conv_forward(const ConvShape& s, const T* in, const T* weight, const int64_t* ws, T* out,
+                  const KernelContext& context) {
+  const int64_t ic_g = s.in_c / s.groups, oc_g = s.out_c / s.groups;
+  const int64_t k = ic_g * s.k_h * s.k_w;
+  const int64_t pixels = s.out_h * s.out_w;
   const bool pointwise = s.k_h == 1 && s.k_w == 1 && s.stride_h == 1 && s.stride_w == 1 &&
                          s.pad_h == 0 && s.pad_w == 0 &&
                          (s.in_h == 1 || s.is[2] == s.in_w * s.is[3]);
+  const bool default_weight_layout = ws[1] == s.k_h * s.k_w && ws[2] == s.k_w && ws[3] == 1;
   for (int64_t n = 0; n < s.n; ++n) {
     for (int64_t g = 0; g < s.groups; ++g) {
-      // Weight as [oc_g, k] with k = (ic, kh, kw) in that order.
-      MatrixView<const T> w{weight + g * oc_g * ws[0], oc_g, k, ws[0], 0};
+      const T* weight_g = weight + g * oc_g * ws[0];
       const T* in_g = in + n * s.is[0] + g * ic_g * s.is[1];
       T* out_g = out + n * s.os[0] + g * oc_g * s.os[1];
+      const MatrixView<T> y{out_g, oc_g, pixels, s.os[1], s.os[3]};
       if (pointwise) {
-        w.col_stride = ws[1];
-        MatrixView<const T> x{in_g, ic_g, pixels, s.is[1], s.is[3]};
-        MatrixView<T> y{out_g, oc_g, pixels, s.os[1], s.os[3]};
-        gemm(w, x, y, T(1), T(1), context);
+        gemm(MatrixView<const T>{weight_g, oc_g, k, ws[0], ws[1]}, MatrixView<const T>{in_g, ic_g, pixels, s.is[1], s.is[3]},
+             y, T(1), T(1), context);
         continue;
       }
-      // Weight element (o, (c, kh, kw)): contiguous in k only for the
-      // default layout, so pass it through a general row view.
-      for (int64_t p0 = 0; p0 < pixels; p0 += tile) {
-        const int64_t np = std::min(tile, pixels - p0);
-        im2col_rows(s, in_g, ic_g, p0 / s.out_w, np / s.out_w, col);
-        MatrixView<const T> x{col, k, np, np, 1};
-        MatrixView<T> y{out_g + p0 * s.os[3], oc_g, np, s.os[1], s.os[3]};
-        if (ws[1] == s.k_h * s.k_w && ws[2] == s.k_w && ws[3] == 1) {
-          w.col_stride = 1;
-          gemm(w, x, y, T(1), T(1), context);
-        } else {
-          // Non-default weight layout: multiply one (c, kh, kw) column at a
-          // time would be slow; instead copy W into the col tail is not
-          // possible without space, so fall back to a direct loop.
-          for (int64_t o = 0; o < oc_g; ++o)
-            for (int64_t c = 0; c < ic_g; ++c)
-              for (int64_t kh = 0; kh < s.k_h; ++kh)
-                for (int64_t kw = 0; kw < s.k_w; ++kw) {
-                  const T wv = weight[(g * oc_g + o) * ws[0] + c * ws[1] + kh * ws[2] + kw * ws[3]];
-                  const T* row = col + ((c * s.k_h + kh) * s.k_w + kw) * np;
-                  T* dst = out_g + o * s.os[1] + p0 * s.os[3];
-                  for (int64_t p = 0; p < np; ++p) dst[p * s.os[3]] += wv * row[p];
-                }
+      if constexpr (std::is_same_v<T, float>) {
+        if (oc_g > 1 && default_weight_layout && conv_columns_suit(s)) {
+          const ConvColumns columns{&s, in_g};
+          gemm(MatrixView<const float>{weight_g, oc_g, k, ws[0], 1}, conv_column_packer(columns), y, 1.0f, 1.0f,
+               context);
+          continue;
         }
       }
+      conv_group_im2col(s, in_g, weight_g, ws, out_g, context);
     }
   }
 }

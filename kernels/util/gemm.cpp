@@ -22,6 +22,7 @@ constexpr int64_t kNR = 16;
 constexpr int64_t kKC = 256;
 constexpr int64_t kMC = 72;
 constexpr int64_t kNC = 512;
+static_assert(kNR == kGemmPanelColumns, "a PanelPacker writes the micro-kernel's panels");
 
 template <typename T>
 size_t packed_bytes() {
@@ -369,21 +370,44 @@ void multiply_panels(const T* packed_a, const T* packed_b, int64_t mc, int64_t n
   }
 }
 
-// `one_row`: the whole product has one row (a part of a split product is
-// computed as the whole would be: the row path rounds differently).
+// Where gemm_impl gets B's panels: a strided matrix it packs itself, or a
+// caller's packer (PanelPacker). `columns` is the part a worker multiplies.
 template <typename T>
-void gemm_impl(MatrixView<const T> a, MatrixView<const T> b, MatrixView<T> c, T alpha, T beta,
+struct ViewSource {
+  MatrixView<const T> view;
+  void pack(int64_t p0, int64_t kc, int64_t j0, int64_t nc, T* out) const { pack_b(view, p0, kc, j0, nc, out); }
+  ViewSource columns(int64_t j0, int64_t j1) const {
+    return {{view.data + j0 * view.col_stride, view.rows, j1 - j0, view.row_stride, view.col_stride}};
+  }
+};
+
+struct PackerSource {
+  const PanelPacker* packer;
+  int64_t first_column;
+  void pack(int64_t p0, int64_t kc, int64_t j0, int64_t nc, float* out) const {
+    packer->pack(packer->state, p0, kc, first_column + j0, nc, out);
+  }
+  PackerSource columns(int64_t j0, int64_t /*j1*/) const { return {packer, first_column + j0}; }
+};
+
+// `one_row`: the whole product has one row (a part of a split product is
+// computed as the whole would be: the row path rounds differently). A
+// packer's B always takes the packed path.
+template <typename T, typename Source>
+void gemm_impl(MatrixView<const T> a, const Source& b, MatrixView<T> c, T alpha, T beta,
                Span<uint8_t> scratch, bool one_row) {
   if (beta != T(1)) scale_c(c, beta);
   const int64_t m = c.rows, n = c.cols, k = a.cols;
   if (m == 0 || n == 0 || k == 0 || alpha == T(0)) return;
-  if (one_row && b.col_stride == 1 && c.col_stride == 1) {
-    row_times_matrix(a.data, a.col_stride, b, c.data, alpha);
-    return;
-  }
-  if (one_row && a.col_stride == 1 && b.row_stride == 1 && c.col_stride == 1) {
-    row_times_columns(a.data, b, c.data, alpha);
-    return;
+  if constexpr (std::is_same_v<Source, ViewSource<T>>) {
+    if (one_row && b.view.col_stride == 1 && c.col_stride == 1) {
+      row_times_matrix(a.data, a.col_stride, b.view, c.data, alpha);
+      return;
+    }
+    if (one_row && a.col_stride == 1 && b.view.row_stride == 1 && c.col_stride == 1) {
+      row_times_columns(a.data, b.view, c.data, alpha);
+      return;
+    }
   }
   // Align the packed panels to 64 bytes inside the scratch.
   auto base = reinterpret_cast<uintptr_t>(scratch.data());
@@ -394,7 +418,7 @@ void gemm_impl(MatrixView<const T> a, MatrixView<const T> b, MatrixView<T> c, T 
     const int64_t nc = std::min(kNC, n - j0);
     for (int64_t p0 = 0; p0 < k; p0 += kKC) {
       const int64_t kc = std::min(kKC, k - p0);
-      pack_b(b, p0, kc, j0, nc, packed_b);
+      b.pack(p0, kc, j0, nc, packed_b);
       for (int64_t i0 = 0; i0 < m; i0 += kMC) {
         const int64_t mc = std::min(kMC, m - i0);
         pack_a(a, i0, mc, p0, kc, packed_a);
@@ -410,8 +434,8 @@ void gemm_impl(MatrixView<const T> a, MatrixView<const T> b, MatrixView<T> c, T 
 // own with the worker's scratch. An element's sum runs over the same KC
 // blocks in the same order whatever part it is in: the bits are the
 // one-thread product's.
-template <typename T>
-void gemm_parallel(MatrixView<const T> a, MatrixView<const T> b, MatrixView<T> c, T alpha, T beta,
+template <typename T, typename Source>
+void gemm_parallel(MatrixView<const T> a, const Source& b, MatrixView<T> c, T alpha, T beta,
                    const KernelContext& context) {
   const bool one_row = c.rows == 1;
   // Below ~2^18 multiply-adds a thread costs more than it saves.
@@ -420,9 +444,8 @@ void gemm_parallel(MatrixView<const T> a, MatrixView<const T> b, MatrixView<T> c
   const int64_t min_items = work >= kMinWork ? 0 : std::numeric_limits<int64_t>::max();
   if (c.cols >= 4 * kNR || c.rows < 4 * kMR) {
     parallel_ranges(context, c.cols, kNR, min_items, [&](Span<uint8_t> scratch, int64_t j0, int64_t j1) {
-      const MatrixView<const T> b_part{b.data + j0 * b.col_stride, b.rows, j1 - j0, b.row_stride, b.col_stride};
       const MatrixView<T> c_part{c.data + j0 * c.col_stride, c.rows, j1 - j0, c.row_stride, c.col_stride};
-      gemm_impl(a, b_part, c_part, alpha, beta, scratch, one_row);
+      gemm_impl(a, b.columns(j0, j1), c_part, alpha, beta, scratch, one_row);
     });
     return;
   }
@@ -449,22 +472,27 @@ bool gemm_uses_wide_tiles() { return wide_tiles_enabled && cpu_has_avx512(); }
 
 void gemm(MatrixView<const float> a, MatrixView<const float> b, MatrixView<float> c, float alpha,
           float beta, Span<uint8_t> scratch) {
-  gemm_impl(a, b, c, alpha, beta, scratch, c.rows == 1);
+  gemm_impl(a, ViewSource<float>{b}, c, alpha, beta, scratch, c.rows == 1);
 }
 
 void gemm(MatrixView<const double> a, MatrixView<const double> b, MatrixView<double> c,
           double alpha, double beta, Span<uint8_t> scratch) {
-  gemm_impl(a, b, c, alpha, beta, scratch, c.rows == 1);
+  gemm_impl(a, ViewSource<double>{b}, c, alpha, beta, scratch, c.rows == 1);
 }
 
 void gemm(MatrixView<const float> a, MatrixView<const float> b, MatrixView<float> c, float alpha, float beta,
           const KernelContext& context) {
-  gemm_parallel(a, b, c, alpha, beta, context);
+  gemm_parallel(a, ViewSource<float>{b}, c, alpha, beta, context);
 }
 
 void gemm(MatrixView<const double> a, MatrixView<const double> b, MatrixView<double> c, double alpha,
           double beta, const KernelContext& context) {
-  gemm_parallel(a, b, c, alpha, beta, context);
+  gemm_parallel(a, ViewSource<double>{b}, c, alpha, beta, context);
+}
+
+void gemm(MatrixView<const float> a, const PanelPacker& b, MatrixView<float> c, float alpha, float beta,
+          const KernelContext& context) {
+  gemm_parallel(a, PackerSource{&b, 0}, c, alpha, beta, context);
 }
 
 }  // namespace etkit::kernels

@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 
+#include "etkit/kernels/conv_columns.h"
 #include "op_runner.h"
 
 namespace etkit::test {
@@ -121,6 +123,21 @@ struct ConvCase {
   bool bias;
 };
 
+// etkit's convolution.out of `c` on these tensors, the output in `format`.
+at::Tensor run_convolution(const ConvCase& c, const at::Tensor& input, const at::Tensor& weight, const at::Tensor& bias,
+                           at::IntArrayRef out_sizes, at::MemoryFormat format) {
+  OpRunner runner("aten::convolution.out");
+  runner.tensor(input).tensor(weight);
+  if (c.bias) runner.tensor(bias); else runner.none();
+  runner.ints(c.stride).ints(c.padding).ints(c.dilation).boolean(c.transposed)
+      .ints(c.output_padding).integer(c.groups)
+      .out(input.scalar_type(), out_sizes, c.input.size() == 4 ? format : at::MemoryFormat::Contiguous)
+      .returned();
+  const std::string error = runner.run();
+  EXPECT_EQ(error, "");
+  return error.empty() ? runner.result() : at::Tensor();
+}
+
 void check_convolution(const ConvCase& c, at::ScalarType dtype, at::MemoryFormat format,
                        std::mt19937_64& rng) {
   at::Tensor input = random_tensor(rng, c.input, dtype);
@@ -131,17 +148,11 @@ void check_convolution(const ConvCase& c, at::ScalarType dtype, at::MemoryFormat
   at::Tensor expected = at::convolution(input, weight, c.bias ? c10::optional<at::Tensor>(bias) : c10::nullopt,
                                         c.stride, c.padding, c.dilation, c.transposed,
                                         c.output_padding, c.groups);
-  OpRunner runner("aten::convolution.out");
-  runner.tensor(input).tensor(weight);
-  if (c.bias) runner.tensor(bias); else runner.none();
-  runner.ints(c.stride).ints(c.padding).ints(c.dilation).boolean(c.transposed)
-      .ints(c.output_padding).integer(c.groups)
-      .out(dtype, expected.sizes(), c.input.size() == 4 ? format : at::MemoryFormat::Contiguous)
-      .returned();
-  ASSERT_EQ(runner.run(), "");
+  const at::Tensor result = run_convolution(c, input, weight, bias, expected.sizes(), format);
+  ASSERT_TRUE(result.defined());
   int64_t k = c.weight[1];
   for (size_t d = 2; d < c.weight.size(); ++d) k *= c.weight[d];
-  EXPECT_TRUE(tensors_close(runner.result(), expected, gemm_tolerance(dtype, k) * 4,
+  EXPECT_TRUE(tensors_close(result, expected, gemm_tolerance(dtype, k) * 4,
                             gemm_tolerance(dtype, k) * 4))
       << "input " << at::IntArrayRef(c.input) << " weight " << at::IntArrayRef(c.weight)
       << " groups " << c.groups << " transposed " << c.transposed << " " << dtype;
@@ -241,6 +252,45 @@ TEST(Convolution, DepthwiseOutputsAreTheirTapsAddedInOrder) {
     }
     EXPECT_EQ(mismatches, 0u) << c.channels << "x" << c.height << "x" << c.width << " kernel " << c.kernel
                               << " stride " << c.stride << " padding " << c.padding << " dilation " << c.dilation;
+  }
+}
+
+// Float convolutions pack the gemm's column panels straight from the image
+// (conv_columns.h); each panel holds what im2col would have copied there,
+// so the bits are the im2col path's. Panels that cross output rows, outputs
+// narrower than a panel, strides, padding past the kernel's reach,
+// dilation, groups, channels-last input and output, 1-D, the widest kernel
+// the packer takes (16) and products longer than one 256-row block.
+TEST(Convolution, ColumnsPackedFromTheImageGiveTheBitsOfIm2col) {
+  std::mt19937_64 rng(kernel_test_seed() + 31);
+  const std::vector<ConvCase> cases = {
+      {{1, 16, 21, 23}, {24, 16, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, false, {0, 0}, true},
+      {{2, 8, 15, 5}, {12, 8, 3, 3}, {2, 2}, {1, 1}, {1, 1}, 1, false, {0, 0}, false},
+      {{1, 3, 40, 37}, {16, 3, 7, 7}, {2, 2}, {3, 3}, {1, 1}, 1, false, {0, 0}, true},
+      {{1, 8, 11, 9}, {12, 4, 3, 2}, {2, 1}, {4, 3}, {2, 3}, 2, false, {0, 0}, true},
+      {{1, 40, 9, 9}, {8, 40, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, false, {0, 0}, true},
+      {{1, 6, 7, 40}, {5, 6, 1, 16}, {1, 1}, {0, 7}, {1, 1}, 1, false, {0, 0}, true},
+      {{1, 4, 12, 12}, {6, 4, 1, 1}, {2, 2}, {0, 0}, {1, 1}, 1, false, {0, 0}, true},
+      {{2, 6, 50}, {8, 3, 5}, {2}, {2}, {1}, 2, false, {0}, true},
+  };
+  for (const ConvCase& c : cases) {
+    for (at::MemoryFormat format : {at::MemoryFormat::Contiguous, at::MemoryFormat::ChannelsLast}) {
+      if (format == at::MemoryFormat::ChannelsLast && c.input.size() != 4) continue;
+      at::Tensor input = random_tensor(rng, c.input, at::kFloat);
+      if (c.input.size() == 4) input = input.contiguous(format);
+      const at::Tensor weight = random_tensor(rng, c.weight, at::kFloat);
+      const at::Tensor bias = random_tensor(rng, {c.weight[0]}, at::kFloat);
+      const auto sizes = at::convolution(input, weight, c10::nullopt, c.stride, c.padding, c.dilation, false,
+                                         c.output_padding, c.groups).sizes().vec();
+      const at::Tensor packed = run_convolution(c, input, weight, bias, sizes, format).contiguous();
+      kernels::conv_allow_column_packer(false);
+      const at::Tensor im2col = run_convolution(c, input, weight, bias, sizes, format).contiguous();
+      kernels::conv_allow_column_packer(true);
+      ASSERT_TRUE(packed.defined() && im2col.defined());
+      EXPECT_EQ(std::memcmp(packed.data_ptr(), im2col.data_ptr(), size_t(packed.nbytes())), 0)
+          << "input " << at::IntArrayRef(c.input) << " weight " << at::IntArrayRef(c.weight) << " format "
+          << format;
+    }
   }
 }
 

@@ -2,7 +2,8 @@
 // GEMM split by columns or rows (odd sizes, a one-row product, beta != 0)
 // and with 512-bit tiles or 256-bit ones,
 // and whole sample programs (convolutions, depthwise convolutions, linears,
-// attention) run with 1 to 5 workers, compared byte for byte.
+// attention) run with 1 to 5 workers, compared byte for byte; convolution
+// columns packed by each worker against the one-thread im2col.
 
 #include <gtest/gtest.h>
 
@@ -15,6 +16,7 @@
 
 #include "etkit/core/method.h"
 #include "etkit/core/program.h"
+#include "etkit/kernels/conv_columns.h"
 #include "etkit/kernels/gemm.h"
 #include "support/corpus.h"
 #include "support/kernels.h"
@@ -167,6 +169,16 @@ TEST(ParallelKernels, SamplesGiveTheSameBytesOnAnyNumberOfWorkers) {
     ASSERT_FALSE(one.empty()) << sample;
     for (size_t workers : {2u, 3u, 5u}) EXPECT_EQ(sample_output(sample, workers), one) << sample << " on " << workers;
   }
+}
+
+// The convolutions' column panels packed from the image by each worker
+// (conv_columns.h) hold what the one-thread im2col copied: the same bytes.
+TEST(ParallelKernels, ConvolutionColumnsPackedByEachWorkerGiveTheIm2colBytes) {
+  kernels::conv_allow_column_packer(false);
+  const std::vector<uint8_t> im2col = sample_output("resnet18/resnet18.pte", 1);
+  kernels::conv_allow_column_packer(true);
+  ASSERT_FALSE(im2col.empty());
+  for (size_t workers : {1u, 3u}) EXPECT_EQ(sample_output("resnet18/resnet18.pte", workers), im2col) << workers;
 }
 
 }  // namespace

@@ -38,6 +38,23 @@ void gemm(MatrixView<const float> a, MatrixView<const float> b, MatrixView<float
 void gemm(MatrixView<const double> a, MatrixView<const double> b, MatrixView<double> c, double alpha,
           double beta, const KernelContext& context);
 
+/// B supplied by what packs it, never stored whole: a convolution packs its
+/// im2col columns straight from the image. pack(state, p0, kc, j0, nc, out)
+/// writes B's rows [p0, p0 + kc) by columns [j0, j0 + nc) the way gemm packs
+/// a matrix: panels of kGemmPanelColumns columns one after another, each kc
+/// rows of kGemmPanelColumns values, the columns past nc zero.
+inline constexpr int64_t kGemmPanelColumns = 16;
+struct PanelPacker {
+  void (*pack)(const void* state, int64_t p0, int64_t kc, int64_t j0, int64_t nc, float* out);
+  const void* state;
+};
+
+/// C = alpha * A * B + beta * C over the workers, B from `b` (A's columns
+/// by C's columns). When C has more than one row, the bits are those of the
+/// gemm above on the matrix `b` packs (a one-row C takes no row shortcut).
+void gemm(MatrixView<const float> a, const PanelPacker& b, MatrixView<float> c, float alpha, float beta,
+          const KernelContext& context);
+
 /// Integer types: C = alpha * A * B + beta * C modulo the type's width,
 /// as ATen's integer kernels compute (two's complement wrap-around; the
 /// products are summed in 64 bits, which gives the same residue as

@@ -1,0 +1,43 @@
+#pragma once
+// A float convolution's im2col matrix as a gemm PanelPacker: column j is
+// output pixel j (row-major over out_h x out_w), row (c, kh, kw) the input
+// tap under it (zero in the padding). The gemm packs its panels straight
+// from the image, so the matrix is never written out whole: one pass over
+// the input instead of an im2col pass and a packing pass over a matrix
+// k_h * k_w times the input's size.
+
+#include <cstdint>
+
+#include "etkit/kernels/gemm.h"
+
+namespace etkit::kernels {
+
+/// The geometry of one convolution call (convolution.out's).
+struct ConvShape {
+  int64_t n, in_c, in_h, in_w;
+  int64_t out_c, out_h, out_w;
+  int64_t k_h, k_w;
+  int64_t stride_h, stride_w, pad_h, pad_w, dil_h, dil_w;
+  int64_t groups;
+  // Element strides of input and output as (n, c, h, w).
+  int64_t is[4], os[4];
+};
+
+struct ConvColumns {
+  const ConvShape* shape;
+  const float* image;  ///< the group's first input channel of one batch item
+};
+
+/// Whether conv_column_packer handles this shape (kernel widths it keeps
+/// per-tap bounds for on the stack) and is allowed to.
+bool conv_columns_suit(const ConvShape& s);
+
+/// Whether convolutions may pack their columns from the image (the default;
+/// same bits as im2col), for tests and benches that compare both paths.
+/// Not thread-safe: set it before running.
+void conv_allow_column_packer(bool allow);
+
+/// The packer of `columns`' im2col matrix (it must outlive the gemm call).
+PanelPacker conv_column_packer(const ConvColumns& columns);
+
+}  // namespace etkit::kernels
