@@ -1,10 +1,15 @@
 // max_pool2d_with_indices, avg_pool2d and _adaptive_avg_pool2d over
 // 3-D (C, H, W) or 4-D (N, C, H, W) inputs in any dim order.
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <limits>
 #include <type_traits>
 
 #include "etkit/kernels/elementwise.h"
+#include "etkit/kernels/fast_math.h"
+#include "etkit/kernels/parallel.h"
 
 namespace etkit::kernels {
 namespace {
@@ -81,6 +86,147 @@ Status resize_pooled(KernelContext& context, const Tensor& in, int64_t oh, int64
   return resize_output(context, out, Span<const int64_t>(sizes, size_t(in.dim())));
 }
 
+// One max_pool2d_with_indices call's planes: input, output and index
+// layouts, the window geometry and the output size.
+struct MaxPoolPlanes {
+  Layout4 in, out, indices;
+  PoolGeometry g;
+  int64_t oh, ow;
+};
+
+// The rows [hstart, hend) a window starting at row (or column) `start` covers
+// inside a size-`extent` input, the start stepped past the padding.
+struct WindowSpan {
+  int64_t start, end;
+};
+WindowSpan window_span(int64_t start, int64_t k, int64_t dilation, int64_t extent) {
+  const int64_t end = std::min(start + (k - 1) * dilation + 1, extent);
+  while (start < 0) start += dilation;
+  return {start, end};
+}
+
+// ATen's rule for a window's maximum: a value replaces the best when it is
+// greater or NaN (so the last NaN wins); ties keep the first; a window of
+// -inf (or of the type's lowest) gives its first position.
+template <typename T>
+void max_window(const T* plane, const MaxPoolPlanes& p, WindowSpan rows, WindowSpan columns, T& value, int64_t& index) {
+  const int64_t iw = p.in.size[3];
+  int64_t best_index = rows.start * iw + columns.start;
+  T best = std::numeric_limits<T>::lowest();
+  if constexpr (std::is_floating_point_v<T>) best = -INFINITY;
+  for (int64_t h = rows.start; h < rows.end; h += p.g.dh)
+    for (int64_t w = columns.start; w < columns.end; w += p.g.dw) {
+      const T v = plane[h * p.in.stride[2] + w * p.in.stride[3]];
+      bool take = v > best;
+      if constexpr (std::is_floating_point_v<T>) take = take || std::isnan(v);
+      if (take) {
+        best = v;
+        best_index = h * iw + w;
+      }
+    }
+  value = best;
+  index = best_index;
+}
+
+// Output columns [lo, hi) whose windows lie wholly inside the input row.
+WindowSpan interior_columns(const MaxPoolPlanes& p) {
+  const PoolGeometry& g = p.g;
+  const int64_t lo = std::min(p.ow, (g.pw + g.sw - 1) / g.sw);
+  const int64_t last = p.in.size[3] - 1 + g.pw - (g.kw - 1) * g.dw;  // the largest x0 * sw allowed
+  const int64_t hi = last < 0 ? 0 : std::min(p.ow, last / g.sw + 1);
+  return {lo, std::max(lo, hi)};
+}
+
+// Whether rows may take the eight-wide path: its indices are 32-bit lanes.
+bool max_pool_rows_vectorize(const MaxPoolPlanes& p) {
+  return p.in.size[2] * p.in.size[3] < (int64_t{1} << 31);
+}
+
+// Eight interior outputs of a row at a time, from `interior.start` while
+// eight fit before `interior.end`, by max_window's rule lane by lane (a
+// lane takes a value greater than its best, or NaN). Returns the first
+// column it left.
+__attribute__((always_inline)) inline int64_t max_pool_interior_body(const MaxPoolPlanes& p, const float* plane,
+                                                                     WindowSpan rows, WindowSpan interior,
+                                                                     float* out_row, int64_t* index_row) {
+  const PoolGeometry& g = p.g;
+  const int64_t iw = p.in.size[3], step = g.sw * p.in.stride[3];
+  const Int8 lane_columns = Int8{0, 1, 2, 3, 4, 5, 6, 7} * int32_t(g.sw);
+  int64_t x0 = interior.start;
+  for (; x0 + 8 <= interior.end; x0 += 8) {
+    const int64_t w0 = x0 * g.sw - g.pw;
+    Float8 best = splat(-INFINITY);
+    Int8 best_index = int32_t(rows.start * iw + w0) + lane_columns;
+    for (int64_t h = rows.start; h < rows.end; h += g.dh) {
+      for (int64_t kw = 0; kw < g.kw; ++kw) {
+        const int64_t w = w0 + kw * g.dw;
+        const float* src = plane + h * p.in.stride[2] + w * p.in.stride[3];
+        Float8 v;
+        if (step == 1) {
+          std::memcpy(&v, src, sizeof v);
+        } else if (step == 2 && p.in.stride[3] == 1 && w + 15 < iw) {
+          Float8 first, second;  // two registers (an array would go through the stack)
+          std::memcpy(&first, src, sizeof first);
+          std::memcpy(&second, src + 8, sizeof second);
+          v = __builtin_shuffle(first, second, Int8{0, 2, 4, 6, 8, 10, 12, 14});
+        } else {
+          for (int lane = 0; lane < 8; ++lane) v[lane] = src[lane * step];
+        }
+        const Int8 take = (v > best) | (v != v);
+        best = take ? v : best;
+        best_index = take ? int32_t(h * iw + w) + lane_columns : best_index;
+      }
+    }
+    for (int lane = 0; lane < 8; ++lane) {
+      out_row[(x0 + lane) * p.out.stride[3]] = best[lane];
+      index_row[(x0 + lane) * p.indices.stride[3]] = best_index[lane];
+    }
+  }
+  return x0;
+}
+
+ETKIT_AVX2_FMA int64_t max_pool_interior_avx2(const MaxPoolPlanes& p, const float* plane, WindowSpan rows,
+                                              WindowSpan interior, float* out_row, int64_t* index_row) {
+  return max_pool_interior_body(p, plane, rows, interior, out_row, index_row);
+}
+
+int64_t max_pool_interior(const MaxPoolPlanes& p, const float* plane, WindowSpan rows, WindowSpan interior,
+                          float* out_row, int64_t* index_row) {
+  if (cpu_has_avx2_fma()) return max_pool_interior_avx2(p, plane, rows, interior, out_row, index_row);
+  return max_pool_interior_body(p, plane, rows, interior, out_row, index_row);
+}
+
+// Plane (n, c): each row's edge windows one by one, its interior eight at a
+// time where the type is float.
+template <typename T>
+void max_pool_plane(const MaxPoolPlanes& p, int64_t n, int64_t c, const T* x, T* y, int64_t* idx) {
+  const T* plane = x + n * p.in.stride[0] + c * p.in.stride[1];
+  T* out = y + n * p.out.stride[0] + c * p.out.stride[1];
+  int64_t* indices = idx + n * p.indices.stride[0] + c * p.indices.stride[1];
+  const WindowSpan interior = interior_columns(p);
+  bool vectorize = false;
+  if constexpr (std::is_same_v<T, float>) vectorize = max_pool_rows_vectorize(p);
+  for (int64_t y0 = 0; y0 < p.oh; ++y0) {
+    const WindowSpan rows = window_span(y0 * p.g.sh - p.g.ph, p.g.kh, p.g.dh, p.in.size[2]);
+    T* out_row = out + y0 * p.out.stride[2];
+    int64_t* index_row = indices + y0 * p.indices.stride[2];
+    const auto one_by_one = [&](int64_t from, int64_t to) {
+      for (int64_t x0 = from; x0 < to; ++x0) {
+        const WindowSpan columns = window_span(x0 * p.g.sw - p.g.pw, p.g.kw, p.g.dw, p.in.size[3]);
+        max_window(plane, p, rows, columns, out_row[x0 * p.out.stride[3]], index_row[x0 * p.indices.stride[3]]);
+      }
+    };
+    int64_t next = 0;
+    if constexpr (std::is_same_v<T, float>) {
+      if (vectorize) {
+        one_by_one(0, interior.start);
+        next = max_pool_interior(p, plane, rows, interior, out_row, index_row);
+      }
+    }
+    one_by_one(next, p.ow);
+  }
+}
+
 Status max_pool2d_with_indices_out(KernelContext& context, Span<Value*> args) {
   const Tensor& in = tensor_arg(args, 0);
   Tensor& out = tensor_arg(args, 6);
@@ -100,39 +246,18 @@ Status max_pool2d_with_indices_out(KernelContext& context, Span<Value*> args) {
   ETKIT_TRY(resize_pooled(context, in, oh, ow, out));
   ETKIT_TRY(resize_pooled(context, in, oh, ow, indices));
   const Layout4 li = layout(in), lo = layout(out), lx = layout(indices);
+  const MaxPoolPlanes planes{li, lo, lx, g, oh, ow};
   ETKIT_TRY(dispatch_real(context, in.scalar_type(), [&](auto tag) {
     using T = decltype(tag);
     const T* x = in.data_as<const T>();
     T* y = out.data_as<T>();
     int64_t* idx = indices.data_as<int64_t>();
-    for (int64_t n = 0; n < li.size[0]; ++n)
-      for (int64_t c = 0; c < li.size[1]; ++c) {
-        const T* plane = x + n * li.stride[0] + c * li.stride[1];
-        for (int64_t y0 = 0; y0 < oh; ++y0)
-          for (int64_t x0 = 0; x0 < ow; ++x0) {
-            int64_t hstart = y0 * g.sh - g.ph, wstart = x0 * g.sw - g.pw;
-            const int64_t hend = std::min(hstart + (g.kh - 1) * g.dh + 1, ih);
-            const int64_t wend = std::min(wstart + (g.kw - 1) * g.dw + 1, iw);
-            while (hstart < 0) hstart += g.dh;
-            while (wstart < 0) wstart += g.dw;
-            int64_t best_index = hstart * iw + wstart;
-            T best = std::numeric_limits<T>::lowest();
-            if constexpr (std::is_floating_point_v<T>) best = -INFINITY;
-            for (int64_t h = hstart; h < hend; h += g.dh)
-              for (int64_t w = wstart; w < wend; w += g.dw) {
-                const T v = plane[h * li.stride[2] + w * li.stride[3]];
-                bool take = v > best;
-                if constexpr (std::is_floating_point_v<T>) take = take || std::isnan(v);
-                if (take) {
-                  best = v;
-                  best_index = h * iw + w;
-                }
-              }
-            y[n * lo.stride[0] + c * lo.stride[1] + y0 * lo.stride[2] + x0 * lo.stride[3]] = best;
-            idx[n * lx.stride[0] + c * lx.stride[1] + y0 * lx.stride[2] + x0 * lx.stride[3]] =
-                best_index;
-          }
-      }
+    // A plane per item; each is computed the same way whichever worker has it.
+    const int64_t items = li.size[0] * li.size[1];
+    const int64_t min_items = oh * ow * g.kh * g.kw * items >= (int64_t{1} << 16) ? 0 : items + 1;
+    parallel_ranges(context, items, 1, min_items, [&](Span<uint8_t>, int64_t first, int64_t last) {
+      for (int64_t item = first; item < last; ++item) max_pool_plane(planes, item / li.size[1], item % li.size[1], x, y, idx);
+    });
   }));
   return Ok{};
 }

@@ -33,6 +33,46 @@ TEST(Pooling, MaxPoolWithIndicesMatchesAten) {
   }
 }
 
+// Float rows take eight windows at a time inside the image and one at a
+// time at its edges: against ATen on values of few levels (ties keep the
+// first position), NaNs (the last one wins) and infinities, widths that
+// leave columns after whole eights, strides 1 to 3, dilation, padding,
+// ceil mode and channels-last input.
+TEST(Pooling, MaxPoolRowsMatchAtenOnTiesNansAndInfinities) {
+  std::mt19937_64 rng(kernel_test_seed() + 32);
+  struct Case {
+    std::vector<int64_t> input, kernel, stride, padding, dilation;
+    bool ceil;
+  };
+  const std::vector<Case> cases = {
+      {{1, 4, 30, 45}, {3, 3}, {2, 2}, {1, 1}, {1, 1}, false}, {{2, 3, 17, 29}, {3, 3}, {1, 1}, {1, 1}, {1, 1}, false},
+      {{1, 2, 20, 61}, {2, 3}, {3, 3}, {1, 1}, {2, 2}, true},  {{1, 3, 9, 40}, {3, 5}, {1, 2}, {0, 2}, {1, 1}, true},
+      {{1, 2, 8, 23}, {2, 2}, {2, 2}, {0, 0}, {1, 1}, false},
+  };
+  for (const Case& c : cases) {
+    for (at::MemoryFormat format : {at::MemoryFormat::Contiguous, at::MemoryFormat::ChannelsLast}) {
+      at::Tensor in = at::floor(random_tensor(rng, c.input, at::kFloat) * 2.0);
+      at::Tensor flat = in.view({-1});
+      for (int64_t i = 3; i < flat.numel(); i += 37) flat[i] = NAN;
+      for (int64_t i = 11; i < flat.numel(); i += 53) flat[i] = -INFINITY;
+      for (int64_t i = 19; i < flat.numel(); i += 71) flat[i] = INFINITY;
+      in = in.contiguous(format);
+      auto [values, indices] = at::max_pool2d_with_indices(in, c.kernel, c.stride, c.padding, c.dilation, c.ceil);
+      OpRunner runner("aten::max_pool2d_with_indices.out");
+      runner.tensor(in).ints(c.kernel).ints(c.stride).ints(c.padding).ints(c.dilation)
+          .boolean(c.ceil).out(at::kFloat, values.sizes()).out(at::kLong, indices.sizes())
+          .outs_as_list();
+      ASSERT_EQ(runner.run(), "");
+      EXPECT_TRUE(at::equal(runner.result(1).contiguous(), indices.contiguous()))
+          << "input " << at::IntArrayRef(c.input) << " format " << format;
+      const at::Tensor ours = runner.result(0).contiguous(), theirs = values.contiguous();
+      EXPECT_TRUE(at::equal(at::isnan(ours), at::isnan(theirs)) &&
+                  at::equal(at::nan_to_num(ours, 0.0), at::nan_to_num(theirs, 0.0)))
+          << "input " << at::IntArrayRef(c.input) << " format " << format;
+    }
+  }
+}
+
 TEST(Pooling, AvgPoolAndAdaptive) {
   std::mt19937_64 rng(kernel_test_seed() + 31);
   at::Tensor in = random_tensor(rng, {2, 4, 11, 9}, at::kFloat);
