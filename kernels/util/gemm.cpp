@@ -1,6 +1,7 @@
 #include "etkit/kernels/gemm.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <type_traits>
@@ -175,8 +176,10 @@ ETKIT_AVX2_FMA void micro_kernel_f32_avx2(int64_t kc, const float* __restrict a,
     }
     return;
   }
+  // A fused multiply-add, as the full tile's (and the 512-bit tiles'): the
+  // same bits in every build, contracted or not.
   for (int64_t r = 0; r < mr; ++r) {
-    for (int64_t j = 0; j < nr; ++j) c[r * rs + j * cs] += alpha * acc[r][j];
+    for (int64_t j = 0; j < nr; ++j) c[r * rs + j * cs] = std::fma(acc[r][j], alpha, c[r * rs + j * cs]);
   }
 }
 #else
@@ -191,10 +194,11 @@ void micro_kernel_f32_avx2(int64_t kc, const float* a, const float* b, float* c,
 // tile in zmm registers has six, too few to hide the FMA latency). Every
 // element's sum is the same sequence of fused multiply-adds, and the same
 // final fma into C, as the 256-bit kernel's: the bits are the same.
+// `mr`: the rows of C it writes (the packed A's rows past it are zero).
 __attribute__((target("avx512f"))) void micro_kernel_f32_pair_avx512(int64_t kc, const float* __restrict a,
                                                                       const float* __restrict b0,
                                                                       const float* __restrict b1, float* c,
-                                                                      int64_t rs, float alpha) {
+                                                                      int64_t rs, int64_t mr, float alpha) {
   __m512 l0 = _mm512_setzero_ps(), l1 = _mm512_setzero_ps(), l2 = _mm512_setzero_ps(), l3 = _mm512_setzero_ps(),
          l4 = _mm512_setzero_ps(), l5 = _mm512_setzero_ps(), r0 = _mm512_setzero_ps(), r1 = _mm512_setzero_ps(),
          r2 = _mm512_setzero_ps(), r3 = _mm512_setzero_ps(), r4 = _mm512_setzero_ps(), r5 = _mm512_setzero_ps();
@@ -224,10 +228,33 @@ __attribute__((target("avx512f"))) void micro_kernel_f32_pair_avx512(int64_t kc,
   }
   const __m512 scale = _mm512_set1_ps(alpha);
   const __m512 left[6] = {l0, l1, l2, l3, l4, l5}, right[6] = {r0, r1, r2, r3, r4, r5};
-  for (int r = 0; r < 6; ++r) {
+  for (int r = 0; r < mr; ++r) {
     float* row = c + r * rs;
     _mm512_storeu_ps(row, _mm512_fmadd_ps(left[r], scale, _mm512_loadu_ps(row)));
     _mm512_storeu_ps(row + kNR, _mm512_fmadd_ps(right[r], scale, _mm512_loadu_ps(row + kNR)));
+  }
+}
+
+// One 6 x 16 tile in 512-bit registers, for the columns after the last
+// pair: six accumulators (three quarters of the FMA units' rate, against
+// half for the 256-bit tile), C's first `nr` columns and `mr` rows read
+// and written under a mask. The same fused multiply-adds per element.
+__attribute__((target("avx512f"))) void micro_kernel_f32_avx512(int64_t kc, const float* __restrict a,
+                                                                 const float* __restrict b, float* c, int64_t rs,
+                                                                 int64_t mr, int64_t nr, float alpha) {
+  __m512 acc[6] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(),
+                   _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
+  for (int64_t p = 0; p < kc; ++p) {
+    const __m512 bv = _mm512_load_ps(b);
+    for (int r = 0; r < 6; ++r) acc[r] = _mm512_fmadd_ps(_mm512_set1_ps(a[r]), bv, acc[r]);
+    a += kMR;
+    b += kNR;
+  }
+  const __m512 scale = _mm512_set1_ps(alpha);
+  const __mmask16 columns = static_cast<__mmask16>((1u << nr) - 1u);
+  for (int r = 0; r < mr; ++r) {
+    float* row = c + r * rs;
+    _mm512_mask_storeu_ps(row, columns, _mm512_fmadd_ps(acc[r], scale, _mm512_maskz_loadu_ps(columns, row)));
   }
 }
 
@@ -237,7 +264,8 @@ bool cpu_has_avx512() {
   return has;
 }
 #else
-void micro_kernel_f32_pair_avx512(int64_t, const float*, const float*, const float*, float*, int64_t, float) {}
+void micro_kernel_f32_pair_avx512(int64_t, const float*, const float*, const float*, float*, int64_t, int64_t, float) {}
+void micro_kernel_f32_avx512(int64_t, const float*, const float*, float*, int64_t, int64_t, int64_t, float) {}
 bool wide_tiles_enabled = false;
 bool cpu_has_avx512() { return false; }
 #endif
@@ -336,29 +364,32 @@ void row_times_columns(const T* a, MatrixView<const T> b, T* __restrict c, T alp
 }
 
 // Packed A (mc rows) times packed B (nc columns) into C's block at `c`:
-// tile by tile, or two tiles at once where the core has 512-bit FMAs.
+// tile by tile, or, where the core has 512-bit FMAs and C's rows are
+// contiguous, two tiles at once and the last columns in one 512-bit tile.
 template <typename T>
 void multiply_panels(const T* packed_a, const T* packed_b, int64_t mc, int64_t nc, int64_t kc, T* c,
                      int64_t row_stride, int64_t col_stride, T alpha) {
-  int64_t jr = 0;
   if constexpr (std::is_same_v<T, float>) {
-    const bool pairs = col_stride == 1 && wide_tiles_enabled && cpu_has_avx512();
-    for (; pairs && jr + 2 * kNR <= nc; jr += 2 * kNR) {
-      const float* panel_b = packed_b + (jr / kNR) * kc * kNR;
-      for (int64_t ir = 0; ir < mc; ir += kMR) {
-        const int64_t mr = std::min(kMR, mc - ir);
-        const float* panel_a = packed_a + (ir / kMR) * kc * kMR;
-        float* tile = c + ir * row_stride + jr;
-        if (mr == kMR) {
-          micro_kernel_f32_pair_avx512(kc, panel_a, panel_b, panel_b + kc * kNR, tile, row_stride, alpha);
-          continue;
+    if (col_stride == 1 && wide_tiles_enabled && cpu_has_avx512()) {
+      int64_t jr = 0;
+      for (; jr + 2 * kNR <= nc; jr += 2 * kNR) {
+        const float* panel_b = packed_b + (jr / kNR) * kc * kNR;
+        for (int64_t ir = 0; ir < mc; ir += kMR) {
+          micro_kernel_f32_pair_avx512(kc, packed_a + (ir / kMR) * kc * kMR, panel_b, panel_b + kc * kNR,
+                                       c + ir * row_stride + jr, row_stride, std::min(kMR, mc - ir), alpha);
         }
-        micro_kernel<float>(kc, panel_a, panel_b, tile, row_stride, 1, mr, kNR, alpha);
-        micro_kernel<float>(kc, panel_a, panel_b + kc * kNR, tile + kNR, row_stride, 1, mr, kNR, alpha);
       }
+      for (; jr < nc; jr += kNR) {
+        const float* panel_b = packed_b + (jr / kNR) * kc * kNR;
+        for (int64_t ir = 0; ir < mc; ir += kMR) {
+          micro_kernel_f32_avx512(kc, packed_a + (ir / kMR) * kc * kMR, panel_b, c + ir * row_stride + jr,
+                                  row_stride, std::min(kMR, mc - ir), std::min(kNR, nc - jr), alpha);
+        }
+      }
+      return;
     }
   }
-  for (; jr < nc; jr += kNR) {
+  for (int64_t jr = 0; jr < nc; jr += kNR) {
     const int64_t nr = std::min(kNR, nc - jr);
     const T* panel_b = packed_b + (jr / kNR) * kc * kNR;
     for (int64_t ir = 0; ir < mc; ir += kMR) {
