@@ -24,7 +24,8 @@ uint64_t ticking(void* context) { return *static_cast<uint64_t*>(context) += 100
 
 // `runs` runs, each its own block (a bundled input index apiece), run r
 // holding r % 7 + 1 kernel events: blocks of different widths.
-std::vector<uint8_t> trace_of_blocks(int runs) {
+// `runs` blocks of run % 7 + 1 events each, or of `events` each when given.
+std::vector<uint8_t> trace_of_blocks(int runs, int events = 0) {
   uint64_t ticks = 0;
   etdump::ETDumpGenOptions options;
   options.clock = {ticking, &ticks, 1.0};
@@ -32,7 +33,8 @@ std::vector<uint8_t> trace_of_blocks(int runs) {
   for (int run = 0; run < runs; ++run) {
     gen.create_event_block("Execute");
     gen.set_bundled_input_index(run);
-    for (int op = 0; op < run % 7 + 1; ++op) gen.end_profiling(gen.start_profiling("native_call_add.out", 0, op));
+    const int count = events > 0 ? events : run % 7 + 1;
+    for (int op = 0; op < count; ++op) gen.end_profiling(gen.start_profiling("native_call_add.out", 0, op));
   }
   return test::checked(gen.serialize(), "serialize");
 }
@@ -42,8 +44,8 @@ struct Blocks {
   GroupedEvents grouped;
 };
 
-Blocks grouped_blocks(int runs) {
-  const std::vector<uint8_t> bytes = trace_of_blocks(runs);
+Blocks grouped_blocks(int runs, int events = 0) {
+  const std::vector<uint8_t> bytes = trace_of_blocks(runs, events);
   auto trace = std::make_unique<etdump::ETDump>(test::checked(
       etdump::ETDump::load(FileData::copy_of(ByteSpan{bytes.data(), bytes.size()}, "blocks.etdp"), "blocks.etdp"),
       "load"));
@@ -130,6 +132,15 @@ TEST(BlockWorkers, StreamGivesBlocksInTraceOrderAndStopsWhenLeft) {
   BlockStream early(blocks.grouped, {}, 2, 4);
   EXPECT_EQ(early.next().index, 0u);
   EXPECT_EQ(early.next().index, 1u);
+}
+
+// The default window holds about 65,536 events ahead, in 8 to 64 blocks:
+// 64 of the small blocks above (4 events on average), 65,536 / 4,096 = 16
+// of 4,096 events, and 8 (the floor) of 20,000.
+TEST(BlockWorkers, StreamWindowHoldsAboutSixtyFourThousandEventsInEightToSixtyFourBlocks) {
+  EXPECT_EQ(stream_window(grouped_blocks(200).grouped), 64u);
+  EXPECT_EQ(stream_window(grouped_blocks(3, 4096).grouped), 16u);
+  EXPECT_EQ(stream_window(grouped_blocks(3, 20000).grouped), 8u);
 }
 
 }  // namespace

@@ -52,6 +52,12 @@ struct BlockJob {
 size_t for_each_block(const GroupedEvents& grouped, const BlockContext& context, const BlockWorkOptions& options,
                       const std::function<bool(const BlockJob&)>& work);
 
+/// BlockStream's default window: about 64K events materialized ahead, in 8
+/// to 64 blocks. Many small blocks need a deep window (each wait and
+/// wake-up costs more than a small block); large ones must not be held 64
+/// at a time.
+size_t stream_window(const GroupedEvents& grouped);
+
 /// A block handed to BlockStream's caller.
 struct StreamedBlock {
   size_t index;
@@ -65,7 +71,8 @@ struct StreamedBlock {
 /// need the interpreter) while the materializing happens meanwhile.
 class BlockStream {
  public:
-  BlockStream(const GroupedEvents& grouped, BlockContext context, unsigned workers = 0, size_t window = 8);
+  /// `window` 0: stream_window(grouped).
+  BlockStream(const GroupedEvents& grouped, BlockContext context, unsigned workers = 0, size_t window = 0);
   /// Stops the workers (blocks not taken are never materialized).
   ~BlockStream();
   BlockStream(const BlockStream&) = delete;
@@ -83,9 +90,13 @@ class BlockStream {
   std::vector<EventBlock> slots_;  // block b lives in slots_[b % window]
   std::vector<size_t> slot_block_;  // which block each slot holds (guarded by mutex_)
   std::vector<LinkReport> slot_links_;
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  size_t consumed_ = 0;  // blocks handed to the caller
+  const size_t refill_;  // blocks taken between wake-ups of waiting workers
+  std::mutex mutex_;      // guards what follows
+  std::condition_variable slot_freed_;   // workers wait for a slot
+  std::condition_variable block_ready_;  // the caller waits for its block
+  size_t producers_waiting_ = 0;
+  size_t awaited_ = size_t(-1);  // the block the caller waits for
+  size_t consumed_ = 0;          // blocks handed to the caller
   bool stop_ = false;
   std::thread producer_;
 };
