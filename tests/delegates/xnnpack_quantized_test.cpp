@@ -527,8 +527,9 @@ TEST(XnnpackQuantized, Int4GroupDotsOfManyRowsEqualThoseOfEachRow) {
 }
 
 // Weights repacked in blocks of eight channels give each row's group
-// products as plain integer sums over the unpacked weights do, on the AVX2
-// path and the portable one, padding channels included (they sum to 0).
+// products as plain integer sums over the unpacked weights do, on the VNNI
+// path (where the core has it), the AVX2 one and the portable one, padding
+// channels included (they sum to 0).
 TEST(XnnpackQuantized, Int4ChannelBlockDotsEqualTheIntegerSums) {
   std::mt19937_64 rng(kSeed + 13);
   std::uniform_int_distribution<int> byte(0, 255), value(-128, 127);
@@ -546,10 +547,16 @@ TEST(XnnpackQuantized, Int4ChannelBlockDotsEqualTheIntegerSums) {
           const size_t groups = k / group;
           for (size_t b = 0; b < (n + 7) / 8; ++b) {
             std::vector<int32_t> fast(rows * groups * 8, -1), generic(rows * groups * 8, -1);
+            std::vector<int32_t> without_vnni(rows * groups * 8, -1);
             kernels::channel_block_dots_s8_u4(x.data(), rows, k, blocks.data() + b * 4 * k, group, fast.data());
+            kernels::channel_blocks_allow_vnni(false);
+            kernels::channel_block_dots_s8_u4(x.data(), rows, k, blocks.data() + b * 4 * k, group,
+                                              without_vnni.data());
+            kernels::channel_blocks_allow_vnni(true);
             kernels::channel_block_dots_s8_u4_generic(x.data(), rows, k, blocks.data() + b * 4 * k, group,
                                                       generic.data());
             EXPECT_EQ(fast, generic) << "k " << k << " group " << group << " rows " << rows << " block " << b;
+            EXPECT_EQ(without_vnni, generic) << "k " << k << " group " << group << " rows " << rows << " block " << b;
             for (size_t r = 0; r < rows; ++r) {
               for (size_t g = 0; g < groups; ++g) {
                 for (size_t c = 0; c < 8; ++c) {

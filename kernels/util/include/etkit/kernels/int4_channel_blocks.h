@@ -36,6 +36,12 @@ std::vector<uint8_t> pack_int4_channel_blocks(const uint8_t* rows, size_t n, siz
 /// `k` multiples of 8; exact in int32 for any k up to 2^20.
 void channel_block_dots_s8_u4(const int8_t* x, size_t rows, size_t k, const uint8_t* block, size_t group,
                               int32_t* dots);
+/// Whether channel_block_dots_s8_u4 may take its VNNI path on cores with
+/// AVX-512 VNNI (the default; the same integers as the AVX2 path), for
+/// tests and benches that compare both. Not thread-safe: set it before
+/// running. channel_blocks_use_vnni: whether it does here.
+void channel_blocks_allow_vnni(bool allow);
+bool channel_blocks_use_vnni();
 /// What channel_block_dots_s8_u4 runs without AVX2: one channel and byte
 /// at a time; exposed so tests check both paths.
 void channel_block_dots_s8_u4_generic(const int8_t* x, size_t rows, size_t k, const uint8_t* block, size_t group,
