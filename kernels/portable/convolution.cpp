@@ -327,6 +327,20 @@ void conv_depthwise(const ConvShape& s, const T* in, const T* weight, const int6
                   });
 }
 
+// One group's product: weight [oc_g, k] (k = (ic, kh, kw) in that order)
+// times columns [k, pixels].
+struct GroupProduct {
+  int64_t ic_g, oc_g, k, pixels;
+  bool default_weight_layout;  // the weight contiguous along k
+
+  GroupProduct(const ConvShape& s, const int64_t* ws)
+      : ic_g(s.in_c / s.groups),
+        oc_g(s.out_c / s.groups),
+        k(ic_g * s.k_h * s.k_w),
+        pixels(s.out_h * s.out_w),
+        default_weight_layout(ws[1] == s.k_h * s.k_w && ws[2] == s.k_w && ws[3] == 1) {}
+};
+
 // Group g of batch item n through im2col: tiles of whole output rows (so
 // im2col copies contiguous row segments) sized to the columns' room after
 // the gemm's packing area in worker 0's scratch (the gemm's other workers
@@ -334,20 +348,17 @@ void conv_depthwise(const ConvShape& s, const T* in, const T* weight, const int6
 template <typename T>
 void conv_group_im2col(const ConvShape& s, const T* in_g, const T* weight_g, const int64_t* ws, T* out_g,
                        const KernelContext& context) {
-  const int64_t ic_g = s.in_c / s.groups, oc_g = s.out_c / s.groups;
-  const int64_t k = ic_g * s.k_h * s.k_w;
-  const int64_t pixels = s.out_h * s.out_w;
+  const GroupProduct product(s, ws);
+  const int64_t ic_g = product.ic_g, oc_g = product.oc_g, k = product.k, pixels = product.pixels;
   const size_t gemm_bytes = gemm_scratch_bytes();
   T* col = reinterpret_cast<T*>(context.scratch.data() + gemm_bytes);
   const int64_t col_capacity = static_cast<int64_t>((context.scratch.size() - gemm_bytes) / sizeof(T));
   const int64_t rows = std::max<int64_t>(1, std::min(s.out_h, col_capacity / std::max<int64_t>(k * s.out_w, 1)));
   const int64_t tile = rows * s.out_w;
-  const bool default_weight_layout = ws[1] == s.k_h * s.k_w && ws[2] == s.k_w && ws[3] == 1;
   for (int64_t p0 = 0; p0 < pixels; p0 += tile) {
     const int64_t np = std::min(tile, pixels - p0);
     im2col_rows(s, in_g, ic_g, p0 / s.out_w, np / s.out_w, col);
-    if (default_weight_layout) {
-      // Weight as [oc_g, k] with k = (ic, kh, kw) in that order.
+    if (product.default_weight_layout) {
       const MatrixView<const T> w{weight_g, oc_g, k, ws[0], 1};
       gemm(w, MatrixView<const T>{col, k, np, np, 1}, MatrixView<T>{out_g + p0 * s.os[3], oc_g, np, s.os[1], s.os[3]},
            T(1), T(1), context);
@@ -375,13 +386,11 @@ void conv_group_im2col(const ConvShape& s, const T* in_g, const T* weight_g, con
 template <typename T>
 void conv_forward(const ConvShape& s, const T* in, const T* weight, const int64_t* ws, T* out,
                   const KernelContext& context) {
-  const int64_t ic_g = s.in_c / s.groups, oc_g = s.out_c / s.groups;
-  const int64_t k = ic_g * s.k_h * s.k_w;
-  const int64_t pixels = s.out_h * s.out_w;
+  const GroupProduct product(s, ws);
+  const int64_t ic_g = product.ic_g, oc_g = product.oc_g, k = product.k, pixels = product.pixels;
   const bool pointwise = s.k_h == 1 && s.k_w == 1 && s.stride_h == 1 && s.stride_w == 1 &&
                          s.pad_h == 0 && s.pad_w == 0 &&
                          (s.in_h == 1 || s.is[2] == s.in_w * s.is[3]);
-  const bool default_weight_layout = ws[1] == s.k_h * s.k_w && ws[2] == s.k_w && ws[3] == 1;
   for (int64_t n = 0; n < s.n; ++n) {
     for (int64_t g = 0; g < s.groups; ++g) {
       const T* weight_g = weight + g * oc_g * ws[0];
@@ -394,7 +403,7 @@ void conv_forward(const ConvShape& s, const T* in, const T* weight, const int64_
         continue;
       }
       if constexpr (std::is_same_v<T, float>) {
-        if (oc_g > 1 && default_weight_layout && conv_columns_suit(s)) {
+        if (oc_g > 1 && product.default_weight_layout && conv_columns_suit(s)) {
           const ConvColumns columns{&s, in_g};
           gemm(MatrixView<const float>{weight_g, oc_g, k, ws[0], 1}, conv_column_packer(columns), y, 1.0f, 1.0f,
                context);

@@ -280,6 +280,19 @@ int64_t dense_plane_size(const Tensor& in, const Tensor& out) {
   return plane;
 }
 
+// y = x * alpha + beta over `items` planes of `plane` contiguous elements
+// (batch items `in_step` and `out_step` apart): a plain loop the compiler
+// vectorizes, the expression of the general walk (the same bits).
+template <typename T>
+void scale_dense_planes(const T* x, T* y, int64_t items, int64_t plane, int64_t in_step, int64_t out_step, T alpha,
+                        T beta) {
+  for (int64_t n = 0; n < items; ++n) {
+    const T* __restrict xp = x + n * in_step;
+    T* __restrict yp = y + n * out_step;
+    for (int64_t i = 0; i < plane; ++i) yp[i] = xp[i] * alpha + beta;
+  }
+}
+
 // _native_batch_norm_legit_no_training.out(input, weight?, bias?,
 // running_mean, running_var, momentum, eps, out, save_mean, save_invstd):
 // inference batch norm; the two saved statistics are empty as in ATen.
@@ -335,13 +348,7 @@ Status batch_norm_no_training_out(KernelContext& context, Span<Value*> args) {
       const T* xc = x + ch * channel_stride_in;
       T* yc = y + ch * channel_stride_out;
       if (dense_planes) {
-        // Each batch item's plane of this channel is one contiguous run in
-        // both tensors: a plain loop the compiler vectorizes.
-        for (int64_t n = 0; n < in.size(0); ++n) {
-          const T* __restrict xp = xc + n * strides[0][0];
-          T* __restrict yp = yc + n * strides[1][0];
-          for (int64_t i = 0; i < plane; ++i) yp[i] = xp[i] * alpha + beta;
-        }
+        scale_dense_planes(xc, yc, in.size(0), plane, strides[0][0], strides[1][0], alpha, beta);
         continue;
       }
       for_each_index<2>(rank, sizes, s, [&](const int64_t* o) { yc[o[1]] = xc[o[0]] * alpha + beta; });
