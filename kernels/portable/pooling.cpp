@@ -168,7 +168,7 @@ __attribute__((always_inline)) inline int64_t max_pool_interior_body(const MaxPo
           Float8 first, second;  // two registers (an array would go through the stack)
           std::memcpy(&first, src, sizeof first);
           std::memcpy(&second, src + 8, sizeof second);
-          v = __builtin_shuffle(first, second, Int8{0, 2, 4, 6, 8, 10, 12, 14});
+          v = __builtin_shufflevector(first, second, 0, 2, 4, 6, 8, 10, 12, 14);
         } else {
           for (int lane = 0; lane < 8; ++lane) v[lane] = src[lane * step];
         }
