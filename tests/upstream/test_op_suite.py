@@ -76,6 +76,11 @@ UPSTREAM_BUNDLE_VERIFY_FAILS = {
     **{("cat", d): _UNSET_MEMORY for d in ("float16", "bfloat16")},
 }
 CHANNELS_LAST_INPUT = {("conv2d channels-last", "float32"), ("max_pool2d channels-last", "float32")}
+# Upstream's runtime gives these outputs bits that depend on the CPU it runs
+# on: the bundle was made on an AMD EPYC, and on an Intel Xeon (AVX-512)
+# upstream's SDPA differs from it by 1-2 ulp (2 of 48 and 32 of 64 values).
+# There upstream must verify them within float32's tolerance, not exactly.
+UPSTREAM_CPU_DEPENDENT = {("sdpa_with_kv_cache", "float32"), ("custom_sdpa causal", "float32")}
 # Those outputs (method output indices): not compared with their bundled
 # values here. etkit's are compared, with the bundled values or eager
 # PyTorch's.
@@ -172,6 +177,13 @@ class OpSuite(unittest.TestCase):
         self.assertEqual(len(verdicts), len({c["method"] for c in self.manifest["cases"]}))
         case_of = case_by_method(self.manifest)
         failed = {case_of[method] for (method, _), passed in verdicts.items() if not passed}
+        cpu_dependent = failed & UPSTREAM_CPU_DEPENDENT
+        if cpu_dependent:
+            rtol, atol = self.manifest["tolerance"]["float32"]
+            within = oracle.upstream_verdicts(BUNDLE, rtol, atol)
+            outside = {case_of[method] for (method, _), passed in within.items() if not passed} & cpu_dependent
+            self.assertEqual(outside, set(), "upstream's runtime differs from the bundle beyond float32's tolerance")
+            failed -= cpu_dependent
         self.assertLessEqual(failed, set(UPSTREAM_BUNDLE_VERIFY_FAILS),
                              "upstream's BundledModule fails more methods: " + ", ".join(map(str, failed)))
         self.assertLessEqual(CHANNELS_LAST_INPUT, failed, "upstream now reads channels-last bundled inputs")
