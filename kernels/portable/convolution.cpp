@@ -67,11 +67,7 @@ void im2col_rows(const ConvShape& s, const T* in_g, int64_t channels, int64_t ro
       for (int64_t kw = 0; kw < s.k_w; ++kw) {
         T* dst = col + ((c * s.k_h + kh) * s.k_w + kw) * np;
         // Output columns whose input column is inside the image.
-        const int64_t shift = kw * s.dil_w - s.pad_w;
-        int64_t lo = shift >= 0 ? 0 : (-shift + s.stride_w - 1) / s.stride_w;
-        int64_t hi = (s.in_w - 1 - shift) < 0 ? 0 : (s.in_w - 1 - shift) / s.stride_w + 1;
-        lo = std::min(lo, s.out_w);
-        hi = std::max(lo, std::min(hi, s.out_w));
+        const auto [lo, hi, shift] = tap_columns(s, kw);
         for (int64_t r = 0; r < nrows; ++r, dst += s.out_w) {
           const int64_t ih = (row0 + r) * s.stride_h - s.pad_h + kh * s.dil_h;
           if (ih < 0 || ih >= s.in_h) {
@@ -116,11 +112,7 @@ __attribute__((always_inline)) inline void conv_depthwise_body(const ConvShape& 
           if (ih < 0 || ih >= s.in_h) continue;
           for (int64_t kw = 0; kw < s.k_w; ++kw) {
             const T w = weight[oc * ws[0] + kh * ws[2] + kw * ws[3]];
-            const int64_t shift = kw * s.dil_w - s.pad_w;
-            int64_t lo = shift >= 0 ? 0 : (-shift + s.stride_w - 1) / s.stride_w;
-            int64_t hi = (s.in_w - 1 - shift) < 0 ? 0 : (s.in_w - 1 - shift) / s.stride_w + 1;
-            lo = std::min(lo, s.out_w);
-            hi = std::max(lo, std::min(hi, s.out_w));
+            const auto [lo, hi, shift] = tap_columns(s, kw);
             const T* __restrict src = plane + ih * s.is[2] + shift * s.is[3];
             if (ostep == 1 && step == 1) {
               for (int64_t ow = lo; ow < hi; ++ow) dst[ow] += w * src[ow];

@@ -29,21 +29,8 @@ int split_runs(const ConvShape& s, int64_t j, int64_t lanes, Run* runs) {
   return count;
 }
 
-// For tap column kw: the output columns [lo, hi) whose input column
-// ow * stride_w + shift is inside the image.
-struct TapColumns {
-  int64_t lo, hi, shift;
-};
-
-void tap_columns(const ConvShape& s, TapColumns* taps) {
-  for (int64_t kw = 0; kw < s.k_w; ++kw) {
-    const int64_t shift = kw * s.dil_w - s.pad_w;
-    int64_t lo = shift >= 0 ? 0 : (-shift + s.stride_w - 1) / s.stride_w;
-    int64_t hi = (s.in_w - 1 - shift) < 0 ? 0 : (s.in_w - 1 - shift) / s.stride_w + 1;
-    lo = std::min(lo, s.out_w);
-    hi = std::max(lo, std::min(hi, s.out_w));
-    taps[kw] = {lo, hi, shift};
-  }
+void fill_tap_columns(const ConvShape& s, TapColumns* taps) {
+  for (int64_t kw = 0; kw < s.k_w; ++kw) taps[kw] = tap_columns(s, kw);
 }
 
 // Row (c, kh, kw) of one panel: under each run, its input row segment,
@@ -115,7 +102,7 @@ void pack_conv_columns(const void* state, int64_t p0, int64_t kc, int64_t j0, in
   const auto& columns = *static_cast<const ConvColumns*>(state);
   const ConvShape& s = *columns.shape;
   TapColumns taps[kMaxKernelWidth];
-  tap_columns(s, taps);
+  fill_tap_columns(s, taps);
   for (int64_t jr = 0; jr < nc; jr += kLanes, out += kc * kLanes) {
     const int64_t lanes = std::min(kLanes, nc - jr);
     Run runs[kLanes];
@@ -134,6 +121,15 @@ void pack_conv_columns(const void* state, int64_t p0, int64_t kc, int64_t j0, in
 }
 
 }  // namespace
+
+TapColumns tap_columns(const ConvShape& s, int64_t kw) {
+  const int64_t shift = kw * s.dil_w - s.pad_w;
+  int64_t lo = shift >= 0 ? 0 : (-shift + s.stride_w - 1) / s.stride_w;
+  int64_t hi = (s.in_w - 1 - shift) < 0 ? 0 : (s.in_w - 1 - shift) / s.stride_w + 1;
+  lo = std::min(lo, s.out_w);
+  hi = std::max(lo, std::min(hi, s.out_w));
+  return {lo, hi, shift};
+}
 
 bool conv_columns_suit(const ConvShape& s) {
   return column_packer_allowed && s.k_w >= 1 && s.k_w <= kMaxKernelWidth && s.out_w >= 1;

@@ -23,6 +23,14 @@ struct ConvShape {
   int64_t is[4], os[4];
 };
 
+/// For kernel column kw: the output columns [lo, hi) whose input column
+/// ow * stride_w + shift lies inside the image (shift = kw * dil_w - pad_w).
+/// The one rule im2col, the depthwise stencil and the packer share.
+struct TapColumns {
+  int64_t lo, hi, shift;
+};
+TapColumns tap_columns(const ConvShape& s, int64_t kw);
+
 struct ConvColumns {
   const ConvShape* shape;
   const float* image;  ///< the group's first input channel of one batch item
