@@ -188,14 +188,29 @@ void micro_kernel_f32_avx2(int64_t kc, const float* a, const float* b, float* c,
   micro_kernel_f32_body(kc, a, b, c, rs, cs, mr, nr, alpha);
 }
 #endif
+// Where the 512-bit tiles read A's six rows: a packed micro-panel
+// (value (r, p) at a[p * kMR + r]), or A's rows in place (row r at
+// rows[r], its values contiguous). In place spares the packing pass, which
+// costs as much as the tiles where A is a layer's weights read once per
+// inference; the values, and so the bits, are the same.
+struct PackedRows {
+  const float* a;
+  float at(int r, int64_t p) const { return a[p * kMR + r]; }
+};
+struct RowsInPlace {
+  const float* rows[kMR];
+  float at(int r, int64_t p) const { return rows[r][p]; }
+};
+
 #if defined(__x86_64__) && defined(__GNUC__)
 // Two adjacent full 6 x 16 tiles at once in 512-bit registers: twelve
 // accumulators keep both FMA units of an AVX-512 core busy (one 6 x 16
 // tile in zmm registers has six, too few to hide the FMA latency). Every
 // element's sum is the same sequence of fused multiply-adds, and the same
 // final fma into C, as the 256-bit kernel's: the bits are the same.
-// `mr`: the rows of C it writes (the packed A's rows past it are zero).
-__attribute__((target("avx512f"))) void micro_kernel_f32_pair_avx512(int64_t kc, const float* __restrict a,
+// `mr`: the rows of C it writes (A's rows past it are zeros or repeats).
+template <typename Rows>
+__attribute__((target("avx512f"))) void micro_kernel_f32_pair_avx512(int64_t kc, const Rows a,
                                                                       const float* __restrict b0,
                                                                       const float* __restrict b1, float* c,
                                                                       int64_t rs, int64_t mr, float alpha) {
@@ -204,25 +219,24 @@ __attribute__((target("avx512f"))) void micro_kernel_f32_pair_avx512(int64_t kc,
          r2 = _mm512_setzero_ps(), r3 = _mm512_setzero_ps(), r4 = _mm512_setzero_ps(), r5 = _mm512_setzero_ps();
   for (int64_t p = 0; p < kc; ++p) {
     const __m512 left = _mm512_load_ps(b0), right = _mm512_load_ps(b1);
-    __m512 av = _mm512_set1_ps(a[0]);
+    __m512 av = _mm512_set1_ps(a.at(0, p));
     l0 = _mm512_fmadd_ps(av, left, l0);
     r0 = _mm512_fmadd_ps(av, right, r0);
-    av = _mm512_set1_ps(a[1]);
+    av = _mm512_set1_ps(a.at(1, p));
     l1 = _mm512_fmadd_ps(av, left, l1);
     r1 = _mm512_fmadd_ps(av, right, r1);
-    av = _mm512_set1_ps(a[2]);
+    av = _mm512_set1_ps(a.at(2, p));
     l2 = _mm512_fmadd_ps(av, left, l2);
     r2 = _mm512_fmadd_ps(av, right, r2);
-    av = _mm512_set1_ps(a[3]);
+    av = _mm512_set1_ps(a.at(3, p));
     l3 = _mm512_fmadd_ps(av, left, l3);
     r3 = _mm512_fmadd_ps(av, right, r3);
-    av = _mm512_set1_ps(a[4]);
+    av = _mm512_set1_ps(a.at(4, p));
     l4 = _mm512_fmadd_ps(av, left, l4);
     r4 = _mm512_fmadd_ps(av, right, r4);
-    av = _mm512_set1_ps(a[5]);
+    av = _mm512_set1_ps(a.at(5, p));
     l5 = _mm512_fmadd_ps(av, left, l5);
     r5 = _mm512_fmadd_ps(av, right, r5);
-    a += kMR;
     b0 += kNR;
     b1 += kNR;
   }
@@ -239,15 +253,15 @@ __attribute__((target("avx512f"))) void micro_kernel_f32_pair_avx512(int64_t kc,
 // pair: six accumulators (three quarters of the FMA units' rate, against
 // half for the 256-bit tile), C's first `nr` columns and `mr` rows read
 // and written under a mask. The same fused multiply-adds per element.
-__attribute__((target("avx512f"))) void micro_kernel_f32_avx512(int64_t kc, const float* __restrict a,
+template <typename Rows>
+__attribute__((target("avx512f"))) void micro_kernel_f32_avx512(int64_t kc, const Rows a,
                                                                  const float* __restrict b, float* c, int64_t rs,
                                                                  int64_t mr, int64_t nr, float alpha) {
   __m512 acc[6] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(),
                    _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
   for (int64_t p = 0; p < kc; ++p) {
     const __m512 bv = _mm512_load_ps(b);
-    for (int r = 0; r < 6; ++r) acc[r] = _mm512_fmadd_ps(_mm512_set1_ps(a[r]), bv, acc[r]);
-    a += kMR;
+    for (int r = 0; r < 6; ++r) acc[r] = _mm512_fmadd_ps(_mm512_set1_ps(a.at(r, p)), bv, acc[r]);
     b += kNR;
   }
   const __m512 scale = _mm512_set1_ps(alpha);
@@ -264,8 +278,10 @@ bool cpu_has_avx512() {
   return has;
 }
 #else
-void micro_kernel_f32_pair_avx512(int64_t, const float*, const float*, const float*, float*, int64_t, int64_t, float) {}
-void micro_kernel_f32_avx512(int64_t, const float*, const float*, float*, int64_t, int64_t, int64_t, float) {}
+template <typename Rows>
+void micro_kernel_f32_pair_avx512(int64_t, const Rows, const float*, const float*, float*, int64_t, int64_t, float) {}
+template <typename Rows>
+void micro_kernel_f32_avx512(int64_t, const Rows, const float*, float*, int64_t, int64_t, int64_t, float) {}
 bool wide_tiles_enabled = false;
 bool cpu_has_avx512() { return false; }
 #endif
@@ -363,29 +379,39 @@ void row_times_columns(const T* a, MatrixView<const T> b, T* __restrict c, T alp
   }
 }
 
+// A block (mc rows) times packed B (nc columns) into C's block at `c` with
+// contiguous rows, where the core has 512-bit FMAs: two tiles at once and
+// the last columns in one 512-bit tile. rows_of(ir) says where the tile at
+// row ir reads A.
+template <typename RowsOf>
+void multiply_panels_wide(const RowsOf& rows_of, const float* packed_b, int64_t mc, int64_t nc, int64_t kc,
+                          float* c, int64_t row_stride, float alpha) {
+  int64_t jr = 0;
+  for (; jr + 2 * kNR <= nc; jr += 2 * kNR) {
+    const float* panel_b = packed_b + (jr / kNR) * kc * kNR;
+    for (int64_t ir = 0; ir < mc; ir += kMR) {
+      micro_kernel_f32_pair_avx512(kc, rows_of(ir), panel_b, panel_b + kc * kNR, c + ir * row_stride + jr,
+                                   row_stride, std::min(kMR, mc - ir), alpha);
+    }
+  }
+  for (; jr < nc; jr += kNR) {
+    const float* panel_b = packed_b + (jr / kNR) * kc * kNR;
+    for (int64_t ir = 0; ir < mc; ir += kMR) {
+      micro_kernel_f32_avx512(kc, rows_of(ir), panel_b, c + ir * row_stride + jr, row_stride,
+                              std::min(kMR, mc - ir), std::min(kNR, nc - jr), alpha);
+    }
+  }
+}
+
 // Packed A (mc rows) times packed B (nc columns) into C's block at `c`:
-// tile by tile, or, where the core has 512-bit FMAs and C's rows are
-// contiguous, two tiles at once and the last columns in one 512-bit tile.
+// tile by tile, or by the 512-bit tiles where they run.
 template <typename T>
 void multiply_panels(const T* packed_a, const T* packed_b, int64_t mc, int64_t nc, int64_t kc, T* c,
                      int64_t row_stride, int64_t col_stride, T alpha) {
   if constexpr (std::is_same_v<T, float>) {
     if (col_stride == 1 && wide_tiles_enabled && cpu_has_avx512()) {
-      int64_t jr = 0;
-      for (; jr + 2 * kNR <= nc; jr += 2 * kNR) {
-        const float* panel_b = packed_b + (jr / kNR) * kc * kNR;
-        for (int64_t ir = 0; ir < mc; ir += kMR) {
-          micro_kernel_f32_pair_avx512(kc, packed_a + (ir / kMR) * kc * kMR, panel_b, panel_b + kc * kNR,
-                                       c + ir * row_stride + jr, row_stride, std::min(kMR, mc - ir), alpha);
-        }
-      }
-      for (; jr < nc; jr += kNR) {
-        const float* panel_b = packed_b + (jr / kNR) * kc * kNR;
-        for (int64_t ir = 0; ir < mc; ir += kMR) {
-          micro_kernel_f32_avx512(kc, packed_a + (ir / kMR) * kc * kMR, panel_b, c + ir * row_stride + jr,
-                                  row_stride, std::min(kMR, mc - ir), std::min(kNR, nc - jr), alpha);
-        }
-      }
+      const auto rows_of = [&](int64_t ir) { return PackedRows{packed_a + (ir / kMR) * kc * kMR}; };
+      multiply_panels_wide(rows_of, packed_b, mc, nc, kc, c, row_stride, alpha);
       return;
     }
   }
@@ -399,6 +425,26 @@ void multiply_panels(const T* packed_a, const T* packed_b, int64_t mc, int64_t n
                       alpha);
     }
   }
+}
+
+// A's rows [i0, i0 + mc) read in place from column p0 (A's values contiguous
+// along a row) times packed B, by the 512-bit tiles. A tile's rows past A's
+// last repeat it: read, never stored.
+inline void multiply_a_in_place(const MatrixView<const float>& a, int64_t i0, int64_t mc, int64_t p0,
+                                const float* packed_b, int64_t nc, int64_t kc, float* c, int64_t row_stride,
+                                float alpha) {
+  const auto rows_of = [&](int64_t ir) {
+    RowsInPlace rows;
+    const int64_t last = std::min(kMR, mc - ir) - 1;
+    for (int64_t r = 0; r < kMR; ++r) rows.rows[r] = a.data + (i0 + ir + std::min(r, last)) * a.row_stride + p0;
+    return rows;
+  };
+  multiply_panels_wide(rows_of, packed_b, mc, nc, kc, c, row_stride, alpha);
+}
+
+// Whether gemm's float tiles read A in place rather than packed.
+bool reads_a_in_place(const MatrixView<const float>& a, const MatrixView<float>& c) {
+  return a.col_stride == 1 && c.col_stride == 1 && wide_tiles_enabled && cpu_has_avx512();
 }
 
 // Where gemm_impl gets B's panels: a strided matrix it packs itself, or a
@@ -445,6 +491,8 @@ void gemm_impl(MatrixView<const T> a, const Source& b, MatrixView<T> c, T alpha,
   base = (base + 63) & ~uintptr_t{63};
   T* packed_a = reinterpret_cast<T*>(base);
   T* packed_b = packed_a + kMC * kKC;
+  bool a_in_place = false;
+  if constexpr (std::is_same_v<T, float>) a_in_place = reads_a_in_place(a, c);
   for (int64_t j0 = 0; j0 < n; j0 += kNC) {
     const int64_t nc = std::min(kNC, n - j0);
     for (int64_t p0 = 0; p0 < k; p0 += kKC) {
@@ -452,6 +500,13 @@ void gemm_impl(MatrixView<const T> a, const Source& b, MatrixView<T> c, T alpha,
       b.pack(p0, kc, j0, nc, packed_b);
       for (int64_t i0 = 0; i0 < m; i0 += kMC) {
         const int64_t mc = std::min(kMC, m - i0);
+        if constexpr (std::is_same_v<T, float>) {
+          if (a_in_place) {
+            multiply_a_in_place(a, i0, mc, p0, packed_b, nc, kc, c.data + i0 * c.row_stride + j0, c.row_stride,
+                                alpha);
+            continue;
+          }
+        }
         pack_a(a, i0, mc, p0, kc, packed_a);
         multiply_panels(packed_a, packed_b, mc, nc, kc, c.data + i0 * c.row_stride + j0 * c.col_stride,
                         c.row_stride, c.col_stride, alpha);

@@ -49,16 +49,19 @@ std::vector<float> values(size_t count, float phase) {
 }
 
 // C = 0.5 A B + beta C; `transposed_b`: B stored as [n, k] (a linear
-// layer's weight), read through a view with contiguous columns.
+// layer's weight), read through a view with contiguous columns;
+// `transposed_a`: A stored as [k, m] (gemm packs it; a row-major A is read in
+// place where the 512-bit tiles run).
 std::vector<float> product(int64_t m, int64_t n, int64_t k, float beta, const ParallelRunner* runner,
-                           bool transposed_b = false) {
+                           bool transposed_b = false, bool transposed_a = false) {
   const std::vector<float> a = values(size_t(m * k), 0.1f), b = values(size_t(k * n), 0.7f);
   std::vector<float> c = values(size_t(m * n), 1.3f);
   const size_t workers = runner != nullptr ? runner->workers : 1;
   Scratch scratch(workers);
   const Span<uint8_t> all = scratch.all(workers);
   const KernelContext context{"gemm", Span<uint8_t>(all.data(), kKernelScratchBytes), runner, all};
-  kernels::gemm(kernels::MatrixView<const float>{a.data(), m, k, k, 1},
+  kernels::gemm(transposed_a ? kernels::MatrixView<const float>{a.data(), m, k, 1, m}
+                             : kernels::MatrixView<const float>{a.data(), m, k, k, 1},
                 transposed_b ? kernels::MatrixView<const float>{b.data(), k, n, 1, k}
                              : kernels::MatrixView<const float>{b.data(), k, n, n, 1},
                 kernels::MatrixView<float>{c.data(), m, n, n, 1},
@@ -111,22 +114,26 @@ TEST(ParallelKernels, OneRowTimesTransposedWeightsIsExactOnAnySplit) {
 }
 
 // On a core with AVX-512 float gemm computes two 6 x 16 tiles at once in
-// 512-bit registers; each element is the same chain of fused multiply-adds
-// as with 256-bit tiles, so the bits are the same (partial tiles, strided C
-// rows and beta included).
+// 512-bit registers, reading a row-major A in place and packing any other;
+// each element is the same chain of fused multiply-adds as with 256-bit
+// tiles on packed panels, so the bits are the same (partial tiles, strided
+// C rows and beta included; a partial row tile reads no row past A's, which
+// the sanitizers check).
 TEST(ParallelKernels, WideTilesGiveTheBitsOfEightWideTiles) {
   if (!kernels::gemm_uses_wide_tiles()) GTEST_SKIP() << "this core has no AVX-512: gemm runs 8-wide tiles only";
   const std::vector<std::array<int64_t, 3>> shapes = {{37, 211, 300}, {6, 64, 1024}, {64, 96, 33}, {13, 31, 7},
                                                              {200, 512, 600}};
   for (const auto& [m, n, k] : shapes) {
     for (float beta : {0.0f, 0.25f}) {
-      const ParallelRunner runner = runner_of(3);
-      const std::vector<float> wide = product(m, n, k, beta, &runner);
-      kernels::gemm_allow_wide_tiles(false);
-      const std::vector<float> narrow = product(m, n, k, beta, &runner);
-      kernels::gemm_allow_wide_tiles(true);
-      EXPECT_EQ(std::memcmp(wide.data(), narrow.data(), wide.size() * sizeof(float)), 0)
-          << m << "x" << n << "x" << k << " beta " << beta;
+      for (bool transposed_a : {false, true}) {
+        const ParallelRunner runner = runner_of(3);
+        const std::vector<float> wide = product(m, n, k, beta, &runner, false, transposed_a);
+        kernels::gemm_allow_wide_tiles(false);
+        const std::vector<float> narrow = product(m, n, k, beta, &runner, false, transposed_a);
+        kernels::gemm_allow_wide_tiles(true);
+        EXPECT_EQ(std::memcmp(wide.data(), narrow.data(), wide.size() * sizeof(float)), 0)
+            << m << "x" << n << "x" << k << " beta " << beta << (transposed_a ? " A stored [k, m]" : "");
+      }
     }
   }
 }
