@@ -123,7 +123,7 @@ Status extreme_dim(KernelContext& context, Span<Value*> args) {
     const T* x = in.data_as<const T>();
     T* v = values.data_as<T>();
     int64_t* ix = indices.data_as<int64_t>();
-    for_each_output(r, values, [&](int64_t i0, int64_t o) {
+    for_each_output(context, r, values, [&](int64_t i0, int64_t o) {
       int64_t best = 0;
       for (int64_t k = 1; k < n; ++k) {
         if (replaces<is_max>(x[i0 + k * step], x[i0 + best * step])) best = k;

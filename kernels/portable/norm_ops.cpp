@@ -1,5 +1,6 @@
 // _softmax, _log_softmax, native_layer_norm, native_group_norm and
-// _native_batch_norm_legit_no_training.
+// _native_batch_norm_legit_no_training; softmax, layer norm and batch norm
+// split their rows or channels over the runtime's workers once large.
 
 #include <array>
 #include <cmath>
@@ -9,6 +10,7 @@
 #include "etkit/core/checked_size.h"
 #include "etkit/core/tensor_access.h"
 #include "etkit/kernels/fast_math.h"
+#include "etkit/kernels/parallel.h"
 
 namespace etkit::kernels {
 namespace {
@@ -67,6 +69,29 @@ inline T exp_of(T v) {
   }
 }
 
+// Softmax of one lane of `a.size` elements `a.inner` apart from `base`.
+template <bool log, typename T>
+void softmax_lane(const T* x, T* y, int64_t base, const Around& a) {
+  T max = -INFINITY;
+  for (int64_t k = 0; k < a.size; ++k) {
+    const T v = x[base + k * a.inner];
+    max = (v > max || std::isnan(v)) ? v : max;
+  }
+  T sum = 0;
+  for (int64_t k = 0; k < a.size; ++k) {
+    const T e = exp_of(x[base + k * a.inner] - max);
+    if (!log) y[base + k * a.inner] = e;
+    sum += e;
+  }
+  if (log) {
+    const T shift = max + std::log(sum);
+    for (int64_t k = 0; k < a.size; ++k) y[base + k * a.inner] = x[base + k * a.inner] - shift;
+  } else {
+    const T scale = T(1) / sum;
+    for (int64_t k = 0; k < a.size; ++k) y[base + k * a.inner] *= scale;
+  }
+}
+
 template <bool log>
 Status softmax(KernelContext& context, Span<Value*> args) {
   const Tensor& in = tensor_arg(args, 0);
@@ -82,35 +107,20 @@ Status softmax(KernelContext& context, Span<Value*> args) {
     using T = decltype(tag);
     const T* x = in.data_as<const T>();
     T* y = out.data_as<T>();
-    if constexpr (std::is_same_v<T, float>) {
-      if (a.inner == 1) {  // softmax over the last dim: contiguous rows
-        for (int64_t o = 0; o < a.outer; ++o) softmax_row(x + o * a.size, y + o * a.size, a.size, log);
-        return;
-      }
-    }
-    for (int64_t o = 0; o < a.outer; ++o) {
-      for (int64_t i = 0; i < a.inner; ++i) {
-        const int64_t base = o * a.size * a.inner + i;
-        T max = -INFINITY;
-        for (int64_t k = 0; k < a.size; ++k) {
-          const T v = x[base + k * a.inner];
-          max = (v > max || std::isnan(v)) ? v : max;
-        }
-        T sum = 0;
-        for (int64_t k = 0; k < a.size; ++k) {
-          const T e = exp_of(x[base + k * a.inner] - max);
-          if (!log) y[base + k * a.inner] = e;
-          sum += e;
-        }
-        if (log) {
-          const T shift = max + std::log(sum);
-          for (int64_t k = 0; k < a.size; ++k) y[base + k * a.inner] = x[base + k * a.inner] - shift;
-        } else {
-          const T scale = T(1) / sum;
-          for (int64_t k = 0; k < a.size; ++k) y[base + k * a.inner] *= scale;
+    // Outer slices over the workers: each lane is computed alone, so any
+    // split gives the same bits.
+    parallel_ranges(context, a.outer, 1, min_items_for(a.outer, in.numel()),
+                    [&](Span<uint8_t>, int64_t first, int64_t last) {
+      if constexpr (std::is_same_v<T, float>) {
+        if (a.inner == 1) {  // softmax over the last dim: contiguous rows
+          for (int64_t o = first; o < last; ++o) softmax_row(x + o * a.size, y + o * a.size, a.size, log);
+          return;
         }
       }
-    }
+      for (int64_t o = first; o < last; ++o) {
+        for (int64_t i = 0; i < a.inner; ++i) softmax_lane<log>(x, y, o * a.size * a.inner + i, a);
+      }
+    });
   }));
   return Ok{};
 }
@@ -196,17 +206,57 @@ Status native_layer_norm_out(KernelContext& context, Span<Value*> args) {
     using T = decltype(tag);
     const T* w = weight ? weight->data_as<const T>() : nullptr;
     const T* b = bias ? bias->data_as<const T>() : nullptr;
-    if constexpr (std::is_same_v<T, float>) {
-      if (cpu_has_avx2_fma()) {
-        layer_norm_rows_f32_avx2(in.data_as<const float>(), w, b, eps, outer, inner, out.data_as<float>(),
-                                 mean.data_as<float>(), rstd.data_as<float>());
-        return;
+    // Rows over the workers: each is normalized alone (the same bits on any
+    // split).
+    parallel_ranges(context, outer, 1, min_items_for(outer, in.numel()),
+                    [&](Span<uint8_t>, int64_t first, int64_t last) {
+      const T* x = in.data_as<const T>() + first * inner;
+      T* y = out.data_as<T>() + first * inner;
+      T* row_mean = mean.data_as<T>() + first;
+      T* row_rstd = rstd.data_as<T>() + first;
+      if constexpr (std::is_same_v<T, float>) {
+        if (cpu_has_avx2_fma()) {
+          layer_norm_rows_f32_avx2(x, w, b, eps, last - first, inner, y, row_mean, row_rstd);
+          return;
+        }
       }
-    }
-    layer_norm_rows(in.data_as<const T>(), w, b, eps, outer, inner, out.data_as<T>(), mean.data_as<T>(),
-                    rstd.data_as<T>());
+      layer_norm_rows(x, w, b, eps, last - first, inner, y, row_mean, row_rstd);
+    });
   }));
   return Ok{};
+}
+
+// A group norm's channels, channels per group, plane size and epsilon.
+struct GroupShape {
+  int64_t channels, per_group, plane;
+  double eps;
+};
+
+// Normalizes group g of sample i (its channels are contiguous) by its mean
+// and biased variance, in double, then the per-channel weight and bias.
+template <typename T>
+void normalize_group(const GroupShape& s, const T* x, const T* weight, const T* bias, int64_t i, int64_t g, T* y,
+                     T& mean, T& rstd) {
+  const T* block = x + (i * s.channels + g * s.per_group) * s.plane;
+  const int64_t count = s.per_group * s.plane;
+  double sum = 0;
+  for (int64_t k = 0; k < count; ++k) sum += block[k];
+  const double m = count ? sum / double(count) : 0;
+  double var = 0;
+  for (int64_t k = 0; k < count; ++k) var += (block[k] - m) * (block[k] - m);
+  var = count ? var / double(count) : 0;
+  const double r = 1.0 / std::sqrt(var + s.eps);
+  for (int64_t ch = 0; ch < s.per_group; ++ch) {
+    const int64_t channel = g * s.per_group + ch;
+    const double scale = weight ? double(weight[channel]) : 1.0;
+    const double shift = bias ? double(bias[channel]) : 0.0;
+    for (int64_t k = 0; k < s.plane; ++k) {
+      const int64_t at = (i * s.channels + channel) * s.plane + k;
+      y[at] = T((x[at] - m) * r * scale + shift);
+    }
+  }
+  mean = T(m);
+  rstd = T(r);
 }
 
 // native_group_norm.out(input, weight?, bias?, N, C, HxW, group, eps, out,
@@ -240,31 +290,17 @@ Status native_group_norm_out(KernelContext& context, Span<Value*> args) {
   const int64_t per_group = c / groups;
   ETKIT_TRY(dispatch_floating(context, in.scalar_type(), [&](auto tag) {
     using T = decltype(tag);
-    const T* x = in.data_as<const T>();
-    T* y = out.data_as<T>();
-    for (int64_t i = 0; i < n; ++i)
-      for (int64_t g = 0; g < groups; ++g) {
-        const T* block = x + (i * c + g * per_group) * hw;
-        const int64_t count = per_group * hw;
-        double sum = 0;
-        for (int64_t k = 0; k < count; ++k) sum += block[k];
-        const double m = count ? sum / double(count) : 0;
-        double var = 0;
-        for (int64_t k = 0; k < count; ++k) var += (block[k] - m) * (block[k] - m);
-        var = count ? var / double(count) : 0;
-        const double r = 1.0 / std::sqrt(var + eps);
-        for (int64_t ch = 0; ch < per_group; ++ch) {
-          const int64_t channel = g * per_group + ch;
-          const double scale = weight ? double(weight->data_as<const T>()[channel]) : 1.0;
-          const double shift = bias ? double(bias->data_as<const T>()[channel]) : 0.0;
-          for (int64_t k = 0; k < hw; ++k) {
-            const int64_t at = (i * c + channel) * hw + k;
-            y[at] = T((x[at] - m) * r * scale + shift);
-          }
-        }
-        mean.data_as<T>()[i * groups + g] = T(m);
-        rstd.data_as<T>()[i * groups + g] = T(r);
+    const GroupShape shape{c, per_group, hw, eps};
+    const T* w = weight ? weight->data_as<const T>() : nullptr;
+    const T* b = bias ? bias->data_as<const T>() : nullptr;
+    // (sample, group) blocks over the workers, each normalized alone.
+    parallel_ranges(context, n * groups, 1, min_items_for(n * groups, in.numel()),
+                    [&](Span<uint8_t>, int64_t first, int64_t last) {
+      for (int64_t block = first; block < last; ++block) {
+        normalize_group(shape, in.data_as<const T>(), w, b, block / groups, block % groups, out.data_as<T>(),
+                        mean.data_as<T>()[block], rstd.data_as<T>()[block]);
       }
+    });
   }));
   return Ok{};
 }
@@ -293,6 +329,24 @@ void scale_dense_planes(const T* x, T* y, int64_t items, int64_t plane, int64_t 
   }
 }
 
+// Calls f(x, y) on every element of channel `ch` (dim 1) of in and out.
+template <typename T, typename F>
+void for_channel(const Tensor& in, Tensor& out, int64_t ch, F&& f) {
+  int64_t sizes[kMaxRank], in_strides[kMaxRank], out_strides[kMaxRank];
+  int rank = 0;
+  for (int d = 0; d < in.dim(); ++d) {
+    if (d == 1) continue;
+    sizes[rank] = in.size(d);
+    in_strides[rank] = in.stride(d);
+    out_strides[rank++] = out.stride(d);
+  }
+  const int64_t* s[2] = {in_strides, out_strides};
+  const T* x = in.data_as<const T>() + ch * in.stride(1);
+  T* y = out.data_as<T>() + ch * out.stride(1);
+  for_each_index<2>(rank, sizes, s, [&](const int64_t* o) { f(x[o[0]], y[o[1]]); });
+}
+
+
 // _native_batch_norm_legit_no_training.out(input, weight?, bias?,
 // running_mean, running_var, momentum, eps, out, save_mean, save_invstd):
 // inference batch norm; the two saved statistics are empty as in ATen.
@@ -319,61 +373,31 @@ Status batch_norm_no_training_out(KernelContext& context, Span<Value*> args) {
   }
   ETKIT_TRY(dispatch_floating(context, in.scalar_type(), [&](auto tag) {
     using T = decltype(tag);
-    const int64_t* strides[2] = {in.strides().data(), out.strides().data()};
-    const T* x = in.data_as<const T>();
-    T* y = out.data_as<T>();
-    // Per-channel scale and shift, computed as ATen does in the input type.
-    const int64_t channel_stride_in = in.stride(1), channel_stride_out = out.stride(1);
     const int64_t plane = dense_plane_size(in, out);
-    const bool dense_planes = plane >= 0;
-    for (int64_t ch = 0; ch < channels; ++ch) {
-      const T m = running_mean.data_as<const T>()[ch * step(running_mean)];
-      const T v = running_var.data_as<const T>()[ch * step(running_var)];
-      const T inv = T(1) / std::sqrt(v + T(eps));
-      const T w = weight ? weight->data_as<const T>()[ch * step(*weight)] : T(1);
-      const T b = bias ? bias->data_as<const T>()[ch * step(*bias)] : T(0);
-      const T alpha = inv * w;
-      const T beta = b - m * alpha;
-      // Iterate the other dims of this channel.
-      int64_t sizes[kMaxRank];
-      int64_t in_strides[kMaxRank], out_strides[kMaxRank];
-      int rank = 0;
-      for (int d = 0; d < in.dim(); ++d) {
-        if (d == 1) continue;
-        sizes[rank] = in.size(d);
-        in_strides[rank] = strides[0][d];
-        out_strides[rank++] = strides[1][d];
+    // Channels over the workers (each computed alone: the same bits on any
+    // split) when there are enough values to pay for the threads.
+    parallel_ranges(context, channels, 1, min_items_for(channels, in.numel()), [&](Span<uint8_t>, int64_t first, int64_t last) {
+      for (int64_t ch = first; ch < last; ++ch) {
+        // Per-channel scale and shift, computed as ATen does in the input type.
+        const T m = running_mean.data_as<const T>()[ch * step(running_mean)];
+        const T v = running_var.data_as<const T>()[ch * step(running_var)];
+        const T inv = T(1) / std::sqrt(v + T(eps));
+        const T w = weight ? weight->data_as<const T>()[ch * step(*weight)] : T(1);
+        const T b = bias ? bias->data_as<const T>()[ch * step(*bias)] : T(0);
+        const T alpha = inv * w;
+        const T beta = b - m * alpha;
+        if (plane >= 0) {
+          scale_dense_planes(in.data_as<const T>() + ch * in.stride(1), out.data_as<T>() + ch * out.stride(1),
+                             in.size(0), plane, in.stride(0), out.stride(0), alpha, beta);
+        } else {
+          for_channel<T>(in, out, ch, [&](const T& x, T& y) { y = x * alpha + beta; });
+        }
       }
-      const int64_t* s[2] = {in_strides, out_strides};
-      const T* xc = x + ch * channel_stride_in;
-      T* yc = y + ch * channel_stride_out;
-      if (dense_planes) {
-        scale_dense_planes(xc, yc, in.size(0), plane, strides[0][0], strides[1][0], alpha, beta);
-        continue;
-      }
-      for_each_index<2>(rank, sizes, s, [&](const int64_t* o) { yc[o[1]] = xc[o[0]] * alpha + beta; });
-    }
+    });
   }));
   return Ok{};
 }
 
-
-// Calls f(x, y) on every element of channel `ch` (dim 1) of in and out.
-template <typename T, typename F>
-void for_channel(const Tensor& in, Tensor& out, int64_t ch, F&& f) {
-  int64_t sizes[kMaxRank], in_strides[kMaxRank], out_strides[kMaxRank];
-  int rank = 0;
-  for (int d = 0; d < in.dim(); ++d) {
-    if (d == 1) continue;
-    sizes[rank] = in.size(d);
-    in_strides[rank] = in.stride(d);
-    out_strides[rank++] = out.stride(d);
-  }
-  const int64_t* s[2] = {in_strides, out_strides};
-  const T* x = in.data_as<const T>() + ch * in.stride(1);
-  T* y = out.data_as<T>() + ch * out.stride(1);
-  for_each_index<2>(rank, sizes, s, [&](const int64_t* o) { f(x[o[0]], y[o[1]]); });
-}
 
 // Batch norm in training: each channel is normalized by its own batch mean
 // and biased variance (saved as mean and 1/sqrt(var + eps)); running

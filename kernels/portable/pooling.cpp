@@ -254,8 +254,7 @@ Status max_pool2d_with_indices_out(KernelContext& context, Span<Value*> args) {
     int64_t* idx = indices.data_as<int64_t>();
     // A plane per item; each is computed the same way whichever worker has it.
     const int64_t items = li.size[0] * li.size[1];
-    const int64_t min_items = oh * ow * g.kh * g.kw * items >= (int64_t{1} << 16) ? 0 : items + 1;
-    parallel_ranges(context, items, 1, min_items, [&](Span<uint8_t>, int64_t first, int64_t last) {
+    parallel_ranges(context, items, 1, min_items_for(items, oh * ow * g.kh * g.kw * items), [&](Span<uint8_t>, int64_t first, int64_t last) {
       for (int64_t item = first; item < last; ++item) max_pool_plane(planes, item / li.size[1], item % li.size[1], x, y, idx);
     });
   }));

@@ -4,6 +4,7 @@
 // (cumsum, topk, max.dim, gather, scatter).
 
 #include "etkit/kernels/elementwise.h"
+#include "etkit/kernels/parallel.h"
 
 namespace etkit::kernels {
 
@@ -48,14 +49,21 @@ inline Status plan_reduction(KernelContext& context, const Tensor& in, const Int
   return Ok{};
 }
 
-// Calls reduce(in_offset_of_first, out_offset) per output element; the
-// callee walks the reduced dims with walk().
+// Calls f(in_offset_of_first, out_offset) per output element; the callee
+// walks the reduced dims with walk(). Outputs split over the runtime's
+// workers when the input is large (each output is reduced alone, in the
+// one-thread order: the same bits on any split); f must not write state
+// the outputs share.
 template <typename F>
-void for_each_output(const Reduction& r, const Tensor& out, F&& f) {
+void for_each_output(const KernelContext& context, const Reduction& r, const Tensor& out, F&& f) {
   int64_t out_strides[kMaxRank] = {};
   for (int k = 0; k < r.kept_rank; ++k) out_strides[k] = out.stride(r.kept_out_dim[k]);
   const int64_t* strides[2] = {r.kept_strides, out_strides};
-  for_each_index<2>(r.kept_rank, r.kept_sizes, strides, [&](const int64_t* o) { f(o[0], o[1]); });
+  const int64_t outputs = index_count(r.kept_rank, r.kept_sizes);
+  parallel_ranges(context, outputs, 16, min_items_for(outputs, outputs * r.reduced_count), [&](Span<uint8_t>, int64_t begin, int64_t end) {
+    for_index_range<2>(r.kept_rank, r.kept_sizes, strides, begin, end,
+                       [&](const int64_t* o) { f(o[0], o[1]); });
+  });
 }
 
 template <typename Acc, typename T, typename Op>

@@ -35,7 +35,7 @@ Status sum_or_mean_impl(KernelContext& context, const Tensor& in, const IntList&
       using Acc = std::conditional_t<std::is_floating_point_v<O>, double, int64_t>;
       const I* x = in.data_as<const I>();
       O* y = out.data_as<O>();
-      for_each_output(r, out, [&](int64_t in_offset, int64_t out_offset) {
+      for_each_output(context, r, out, [&](int64_t in_offset, int64_t out_offset) {
         Acc sum = walk<Acc>(r, x + in_offset, Acc(0), [](Acc a, I v) {
           if constexpr (std::is_integral_v<Acc>) {
             return wrap_add(a, convert<Acc>(v));
@@ -84,7 +84,7 @@ Status extreme(KernelContext& context, Span<Value*> args) {
     using T = decltype(tag);
     const T* x = in.data_as<const T>();
     T* y = out.data_as<T>();
-    for_each_output(r, out, [&](int64_t in_offset, int64_t out_offset) {
+    for_each_output(context, r, out, [&](int64_t in_offset, int64_t out_offset) {
       y[out_offset] = walk<T>(r, x + in_offset, x[in_offset], [](T a, T v) {
         if constexpr (std::is_floating_point_v<T>) {
           if (std::isnan(a) || std::isnan(v)) return std::numeric_limits<T>::quiet_NaN();
@@ -123,7 +123,7 @@ Status arg_extreme(KernelContext& context, Span<Value*> args) {
     using T = decltype(tag);
     const T* x = in.data_as<const T>();
     int64_t* y = out.data_as<int64_t>();
-    for_each_output(r, out, [&](int64_t in_offset, int64_t out_offset) {
+    for_each_output(context, r, out, [&](int64_t in_offset, int64_t out_offset) {
       int64_t best_index = 0, index = 0;
       T best = x[in_offset];
       bool best_nan = false;
@@ -188,7 +188,7 @@ Status any_out(KernelContext& context, Span<Value*> args) {
     using T = decltype(tag);
     const T* x = in.data_as<const T>();
     uint8_t* y = static_cast<uint8_t*>(out.data());  // bool and uint8 are one byte
-    for_each_output(r, out, [&](int64_t in_offset, int64_t out_offset) {
+    for_each_output(context, r, out, [&](int64_t in_offset, int64_t out_offset) {
       y[out_offset] = walk<bool>(r, x + in_offset, false,
                                  [](bool a, T v) { return a || convert<bool>(v); });
     });
@@ -250,7 +250,7 @@ Status prod_out(KernelContext& context, Span<Value*> args) {
       using Acc = std::conditional_t<std::is_floating_point_v<O>, double, int64_t>;
       const I* x = in.data_as<const I>();
       O* y = out.data_as<O>();
-      for_each_output(r, out, [&](int64_t in_offset, int64_t out_offset) {
+      for_each_output(context, r, out, [&](int64_t in_offset, int64_t out_offset) {
         y[out_offset] = convert<O>(walk<Acc>(r, x + in_offset, Acc(1), [](Acc a, I v) {
           return wrap_mul(a, convert<Acc>(v));
         }));

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "etkit/kernels/parallel.h"
 #include "view_util.h"
 
 namespace etkit::kernels {
@@ -81,8 +82,13 @@ Status bilinear_into(KernelContext& context, const Tensor& in, const Resize& r, 
     const T* src = in.data_as<const T>();
     T* dst = out.data_as<T>();
     const int64_t s2 = in.stride(2), s3 = in.stride(3), o2 = out.stride(2), o3 = out.stride(3);
-    for (int64_t n = 0; n < sizes[0]; ++n) {
-      for (int64_t c = 0; c < sizes[1]; ++c) {
+    // Planes over the workers (each computed alone, so any split gives the
+    // same bits); the column taps are only read.
+    const int64_t planes = sizes[0] * sizes[1];
+    parallel_ranges(context, planes, 1, min_items_for(planes, planes * r.oh * r.ow),
+                    [&](Span<uint8_t>, int64_t first, int64_t last) {
+      for (int64_t p = first; p < last; ++p) {
+        const int64_t n = p / sizes[1], c = p % sizes[1];
         const T* plane = src + n * in.stride(0) + c * in.stride(1);
         T* target = dst + n * out.stride(0) + c * out.stride(1);
         for (int64_t y = 0; y < r.oh; ++y) {
@@ -97,7 +103,7 @@ Status bilinear_into(KernelContext& context, const Tensor& in, const Resize& r, 
           }
         }
       }
-    }
+    });
   });
 }
 

@@ -42,7 +42,7 @@ Status variance(KernelContext& context, const Tensor& in, const IntList& dims, b
     const T* x = in.data_as<const T>();
     T* y = out.data_as<T>();
     T* m = mean_out ? mean_out->data_as<T>() : nullptr;
-    for_each_output(r, out, [&](int64_t in_offset, int64_t out_offset) {
+    for_each_output(context, r, out, [&](int64_t in_offset, int64_t out_offset) {
       const double sum = walk<double>(r, x + in_offset, 0.0, [](double a, T v) { return a + double(v); });
       const double mean = count > 0 ? sum / count : std::numeric_limits<double>::quiet_NaN();
       const double squares = walk<double>(r, x + in_offset, 0.0, [mean](double a, T v) {

@@ -148,6 +148,13 @@ OpRunner& OpRunner::returned() {
   return *this;
 }
 
+OpRunner& OpRunner::workers(const ParallelRunner* runner) {
+  runner_ = runner;
+  const size_t workers = runner != nullptr ? runner->workers : 1;
+  scratch_.assign(workers * kKernelScratchBytes + 64, 0);
+  return *this;
+}
+
 std::string OpRunner::run() {
   const KernelEntry* entry = all_kernels().find(op_);
   if (entry == nullptr) return "no kernel registered for " + op_;
@@ -157,6 +164,10 @@ std::string OpRunner::run() {
   auto base = reinterpret_cast<uintptr_t>(scratch_.data());
   auto* aligned = reinterpret_cast<uint8_t*>((base + 63) & ~uintptr_t{63});
   KernelContext context{op_.c_str(), Span<uint8_t>(aligned, kKernelScratchBytes)};
+  if (runner_ != nullptr) {
+    context.parallel = runner_;
+    context.worker_scratch = Span<uint8_t>(aligned, runner_->workers * kKernelScratchBytes);
+  }
   const Span<Value*> args(args_.data(), args_.size());
   if (!detail::needs_low_precision_staging(args)) {
     Status status = entry->function(context, args);

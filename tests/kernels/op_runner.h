@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "etkit/core/kernel_registry.h"
+#include "etkit/core/parallel.h"
 #include "etkit/core/tensor.h"
 #include "etkit/core/value.h"
 
@@ -55,6 +56,10 @@ class OpRunner {
   /// Passes argument `index` again (the returned self of in-place ops).
   OpRunner& returns_arg(size_t index);
 
+  /// Runs the kernel over `runner`'s workers (each with its scratch), as
+  /// Method does with MethodOptions::parallel; null: one thread.
+  OpRunner& workers(const ParallelRunner* runner);
+
   /// Runs the kernel; an error message, or "" on success.
   std::string run();
   /// Out `k` after run(), copied into a new ATen tensor with its final shape.
@@ -77,6 +82,7 @@ class OpRunner {
   std::vector<Value*> args_;
   std::vector<Tensor*> outs_;
   std::vector<uint8_t> scratch_;
+  const ParallelRunner* runner_ = nullptr;
 };
 
 /// Random tensor of `dtype`: normal floats, or integers in [low, high).

@@ -3,13 +3,16 @@
 // and with 512-bit tiles or 256-bit ones,
 // and whole sample programs (convolutions, depthwise convolutions, linears,
 // attention) run with 1 to 5 workers, compared byte for byte; convolution
-// columns packed by each worker against the one-thread im2col.
+// columns packed by each worker against the one-thread im2col; large
+// element-wise maps, normalizations, reductions and resamplings over the
+// workers against one thread and ATen.
 
 #include <gtest/gtest.h>
 
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -18,6 +21,7 @@
 #include "etkit/core/program.h"
 #include "etkit/kernels/conv_columns.h"
 #include "etkit/kernels/gemm.h"
+#include "op_runner.h"
 #include "support/corpus.h"
 #include "support/kernels.h"
 
@@ -186,6 +190,124 @@ TEST(ParallelKernels, ConvolutionColumnsPackedByEachWorkerGiveTheIm2colBytes) {
   kernels::conv_allow_column_packer(true);
   ASSERT_FALSE(im2col.empty());
   for (size_t workers : {1u, 3u}) EXPECT_EQ(sample_output("resnet18/resnet18.pte", workers), im2col) << workers;
+}
+
+// A kernel case: its arguments and outs, and ATen's results.
+struct KernelCase {
+  const char* op;
+  std::function<void(test::OpRunner&)> arguments;  // every argument, the outs included
+  std::vector<at::Tensor> expected;
+  double tolerance = 1e-6;
+};
+
+// Runs `c` on one thread and over 3 workers: every out is ATen's (within
+// the case's tolerance) and the bytes are one thread's.
+void expect_one_thread_bytes_over_workers(const KernelCase& c) {
+  std::vector<at::Tensor> runs[2];
+  for (size_t run = 0; run < 2; ++run) {
+    const ParallelRunner runner = runner_of(3);
+    test::OpRunner op(c.op);
+    c.arguments(op);
+    op.workers(run == 1 ? &runner : nullptr);
+    ASSERT_EQ(op.run(), "") << c.op;
+    for (size_t k = 0; k < c.expected.size(); ++k) runs[run].push_back(op.result(k));
+  }
+  for (size_t k = 0; k < c.expected.size(); ++k) {
+    const at::Tensor& one = runs[0][k];
+    if (one.is_floating_point()) {
+      EXPECT_TRUE(test::tensors_close(one, c.expected[k], c.tolerance, c.tolerance)) << c.op << " out " << k;
+    } else {
+      EXPECT_TRUE(one.equal(c.expected[k])) << c.op << " out " << k;
+    }
+    ASSERT_EQ(one.sizes(), runs[1][k].sizes()) << c.op;
+    EXPECT_EQ(std::memcmp(one.data_ptr(), runs[1][k].data_ptr(), one.nbytes()), 0) << c.op << " out " << k;
+  }
+}
+
+// Element-wise maps (two tensors, a tensor and a scalar, one tensor),
+// inference batch norm, softmax (along the last dim and another), layer
+// norm and group norm, large enough (over 2^16 values) to be split among the workers.
+TEST(ParallelKernels, LargeElementwiseMapsAndNormalizationsOverWorkersGiveOneThreadBytes) {
+  at::manual_seed(int64_t(test::kernel_test_seed()));
+  const at::Tensor x = at::randn({2, 48, 33, 37}), y = at::randn({2, 48, 33, 37});
+  const at::Tensor mean = at::randn({48}), var = at::rand({48}) + 0.5, w = at::randn({48}), b = at::randn({48});
+  const at::Tensor row_w = at::randn({37}), row_b = at::randn({37});
+  auto [normalized, row_mean, row_rstd] = at::native_layer_norm(x, {37}, row_w, row_b, 1e-5);
+  auto [grouped, group_mean, group_rstd] = at::native_group_norm(x, w, b, 2, 48, 33 * 37, 6, 1e-5);
+  const auto out_like_x = [&](test::OpRunner& o) { o.out(at::kFloat, x.sizes()).returned(); };
+  const KernelCase cases[] = {
+      {"aten::add.out", [&](test::OpRunner& o) { out_like_x(o.tensor(x).tensor(y).integer(1)); }, {at::add(x, y)}},
+      {"aten::mul.Scalar_out", [&](test::OpRunner& o) { out_like_x(o.tensor(x).real(1.5)); }, {at::mul(x, 1.5)}},
+      {"aten::sigmoid.out", [&](test::OpRunner& o) { out_like_x(o.tensor(x)); }, {at::sigmoid(x)}},
+      // libtorch 1.13 predates _native_batch_norm_legit_no_training:
+      // inference native_batch_norm is the same computation.
+      {"aten::_native_batch_norm_legit_no_training.out",
+       [&](test::OpRunner& o) {
+         o.tensor(x).tensor(w).tensor(b).tensor(mean).tensor(var).real(0.1).real(1e-5)
+             .out(at::kFloat, x.sizes()).out(at::kFloat, {0}).out(at::kFloat, {0}).outs_as_list();
+       },
+       {std::get<0>(at::native_batch_norm(x, w, b, mean, var, false, 0.1, 1e-5))}, 1e-5},
+      {"aten::_softmax.out", [&](test::OpRunner& o) { out_like_x(o.tensor(x).integer(3).boolean(false)); },
+       {at::_softmax(x, 3, false)}, 1e-5},
+      {"aten::_softmax.out", [&](test::OpRunner& o) { out_like_x(o.tensor(x).integer(1).boolean(false)); },
+       {at::_softmax(x, 1, false)}, 1e-5},
+      {"aten::_log_softmax.out", [&](test::OpRunner& o) { out_like_x(o.tensor(x).integer(2).boolean(false)); },
+       {at::_log_softmax(x, 2, false)}, 1e-5},
+      {"aten::native_layer_norm.out",
+       [&](test::OpRunner& o) {
+         o.tensor(x).ints({37}).tensor(row_w).tensor(row_b).real(1e-5)
+             .out(at::kFloat, x.sizes()).out(at::kFloat, row_mean.sizes()).out(at::kFloat, row_rstd.sizes())
+             .outs_as_list();
+       },
+       {normalized, row_mean, row_rstd}, 1e-5},
+      {"aten::native_group_norm.out",
+       [&](test::OpRunner& o) {
+         o.tensor(x).tensor(w).tensor(b).integer(2).integer(48).integer(33 * 37).integer(6).real(1e-5)
+             .out(at::kFloat, x.sizes()).out(at::kFloat, {2, 6}).out(at::kFloat, {2, 6}).outs_as_list();
+       },
+       {grouped, group_mean, group_rstd}, 1e-5},
+  };
+  for (const KernelCase& c : cases) expect_one_thread_bytes_over_workers(c);
+}
+
+// Reductions (over the last dim, over the planes, over the channels, to an
+// index, and the two-pass variance) and both resamplings, on inputs of over
+// 2^16 values: their outputs split among the workers.
+TEST(ParallelKernels, LargeReductionsAndResamplingOverWorkersGiveOneThreadBytes) {
+  at::manual_seed(int64_t(test::kernel_test_seed()));
+  const at::Tensor x = at::randn({2, 48, 33, 37});
+  const at::Tensor ints = at::randint(-1000, 1000, {2, 48, 33, 37}, at::kLong);
+  auto [max_values, max_indices] = at::max(x, 1, false);
+  const KernelCase cases[] = {
+      {"aten::sum.IntList_out",
+       [&](test::OpRunner& o) { o.tensor(x).ints({3}).boolean(false).none().out(at::kFloat, {2, 48, 33}).returned(); },
+       {at::sum(x, {3})}, 1e-5},
+      {"aten::sum.IntList_out",
+       [&](test::OpRunner& o) { o.tensor(ints).ints({1}).boolean(false).none().out(at::kLong, {2, 33, 37}).returned(); },
+       {at::sum(ints, {1})}},
+      {"aten::mean.out",
+       [&](test::OpRunner& o) { o.tensor(x).ints({2, 3}).boolean(true).none().out(at::kFloat, {2, 48, 1, 1}).returned(); },
+       {at::mean(x, {2, 3}, true)}},
+      {"aten::amax.out", [&](test::OpRunner& o) { o.tensor(x).ints({1}).boolean(false).out(at::kFloat, {2, 33, 37}).returned(); },
+       {at::amax(x, {1})}},
+      {"aten::argmax.out", [&](test::OpRunner& o) { o.tensor(x).integer(3).boolean(true).out(at::kLong, {2, 48, 33, 1}).returned(); },
+       {at::argmax(x, 3, true)}},
+      {"aten::var.correction_out",
+       [&](test::OpRunner& o) { o.tensor(x).ints({0, 2}).integer(1).boolean(false).out(at::kFloat, {48, 37}).returned(); },
+       {at::var(x, at::IntArrayRef{0, 2}, int64_t(1), false)}, 1e-5},
+      {"aten::max.dim_max",
+       [&](test::OpRunner& o) {
+         o.tensor(x).integer(1).boolean(false).out(at::kFloat, {2, 33, 37}).out(at::kLong, {2, 33, 37}).outs_as_list();
+       },
+       {max_values, max_indices}},
+      {"aten::upsample_bilinear2d.vec_out",
+       [&](test::OpRunner& o) { o.tensor(x).ints({50, 41}).boolean(false).none().out(at::kFloat, {2, 48, 50, 41}).returned(); },
+       {at::upsample_bilinear2d(x, at::IntArrayRef{50, 41}, false, c10::nullopt)}, 1e-5},
+      {"aten::upsample_nearest2d.vec_out",
+       [&](test::OpRunner& o) { o.tensor(x).ints({66, 50}).none().out(at::kFloat, {2, 48, 66, 50}).returned(); },
+       {at::upsample_nearest2d(x, {66, 50}, c10::nullopt, c10::nullopt)}},
+  };
+  for (const KernelCase& c : cases) expect_one_thread_bytes_over_workers(c);
 }
 
 }  // namespace

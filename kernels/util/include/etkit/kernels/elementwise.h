@@ -1,11 +1,31 @@
 #pragma once
 // Elementwise unary and binary maps with broadcasting and dtype conversion.
 // Same-dtype, same-layout operands take a flat loop the compiler
-// vectorizes; mixed dtypes go through per-type load/store functions.
+// vectorizes (over the runtime's workers when large); mixed dtypes go
+// through per-type load/store functions.
+
+#include <type_traits>
 
 #include "etkit/kernels/kernel_util.h"
+#include "etkit/kernels/parallel.h"
 
 namespace etkit::kernels {
+
+/// Calls body(begin, end) over ranges covering [0, n): over the workers
+/// when the values are floating point and many (each element is computed
+/// on its own, so any split gives the same bits). Integer maps stay on one
+/// thread: their ops may note an error (a division by zero) in a flag
+/// they share.
+template <typename C, typename Body>
+void for_dense_elements(const KernelContext& context, int64_t n, Body&& body) {
+  constexpr int64_t kGrain = 4096;  // a few pages of floats per range
+  if constexpr (std::is_floating_point_v<C>) {
+    parallel_ranges(context, n, kGrain, kMinParallelValues,
+                    [&](Span<uint8_t> /*scratch*/, int64_t begin, int64_t end) { body(begin, end); });
+  } else {
+    body(int64_t{0}, n);
+  }
+}
 
 template <typename T>
 constexpr ScalarType scalar_type_of() {
@@ -53,7 +73,7 @@ Storer<R> storer_for(ScalarType type) {
 /// side read straight when it is in C (the same values binary_map's general
 /// loops compute with). False when the operands are not so.
 template <typename C, typename Op>
-bool one_value_operand(const Tensor& a, const Tensor& b, Tensor& out, Op op) {
+bool one_value_operand(const KernelContext& context, const Tensor& a, const Tensor& b, Tensor& out, Op op) {
   using R = decltype(op(C{}, C{}));
   if (out.scalar_type() != scalar_type_of<R>()) return false;
   for (const bool single_b : {true, false}) {
@@ -65,12 +85,13 @@ bool one_value_operand(const Tensor& a, const Tensor& b, Tensor& out, Op op) {
     const C value = load(single.data(), 0);
     const C* pf = full.data_as<const C>();
     R* po = out.data_as<R>();
-    const int64_t n = out.numel();
-    if (single_b) {
-      for (int64_t i = 0; i < n; ++i) po[i] = op(pf[i], value);
-    } else {
-      for (int64_t i = 0; i < n; ++i) po[i] = op(value, pf[i]);
-    }
+    for_dense_elements<C>(context, out.numel(), [&](int64_t begin, int64_t end) {
+      if (single_b) {
+        for (int64_t i = begin; i < end; ++i) po[i] = op(pf[i], value);
+      } else {
+        for (int64_t i = begin; i < end; ++i) po[i] = op(value, pf[i]);
+      }
+    });
     return true;
   }
   return false;
@@ -92,11 +113,12 @@ Status binary_map(KernelContext& context, const Tensor& a, const Tensor& b, Tens
     const C* pa = a.data_as<const C>();
     const C* pb = b.data_as<const C>();
     R* po = out.data_as<R>();
-    const int64_t n = out.numel();
-    for (int64_t i = 0; i < n; ++i) po[i] = op(pa[i], pb[i]);
+    for_dense_elements<C>(context, out.numel(), [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) po[i] = op(pa[i], pb[i]);
+    });
     return Ok{};
   }
-  if (one_value_operand<C>(a, b, out, op)) return Ok{};
+  if (one_value_operand<C>(context, a, b, out, op)) return Ok{};
   int64_t sa[kMaxRank], sb[kMaxRank];
   broadcast_strides(a, rank, sizes, sa);
   broadcast_strides(b, rank, sizes, sb);
@@ -133,8 +155,9 @@ Status unary_map(KernelContext& context, const Tensor& in, Tensor& out, Op op) {
   if (typed && same_dense_layout(in, out)) {
     const C* pi = in.data_as<const C>();
     R* po = out.data_as<R>();
-    const int64_t n = out.numel();
-    for (int64_t i = 0; i < n; ++i) po[i] = op(pi[i]);
+    for_dense_elements<C>(context, out.numel(), [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) po[i] = op(pi[i]);
+    });
     return Ok{};
   }
   const int64_t* strides[2] = {in.strides().data(), out.strides().data()};

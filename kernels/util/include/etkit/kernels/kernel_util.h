@@ -2,6 +2,7 @@
 // Shared kernel helpers: argument access, dtype dispatch, ATen type
 // promotion, broadcasting and strided iteration. Nothing here allocates.
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <optional>
@@ -247,26 +248,38 @@ inline bool next_index(int64_t* index, const int64_t* sizes, int rank) {
   return false;
 }
 
-/// Calls f(offsets...) for every element of `sizes` in row-major order,
-/// where each operand's offset (in elements) follows its strides.
+/// Calls f(offsets...) for the elements [begin, end) of `sizes` in
+/// row-major order, where each operand's offset (in elements) follows its
+/// strides: a part of for_each_index's walk, so that workers can each take
+/// a range of it.
 template <int N, typename F>
-void for_each_index(int rank, const int64_t* sizes, const int64_t* const (&strides)[N], F&& f) {
-  int64_t numel = 1;
-  for (int d = 0; d < rank; ++d) numel *= sizes[d];
-  if (numel == 0) return;
-  int64_t index[kMaxRank] = {};
-  int64_t offset[N] = {};
+void for_index_range(int rank, const int64_t* sizes, const int64_t* const (&strides)[N], int64_t begin,
+                     int64_t end, F&& f) {
+  if (begin >= end) return;
   const int inner = rank - 1;
   const int64_t inner_size = rank == 0 ? 1 : sizes[inner];
   int64_t inner_stride[N];
   for (int k = 0; k < N; ++k) inner_stride[k] = rank == 0 ? 0 : strides[k][inner];
-  for (int64_t done = 0; done < numel; done += inner_size) {
+  // The multi-index of `begin` and its offsets; the walk starts mid-row.
+  int64_t index[kMaxRank] = {};
+  int64_t offset[N] = {};
+  int64_t column = begin % inner_size;
+  int64_t row = begin / inner_size;
+  for (int d = inner - 1; d >= 0; --d) {
+    index[d] = row % sizes[d];
+    row /= sizes[d];
+    for (int k = 0; k < N; ++k) offset[k] += index[d] * strides[k][d];
+  }
+  for (int64_t done = begin; done < end;) {
+    const int64_t count = std::min(inner_size - column, end - done);
     int64_t o[N];
-    for (int k = 0; k < N; ++k) o[k] = offset[k];
-    for (int64_t i = 0; i < inner_size; ++i) {
+    for (int k = 0; k < N; ++k) o[k] = offset[k] + column * inner_stride[k];
+    for (int64_t i = 0; i < count; ++i) {
       f(o);
       for (int k = 0; k < N; ++k) o[k] += inner_stride[k];
     }
+    done += count;
+    column = 0;
     // Advance the outer index like an odometer.
     for (int d = inner - 1; d >= 0; --d) {
       ++index[d];
@@ -276,6 +289,20 @@ void for_each_index(int rank, const int64_t* sizes, const int64_t* const (&strid
       index[d] = 0;
     }
   }
+}
+
+/// Number of elements of `sizes` (1 for rank 0).
+inline int64_t index_count(int rank, const int64_t* sizes) {
+  int64_t numel = 1;
+  for (int d = 0; d < rank; ++d) numel *= sizes[d];
+  return numel;
+}
+
+/// Calls f(offsets...) for every element of `sizes` in row-major order,
+/// where each operand's offset (in elements) follows its strides.
+template <int N, typename F>
+void for_each_index(int rank, const int64_t* sizes, const int64_t* const (&strides)[N], F&& f) {
+  for_index_range<N>(rank, sizes, strides, 0, index_count(rank, sizes), f);
 }
 
 }  // namespace etkit::kernels

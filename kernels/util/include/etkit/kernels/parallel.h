@@ -13,6 +13,16 @@
 
 namespace etkit::kernels {
 
+/// Below this many values of work in all, a kernel stays on one thread:
+/// waking workers costs more than they save.
+constexpr int64_t kMinParallelValues = int64_t{1} << 16;
+
+/// The min_items for parallel_ranges that runs `items` over the workers
+/// exactly when their work, `values` in all, reaches kMinParallelValues.
+inline int64_t min_items_for(int64_t items, int64_t values) {
+  return values >= kMinParallelValues ? 0 : items + 1;
+}
+
 /// Calls f(scratch, begin, end) over ranges covering [0, items), each a
 /// multiple of `grain` items (the last excepted), at most one per worker;
 /// in parallel when the context has workers and there are at least
