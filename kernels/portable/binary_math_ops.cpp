@@ -33,7 +33,7 @@ Status fmod_impl(KernelContext& context, const Tensor& a, const Tensor& b, Scala
   bool divided_by_zero = false;
   ETKIT_TRY(dispatch_compute(context, common, [&](auto tag) {
     using C = decltype(tag);
-    return binary_map<C>(context, a, b, out, [&divided_by_zero](C x, C y) {
+    return binary_map<C>(context, a, b, out, [&](C x, C y) {
       if constexpr (std::is_floating_point_v<C>) {
         return std::fmod(x, y);
       } else if constexpr (std::is_same_v<C, bool>) {

@@ -307,7 +307,7 @@ Status remainder_impl(KernelContext& context, const Tensor& a, const Tensor& b,
   bool divided_by_zero = false;
   ETKIT_TRY(dispatch_compute(context, common, [&](auto tag) {
     using C = decltype(tag);
-    status = binary_map<C>(context, a, b, out, [&divided_by_zero](C x, C y) {
+    status = binary_map<C>(context, a, b, out, [&](C x, C y) {
       if constexpr (std::is_floating_point_v<C>) {
         C mod = std::fmod(x, y);
         if (mod != 0 && ((y < 0) != (mod < 0))) mod += y;

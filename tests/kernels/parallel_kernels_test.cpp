@@ -224,19 +224,21 @@ void expect_one_thread_bytes_over_workers(const KernelCase& c) {
   }
 }
 
-// Element-wise maps (two tensors, a tensor and a scalar, one tensor),
-// inference batch norm, softmax (along the last dim and another), layer
-// norm and group norm, large enough (over 2^16 values) to be split among the workers.
+// Element-wise maps (two tensors, a broadcast, a tensor and a scalar, one
+// tensor), inference batch norm, softmax (along the last dim and another),
+// layer norm and group norm, large enough (over 2^16 values) to be split
+// among the workers.
 TEST(ParallelKernels, LargeElementwiseMapsAndNormalizationsOverWorkersGiveOneThreadBytes) {
   at::manual_seed(int64_t(test::kernel_test_seed()));
   const at::Tensor x = at::randn({2, 48, 33, 37}), y = at::randn({2, 48, 33, 37});
   const at::Tensor mean = at::randn({48}), var = at::rand({48}) + 0.5, w = at::randn({48}), b = at::randn({48});
-  const at::Tensor row_w = at::randn({37}), row_b = at::randn({37});
+  const at::Tensor row_w = at::randn({37}), row_b = at::randn({37}), row = at::randn({48, 1, 37});
   auto [normalized, row_mean, row_rstd] = at::native_layer_norm(x, {37}, row_w, row_b, 1e-5);
   auto [grouped, group_mean, group_rstd] = at::native_group_norm(x, w, b, 2, 48, 33 * 37, 6, 1e-5);
   const auto out_like_x = [&](test::OpRunner& o) { o.out(at::kFloat, x.sizes()).returned(); };
   const KernelCase cases[] = {
       {"aten::add.out", [&](test::OpRunner& o) { out_like_x(o.tensor(x).tensor(y).integer(1)); }, {at::add(x, y)}},
+      {"aten::mul.out", [&](test::OpRunner& o) { out_like_x(o.tensor(x).tensor(row)); }, {at::mul(x, row)}},
       {"aten::mul.Scalar_out", [&](test::OpRunner& o) { out_like_x(o.tensor(x).real(1.5)); }, {at::mul(x, 1.5)}},
       {"aten::sigmoid.out", [&](test::OpRunner& o) { out_like_x(o.tensor(x)); }, {at::sigmoid(x)}},
       // libtorch 1.13 predates _native_batch_norm_legit_no_training:

@@ -1,8 +1,9 @@
 #pragma once
 // Elementwise unary and binary maps with broadcasting and dtype conversion.
 // Same-dtype, same-layout operands take a flat loop the compiler
-// vectorizes (over the runtime's workers when large); mixed dtypes go
-// through per-type load/store functions.
+// vectorizes; same-dtype broadcasts walk the output's index space; both
+// over the runtime's workers when large. Mixed dtypes go through per-type
+// load/store functions.
 
 #include <type_traits>
 
@@ -127,8 +128,10 @@ Status binary_map(KernelContext& context, const Tensor& a, const Tensor& b, Tens
     const C* pa = a.data_as<const C>();
     const C* pb = b.data_as<const C>();
     R* po = out.data_as<R>();
-    for_each_index<3>(rank, sizes, strides,
-                      [&](const int64_t* o) { po[o[2]] = op(pa[o[0]], pb[o[1]]); });
+    for_dense_elements<C>(context, out.numel(), [&](int64_t begin, int64_t end) {
+      for_index_range<3>(rank, sizes, strides, begin, end,
+                         [&](const int64_t* o) { po[o[2]] = op(pa[o[0]], pb[o[1]]); });
+    });
     return Ok{};
   }
   Loader<C> la = loader_for<C>(a.scalar_type());
