@@ -19,7 +19,7 @@ inline Status check_same_dtype(KernelContext& context, const Tensor& in, const T
 /// Resizes `out` to the view's sizes and copies the view into it.
 inline Status copy_into(KernelContext& context, const StridedView& view, Tensor& out) {
   ETKIT_TRY(resize_output(context, out, Span<const int64_t>(view.sizes, size_t(view.rank))));
-  copy_view(view, out.data(), 0, out.strides().data());
+  copy_view(view, out.data(), 0, out.strides().data(), &context);
   return Ok{};
 }
 

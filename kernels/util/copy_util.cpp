@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "etkit/kernels/elementwise.h"
+#include "etkit/kernels/parallel.h"
 
 namespace etkit::kernels {
 namespace {
@@ -155,9 +156,37 @@ void transpose_any(const Word* in, Word* out, int64_t size_a, int64_t in_stride_
   transpose_block(in, out, size_a, in_stride_a, size_b, out_stride_b);
 }
 
+// The 2-D transposes at every position of `loops` (the two tiled dims
+// held at size 1), over the workers when given and large: the positions
+// split among them, or, for one position, the b range in whole tiles. A
+// copy moves bits, so any split gives the same bytes.
 template <typename Word>
-void copy_words(const StridedView& view, Word* out, int64_t out_offset,
-                const int64_t* out_strides) {
+void transpose_blocks(const CopyLoops& loops, const Word* in, Word* out, int64_t size_a, int64_t in_stride_a,
+                      int64_t size_b, int64_t out_stride_b, const KernelContext* context) {
+  const int64_t* strides[2] = {loops.in_strides, loops.out_strides};
+  const int64_t positions = index_count(loops.rank, loops.sizes);
+  const int64_t values = positions * size_a * size_b;
+  if (context == nullptr) {
+    for_each_index<2>(loops.rank, loops.sizes, strides, [&](const int64_t* o) {
+      transpose_any(in + o[0], out + o[1], size_a, in_stride_a, size_b, out_stride_b);
+    });
+  } else if (positions > 1) {
+    parallel_ranges(*context, positions, 1, min_items_for(positions, values),
+                    [&](Span<uint8_t>, int64_t begin, int64_t end) {
+      for_index_range<2>(loops.rank, loops.sizes, strides, begin, end, [&](const int64_t* o) {
+        transpose_any(in + o[0], out + o[1], size_a, in_stride_a, size_b, out_stride_b);
+      });
+    });
+  } else {
+    parallel_ranges(*context, size_b, 64, min_items_for(size_b, values), [&](Span<uint8_t>, int64_t b0, int64_t b1) {
+      transpose_any(in + b0, out + b0 * out_stride_b, size_a, in_stride_a, b1 - b0, out_stride_b);
+    });
+  }
+}
+
+template <typename Word>
+void copy_words(const StridedView& view, Word* out, int64_t out_offset, const int64_t* out_strides,
+                const KernelContext* context) {
   const Word* in = view.source->data_as<const Word>() + view.offset;
   out += out_offset;
   CopyLoops loops = simplify(view, out_strides);
@@ -181,10 +210,7 @@ void copy_words(const StridedView& view, Word* out, int64_t out_offset,
     const int64_t size_b = loops.sizes[inner_in], out_stride_b = loops.out_strides[inner_in];
     loops.sizes[last] = 1;
     loops.sizes[inner_in] = 1;
-    const int64_t* strides[2] = {loops.in_strides, loops.out_strides};
-    for_each_index<2>(loops.rank, loops.sizes, strides, [&](const int64_t* o) {
-      transpose_any(in + o[0], out + o[1], size_a, in_stride_a, size_b, out_stride_b);
-    });
+    transpose_blocks(loops, in, out, size_a, in_stride_a, size_b, out_stride_b, context);
     return;
   }
   const int64_t* strides[2] = {loops.in_strides, loops.out_strides};
@@ -205,17 +231,17 @@ StridedView whole(const Tensor& t) {
   return view;
 }
 
-void copy_view(const StridedView& view, void* out_data, int64_t out_offset,
-               const int64_t* out_strides) {
+void copy_view(const StridedView& view, void* out_data, int64_t out_offset, const int64_t* out_strides,
+               const KernelContext* context) {
   for (int d = 0; d < view.rank; ++d) {
     if (view.sizes[d] == 0) return;  // nothing to copy; an empty tensor may have no storage at all
   }
   switch (view.source->element_size()) {
-    case 1: copy_words(view, static_cast<uint8_t*>(out_data), out_offset, out_strides); break;
-    case 2: copy_words(view, static_cast<uint16_t*>(out_data), out_offset, out_strides); break;
-    case 4: copy_words(view, static_cast<uint32_t*>(out_data), out_offset, out_strides); break;
-    case 8: copy_words(view, static_cast<uint64_t*>(out_data), out_offset, out_strides); break;
-    case 16: copy_words(view, static_cast<Pair64*>(out_data), out_offset, out_strides); break;
+    case 1: copy_words(view, static_cast<uint8_t*>(out_data), out_offset, out_strides, context); break;
+    case 2: copy_words(view, static_cast<uint16_t*>(out_data), out_offset, out_strides, context); break;
+    case 4: copy_words(view, static_cast<uint32_t*>(out_data), out_offset, out_strides, context); break;
+    case 8: copy_words(view, static_cast<uint64_t*>(out_data), out_offset, out_strides, context); break;
+    case 16: copy_words(view, static_cast<Pair64*>(out_data), out_offset, out_strides, context); break;
     default: break;  // no dtype has another element size
   }
 }

@@ -4,8 +4,8 @@
 // and whole sample programs (convolutions, depthwise convolutions, linears,
 // attention) run with 1 to 5 workers, compared byte for byte; convolution
 // columns packed by each worker against the one-thread im2col; large
-// element-wise maps, normalizations, reductions and resamplings over the
-// workers against one thread and ATen.
+// element-wise maps, normalizations, reductions, resamplings and
+// transposes over the workers against one thread and ATen.
 
 #include <gtest/gtest.h>
 
@@ -273,12 +273,14 @@ TEST(ParallelKernels, LargeElementwiseMapsAndNormalizationsOverWorkersGiveOneThr
 }
 
 // Reductions (over the last dim, over the planes, over the channels, to an
-// index, and the two-pass variance) and both resamplings, on inputs of over
-// 2^16 values: their outputs split among the workers.
-TEST(ParallelKernels, LargeReductionsAndResamplingOverWorkersGiveOneThreadBytes) {
+// index, and the two-pass variance), both resamplings and transposes (one
+// per sample, and one of a whole matrix), on inputs of over 2^16 values:
+// their outputs split among the workers.
+TEST(ParallelKernels, LargeReductionsResamplingsAndTransposesOverWorkersGiveOneThreadBytes) {
   at::manual_seed(int64_t(test::kernel_test_seed()));
   const at::Tensor x = at::randn({2, 48, 33, 37});
   const at::Tensor ints = at::randint(-1000, 1000, {2, 48, 33, 37}, at::kLong);
+  const at::Tensor matrix = at::randn({517, 300});
   auto [max_values, max_indices] = at::max(x, 1, false);
   const KernelCase cases[] = {
       {"aten::sum.IntList_out",
@@ -305,6 +307,10 @@ TEST(ParallelKernels, LargeReductionsAndResamplingOverWorkersGiveOneThreadBytes)
       {"aten::upsample_bilinear2d.vec_out",
        [&](test::OpRunner& o) { o.tensor(x).ints({50, 41}).boolean(false).none().out(at::kFloat, {2, 48, 50, 41}).returned(); },
        {at::upsample_bilinear2d(x, at::IntArrayRef{50, 41}, false, c10::nullopt)}, 1e-5},
+      {"aten::permute_copy.out", [&](test::OpRunner& o) { o.tensor(x).ints({0, 2, 3, 1}).out(at::kFloat, {2, 33, 37, 48}).returned(); },
+       {x.permute({0, 2, 3, 1}).contiguous()}, 0},
+      {"aten::permute_copy.out", [&](test::OpRunner& o) { o.tensor(matrix).ints({1, 0}).out(at::kFloat, {300, 517}).returned(); },
+       {matrix.t().contiguous()}, 0},
       {"aten::upsample_nearest2d.vec_out",
        [&](test::OpRunner& o) { o.tensor(x).ints({66, 50}).none().out(at::kFloat, {2, 48, 66, 50}).returned(); },
        {at::upsample_nearest2d(x, {66, 50}, c10::nullopt, c10::nullopt)}},

@@ -22,9 +22,10 @@ struct StridedView {
 StridedView whole(const Tensor& t);
 
 /// Copies `view` into `out` (same dtype, out already sized like the view),
-/// writing through `out_strides` at `out_offset` (elements).
-void copy_view(const StridedView& view, void* out_data, int64_t out_offset,
-               const int64_t* out_strides);
+/// writing through `out_strides` at `out_offset` (elements); a large
+/// transpose goes over `context`'s workers when one is given.
+void copy_view(const StridedView& view, void* out_data, int64_t out_offset, const int64_t* out_strides,
+               const KernelContext* context = nullptr);
 
 /// The runtime's logical-order copy (etkit/core/tensor_copy.h): view_copy,
 /// reshape.
