@@ -10,11 +10,58 @@
 namespace etkit::kernels {
 namespace {
 
+// Reductions accumulate in double for a floating out and in int64 (wrapping
+// like ATen) otherwise, and store each result through the out's dtype: one
+// body per (input dtype, accumulator), not per (input, out) pair, which
+// keeps this file's compile time and code size down. The out must be one
+// of dispatch_real_bool's dtypes.
+Status check_accumulated_out(const KernelContext& context, const Tensor& out) {
+  if (!visit_real_bool(out.scalar_type(), [](auto) {})) {
+    return detail::unsupported_dtype(context, out.scalar_type());
+  }
+  return Ok{};
+}
+
+// Calls f(I{}, Acc{}) for the input's dtype and the out's accumulator.
+template <typename F>
+Status dispatch_input_and_accumulator(KernelContext& context, const Tensor& in, const Tensor& out,
+                                      F&& f) {
+  ETKIT_TRY(check_accumulated_out(context, out));
+  const bool floating_out = is_floating(out.scalar_type());
+  return dispatch_real_bool(context, in.scalar_type(), [&](auto in_tag) {
+    if (floating_out) {
+      f(in_tag, double{});
+    } else {
+      f(in_tag, int64_t{});
+    }
+  });
+}
+
+template <typename I, typename Acc>
+void sum_into(const KernelContext& context, const Reduction& r, const Tensor& in, bool mean,
+              Tensor& out) {
+  const I* x = in.data_as<const I>();
+  void* y = out.data();
+  const Storer<Acc> store = storer_for<Acc>(out.scalar_type());
+  for_each_output(context, r, out, [&](int64_t in_offset, int64_t out_offset) {
+    Acc sum = walk<Acc>(r, x + in_offset, Acc(0), [](Acc a, I v) {
+      if constexpr (std::is_integral_v<Acc>) {
+        return wrap_add(a, convert<Acc>(v));
+      } else {
+        return a + convert<Acc>(v);
+      }
+    });
+    if constexpr (std::is_floating_point_v<Acc>) {
+      if (mean) sum /= Acc(r.reduced_count);
+    }
+    store(y, out_offset, sum);
+  });
+}
+
 // sum and mean over `dims` (all when empty); `dtype` is the optional
 // dtype argument, which must name the out's dtype.
-template <bool mean>
-Status sum_or_mean_impl(KernelContext& context, const Tensor& in, const IntList& dims,
-                        bool keepdim, const Value& dtype, Tensor& out) {
+Status sum_or_mean_impl(KernelContext& context, const Tensor& in, const IntList& dims, bool keepdim,
+                        const Value& dtype, bool mean, Tensor& out) {
   if (!dtype.is_none()) {
     ETKIT_KERNEL_CHECK(context, dtype_arg_matches(ScalarType(dtype.unchecked_int()), out.scalar_type()),
                        "dtype argument and out dtype must match");
@@ -27,28 +74,8 @@ Status sum_or_mean_impl(KernelContext& context, const Tensor& in, const IntList&
   Reduction r;
   ETKIT_TRY(plan_reduction(context, in, dims, dims.size == 0, keepdim, r));
   ETKIT_TRY(resize_output(context, out, Span<const int64_t>(r.out_sizes, size_t(r.out_rank))));
-  return dispatch_real_bool(context, in.scalar_type(), [&](auto in_tag) {
-    using I = decltype(in_tag);
-    return dispatch_real_bool(context, out.scalar_type(), [&](auto out_tag) {
-      using O = decltype(out_tag);
-      // Accumulate floats in double, integers in int64 (wrapping like ATen).
-      using Acc = std::conditional_t<std::is_floating_point_v<O>, double, int64_t>;
-      const I* x = in.data_as<const I>();
-      O* y = out.data_as<O>();
-      for_each_output(context, r, out, [&](int64_t in_offset, int64_t out_offset) {
-        Acc sum = walk<Acc>(r, x + in_offset, Acc(0), [](Acc a, I v) {
-          if constexpr (std::is_integral_v<Acc>) {
-            return wrap_add(a, convert<Acc>(v));
-          } else {
-            return a + convert<Acc>(v);
-          }
-        });
-        if constexpr (mean && std::is_floating_point_v<Acc>) {
-          sum /= Acc(r.reduced_count);
-        }
-        y[out_offset] = convert<O>(sum);
-      });
-    });
+  return dispatch_input_and_accumulator(context, in, out, [&](auto in_tag, auto acc_tag) {
+    sum_into<decltype(in_tag), decltype(acc_tag)>(context, r, in, mean, out);
   });
 }
 
@@ -57,14 +84,14 @@ template <bool mean>
 Status sum_or_mean(KernelContext& context, Span<Value*> args) {
   IntList dims;
   ETKIT_TRY(int_list_arg(context, args, 1, dims));
-  return sum_or_mean_impl<mean>(context, tensor_arg(args, 0), dims, bool_arg(args, 2), *args[3],
-                                tensor_arg(args, 4));
+  return sum_or_mean_impl(context, tensor_arg(args, 0), dims, bool_arg(args, 2), *args[3], mean,
+                          tensor_arg(args, 4));
 }
 
 // mean.dtype_out(self, dtype?, out): the mean of all elements.
 Status mean_dtype_out(KernelContext& context, Span<Value*> args) {
-  return sum_or_mean_impl<true>(context, tensor_arg(args, 0), IntList{}, false, *args[1],
-                                tensor_arg(args, 2));
+  return sum_or_mean_impl(context, tensor_arg(args, 0), IntList{}, false, *args[1], true,
+                          tensor_arg(args, 2));
 }
 
 template <bool is_max>
@@ -169,15 +196,8 @@ Status read_dims(KernelContext& context, Span<Value*> args, DimArg kind, Reduced
   return Ok{};
 }
 
-// any.all_out(self, out), any.out(self, dim, keepdim, out) and
-// any.dims_out(self, dim?, keepdim, out): the out is bool (uint8 accepted,
-// as ATen 1.13 gives for uint8 inputs).
-template <DimArg kind>
-Status any_out(KernelContext& context, Span<Value*> args) {
-  const Tensor& in = tensor_arg(args, 0);
-  ReducedDims reduced;
-  ETKIT_TRY(read_dims(context, args, kind, reduced));
-  Tensor& out = tensor_arg(args, kind == DimArg::kAll ? 1 : 3);
+// The any of `in` over the reduced dims into a bool or uint8 out.
+Status any_impl(KernelContext& context, const Tensor& in, const ReducedDims& reduced, Tensor& out) {
   ETKIT_KERNEL_CHECK(context,
                      out.scalar_type() == ScalarType::kBool || out.scalar_type() == ScalarType::kByte,
                      "any expects a bool or uint8 out, got %s", to_string(out.scalar_type()));
@@ -193,6 +213,16 @@ Status any_out(KernelContext& context, Span<Value*> args) {
                                  [](bool a, T v) { return a || convert<bool>(v); });
     });
   });
+}
+
+// any.all_out(self, out), any.out(self, dim, keepdim, out) and
+// any.dims_out(self, dim?, keepdim, out): the out is bool (uint8 accepted,
+// as ATen 1.13 gives for uint8 inputs).
+template <DimArg kind>
+Status any_out(KernelContext& context, Span<Value*> args) {
+  ReducedDims reduced;
+  ETKIT_TRY(read_dims(context, args, kind, reduced));
+  return any_impl(context, tensor_arg(args, 0), reduced, tensor_arg(args, kind == DimArg::kAll ? 1 : 3));
 }
 
 // max.unary_out / min.unary_out(self, out): the extreme of all elements, NaN
@@ -226,6 +256,17 @@ Status extreme_all(KernelContext& context, Span<Value*> args) {
   });
 }
 
+template <typename I, typename Acc>
+void prod_into(const KernelContext& context, const Reduction& r, const Tensor& in, Tensor& out) {
+  const I* x = in.data_as<const I>();
+  void* y = out.data();
+  const Storer<Acc> store = storer_for<Acc>(out.scalar_type());
+  for_each_output(context, r, out, [&](int64_t in_offset, int64_t out_offset) {
+    store(y, out_offset,
+          walk<Acc>(r, x + in_offset, Acc(1), [](Acc a, I v) { return wrap_mul(a, convert<Acc>(v)); }));
+  });
+}
+
 // prod.out(self, dtype?, out) and prod.int_out(self, dim, keepdim, dtype?,
 // out): floats multiply in double, integers in int64 (wrapping), bool as
 // int64; the out dtype is the dtype argument when given.
@@ -243,19 +284,8 @@ Status prod_out(KernelContext& context, Span<Value*> args) {
   Reduction r;
   ETKIT_TRY(plan_reduction(context, in, reduced.dims, reduced.all, reduced.keepdim, r));
   ETKIT_TRY(resize_output(context, out, Span<const int64_t>(r.out_sizes, size_t(r.out_rank))));
-  return dispatch_real_bool(context, in.scalar_type(), [&](auto in_tag) {
-    using I = decltype(in_tag);
-    return dispatch_real_bool(context, out.scalar_type(), [&](auto out_tag) {
-      using O = decltype(out_tag);
-      using Acc = std::conditional_t<std::is_floating_point_v<O>, double, int64_t>;
-      const I* x = in.data_as<const I>();
-      O* y = out.data_as<O>();
-      for_each_output(context, r, out, [&](int64_t in_offset, int64_t out_offset) {
-        y[out_offset] = convert<O>(walk<Acc>(r, x + in_offset, Acc(1), [](Acc a, I v) {
-          return wrap_mul(a, convert<Acc>(v));
-        }));
-      });
-    });
+  return dispatch_input_and_accumulator(context, in, out, [&](auto in_tag, auto acc_tag) {
+    prod_into<decltype(in_tag), decltype(acc_tag)>(context, r, in, out);
   });
 }
 
