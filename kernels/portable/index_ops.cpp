@@ -206,19 +206,14 @@ Status upsample_nearest2d_vec_out(KernelContext& context, Span<Value*> args) {
   const auto* src = static_cast<const uint8_t*>(in.data());
   auto* dst = static_cast<uint8_t*>(out.data());
   // Planes over the workers: every output element is a copy of its own.
-  const int64_t planes = sizes[0] * sizes[1];
-  parallel_ranges(context, planes, 1, min_items_for(planes, planes * oh * ow),
-                  [&](Span<uint8_t>, int64_t first, int64_t last) {
-    for (int64_t p = first; p < last; ++p) {
-      const int64_t n = p / sizes[1], c = p % sizes[1];
-      for (int64_t y = 0; y < oh; ++y) {
-        const int64_t sy = std::min(static_cast<int64_t>(std::floor(double(y) * float(scale_h))), ih - 1);
-        const uint8_t* row = src + (n * in.stride(0) + c * in.stride(1) + sy * in.stride(2)) * esize;
-        uint8_t* line = dst + (n * out.stride(0) + c * out.stride(1) + y * out.stride(2)) * esize;
-        for (int64_t x = 0; x < ow; ++x) {
-          const int64_t sx = std::min(static_cast<int64_t>(std::floor(double(x) * float(scale_w))), iw - 1);
-          std::memcpy(line + x * out.stride(3) * esize, row + sx * in.stride(3) * esize, size_t(esize));
-        }
+  for_each_plane(context, sizes[0], sizes[1], oh * ow, [&](int64_t n, int64_t c) {
+    for (int64_t y = 0; y < oh; ++y) {
+      const int64_t sy = std::min(static_cast<int64_t>(std::floor(double(y) * float(scale_h))), ih - 1);
+      const uint8_t* row = src + (n * in.stride(0) + c * in.stride(1) + sy * in.stride(2)) * esize;
+      uint8_t* line = dst + (n * out.stride(0) + c * out.stride(1) + y * out.stride(2)) * esize;
+      for (int64_t x = 0; x < ow; ++x) {
+        const int64_t sx = std::min(static_cast<int64_t>(std::floor(double(x) * float(scale_w))), iw - 1);
+        std::memcpy(line + x * out.stride(3) * esize, row + sx * in.stride(3) * esize, size_t(esize));
       }
     }
   });

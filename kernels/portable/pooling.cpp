@@ -252,11 +252,9 @@ Status max_pool2d_with_indices_out(KernelContext& context, Span<Value*> args) {
     const T* x = in.data_as<const T>();
     T* y = out.data_as<T>();
     int64_t* idx = indices.data_as<int64_t>();
-    // A plane per item; each is computed the same way whichever worker has it.
-    const int64_t items = li.size[0] * li.size[1];
-    parallel_ranges(context, items, 1, min_items_for(items, oh * ow * g.kh * g.kw * items), [&](Span<uint8_t>, int64_t first, int64_t last) {
-      for (int64_t item = first; item < last; ++item) max_pool_plane(planes, item / li.size[1], item % li.size[1], x, y, idx);
-    });
+    // Each plane is computed the same way whichever worker has it.
+    for_each_plane(context, li.size[0], li.size[1], oh * ow * g.kh * g.kw,
+                   [&](int64_t n, int64_t c) { max_pool_plane(planes, n, c, x, y, idx); });
   }));
   return Ok{};
 }

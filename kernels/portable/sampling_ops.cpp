@@ -84,23 +84,18 @@ Status bilinear_into(KernelContext& context, const Tensor& in, const Resize& r, 
     const int64_t s2 = in.stride(2), s3 = in.stride(3), o2 = out.stride(2), o3 = out.stride(3);
     // Planes over the workers (each computed alone, so any split gives the
     // same bits); the column taps are only read.
-    const int64_t planes = sizes[0] * sizes[1];
-    parallel_ranges(context, planes, 1, min_items_for(planes, planes * r.oh * r.ow),
-                    [&](Span<uint8_t>, int64_t first, int64_t last) {
-      for (int64_t p = first; p < last; ++p) {
-        const int64_t n = p / sizes[1], c = p % sizes[1];
-        const T* plane = src + n * in.stride(0) + c * in.stride(1);
-        T* target = dst + n * out.stride(0) + c * out.stride(1);
-        for (int64_t y = 0; y < r.oh; ++y) {
-          const Taps<T> row = linear_taps(sh, y, ih, r.oh, align_corners);
-          const T* r0 = plane + row.i0 * s2;
-          const T* r1 = plane + row.i1 * s2;
-          T* line = target + y * o2;
-          for (int64_t x = 0; x < r.ow; ++x) {
-            const Taps<T>& t = columns[x];
-            line[x * o3] = row.w0 * (t.w0 * r0[t.i0 * s3] + t.w1 * r0[t.i1 * s3]) +
-                           row.w1 * (t.w0 * r1[t.i0 * s3] + t.w1 * r1[t.i1 * s3]);
-          }
+    for_each_plane(context, sizes[0], sizes[1], r.oh * r.ow, [&](int64_t n, int64_t c) {
+      const T* plane = src + n * in.stride(0) + c * in.stride(1);
+      T* target = dst + n * out.stride(0) + c * out.stride(1);
+      for (int64_t y = 0; y < r.oh; ++y) {
+        const Taps<T> row = linear_taps(sh, y, ih, r.oh, align_corners);
+        const T* r0 = plane + row.i0 * s2;
+        const T* r1 = plane + row.i1 * s2;
+        T* line = target + y * o2;
+        for (int64_t x = 0; x < r.ow; ++x) {
+          const Taps<T>& t = columns[x];
+          line[x * o3] = row.w0 * (t.w0 * r0[t.i0 * s3] + t.w1 * r0[t.i1 * s3]) +
+                         row.w1 * (t.w0 * r1[t.i0 * s3] + t.w1 * r1[t.i1 * s3]);
         }
       }
     });

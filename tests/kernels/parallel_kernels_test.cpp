@@ -273,15 +273,16 @@ TEST(ParallelKernels, LargeElementwiseMapsAndNormalizationsOverWorkersGiveOneThr
 }
 
 // Reductions (over the last dim, over the planes, over the channels, to an
-// index, and the two-pass variance), both resamplings and transposes (one
-// per sample, and one of a whole matrix), on inputs of over 2^16 values:
-// their outputs split among the workers.
+// index, and the two-pass variance), both resamplings, max pooling and
+// transposes (one per sample, and one of a whole matrix), on inputs of over
+// 2^16 values: their outputs split among the workers.
 TEST(ParallelKernels, LargeReductionsResamplingsAndTransposesOverWorkersGiveOneThreadBytes) {
   at::manual_seed(int64_t(test::kernel_test_seed()));
   const at::Tensor x = at::randn({2, 48, 33, 37});
   const at::Tensor ints = at::randint(-1000, 1000, {2, 48, 33, 37}, at::kLong);
   const at::Tensor matrix = at::randn({517, 300});
   auto [max_values, max_indices] = at::max(x, 1, false);
+  auto [pooled, pooled_indices] = at::max_pool2d_with_indices(x, {3, 3}, {2, 2}, {1, 1}, {1, 1}, false);
   const KernelCase cases[] = {
       {"aten::sum.IntList_out",
        [&](test::OpRunner& o) { o.tensor(x).ints({3}).boolean(false).none().out(at::kFloat, {2, 48, 33}).returned(); },
@@ -311,6 +312,12 @@ TEST(ParallelKernels, LargeReductionsResamplingsAndTransposesOverWorkersGiveOneT
        {x.permute({0, 2, 3, 1}).contiguous()}, 0},
       {"aten::permute_copy.out", [&](test::OpRunner& o) { o.tensor(matrix).ints({1, 0}).out(at::kFloat, {300, 517}).returned(); },
        {matrix.t().contiguous()}, 0},
+      {"aten::max_pool2d_with_indices.out",
+       [&](test::OpRunner& o) {
+         o.tensor(x).ints({3, 3}).ints({2, 2}).ints({1, 1}).ints({1, 1}).boolean(false)
+             .out(at::kFloat, pooled.sizes()).out(at::kLong, pooled_indices.sizes()).outs_as_list();
+       },
+       {pooled, pooled_indices}},
       {"aten::upsample_nearest2d.vec_out",
        [&](test::OpRunner& o) { o.tensor(x).ints({66, 50}).none().out(at::kFloat, {2, 48, 66, 50}).returned(); },
        {at::upsample_nearest2d(x, {66, 50}, c10::nullopt, c10::nullopt)}},

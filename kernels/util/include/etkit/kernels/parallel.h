@@ -55,4 +55,17 @@ void parallel_ranges(const KernelContext& context, int64_t items, int64_t grain,
   context.parallel->run(context.parallel->pool, size_t(ranges), task, &job);
 }
 
+/// Calls f(n, c) for every plane of an (N, C, ...) tensor; the planes split
+/// over the workers when their work, `values_per_plane` each, reaches
+/// kMinParallelValues in all. Each plane must be computed alone (pooling,
+/// resampling): any split then gives the same bits.
+template <typename F>
+void for_each_plane(const KernelContext& context, int64_t n, int64_t c, int64_t values_per_plane, F&& f) {
+  const int64_t planes = n * c;
+  parallel_ranges(context, planes, 1, min_items_for(planes, planes * values_per_plane),
+                  [&](Span<uint8_t> /*scratch*/, int64_t first, int64_t last) {
+                    for (int64_t p = first; p < last; ++p) f(p / c, p % c);
+                  });
+}
+
 }  // namespace etkit::kernels
