@@ -9,6 +9,14 @@ include(GNUInstallDirs)
 set(ETKIT_DEVICE_ARENA_BYTES 16777216 CACHE STRING
     "Cortex-M55 runner: bytes of the static arena for bundle, planned memory and trace")
 
+# The runners build side by side, and beside the main build: each takes a
+# quarter of the machine's cores, so that a 2-core CI machine runs a few
+# compilers at a time instead of twenty (the default of nproc + 2 per build).
+cmake_host_system_information(RESULT etkit_host_cores QUERY NUMBER_OF_LOGICAL_CORES)
+math(EXPR etkit_device_jobs_default "(${etkit_host_cores} + 3) / 4")
+set(ETKIT_DEVICE_BUILD_JOBS ${etkit_device_jobs_default} CACHE STRING
+    "Parallel compile jobs of each device runner's build")
+
 get_target_property(etkit_flatbuffers_include flatbuffers::flatbuffers INTERFACE_INCLUDE_DIRECTORIES)
 list(GET etkit_flatbuffers_include 0 etkit_flatbuffers_include)
 
@@ -30,6 +38,7 @@ function(etkit_device_runner target toolchain compiler runner)
       -DETKIT_FLATBUFFERS_INCLUDE=${etkit_flatbuffers_include}
       -DETKIT_ARENA_BYTES=${ETKIT_DEVICE_ARENA_BYTES}
       -DETKIT_RUNNER_NAME=${runner}
+    BUILD_COMMAND ${CMAKE_COMMAND} --build <BINARY_DIR> --parallel ${ETKIT_DEVICE_BUILD_JOBS}
     BUILD_ALWAYS ON
     INSTALL_COMMAND ${CMAKE_COMMAND} -E copy <BINARY_DIR>/${runner} ${CMAKE_BINARY_DIR}/cli/${runner}
     BUILD_BYPRODUCTS ${CMAKE_BINARY_DIR}/cli/${runner})
