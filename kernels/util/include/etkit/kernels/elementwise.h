@@ -69,59 +69,6 @@ Storer<R> storer_for(ScalarType type) {
   return result;
 }
 
-namespace detail {
-/// A map's op behind one indirect call. The mixed-dtype walks already load
-/// and store each element through function pointers, so one more call
-/// costs them little, and they are then compiled once per (compute,
-/// result) type instead of once per op: the element-wise kernels' compile
-/// time and code size stay in bounds. The bits are the inlined op's.
-template <typename R, typename... C>
-struct OpRef {
-  R (*call)(const void* op, C... x);
-  const void* op;
-  template <typename Op>
-  static OpRef of(const Op& op) {
-    return {[](const void* p, C... x) -> R { return (*static_cast<const Op*>(p))(x...); }, &op};
-  }
-  R operator()(C... x) const { return call(op, x...); }
-};
-
-/// out = op(a, b) over the broadcast `sizes` and `strides` (a, b, out),
-/// loading and storing each element through its dtype.
-template <typename C, typename R>
-Status mixed_binary_map(KernelContext& context, const Tensor& a, const Tensor& b, Tensor& out, int rank,
-                        const int64_t* sizes, const int64_t* const (&strides)[3], OpRef<R, C, C> op) {
-  Loader<C> la = loader_for<C>(a.scalar_type());
-  Loader<C> lb = loader_for<C>(b.scalar_type());
-  Storer<R> so = storer_for<R>(out.scalar_type());
-  ETKIT_KERNEL_CHECK(context, la && lb && so, "unsupported dtype (%s, %s -> %s)",
-                     to_string(a.scalar_type()), to_string(b.scalar_type()),
-                     to_string(out.scalar_type()));
-  const void* pa = a.data();
-  const void* pb = b.data();
-  void* po = out.data();
-  for_each_index<3>(rank, sizes, strides,
-                    [&](const int64_t* o) { so(po, o[2], op(la(pa, o[0]), lb(pb, o[1]))); });
-  return Ok{};
-}
-
-/// out = op(in) over in's shape, loading and storing each element through
-/// its dtype.
-template <typename C, typename R>
-Status mixed_unary_map(KernelContext& context, const Tensor& in, Tensor& out, OpRef<R, C> op) {
-  const int64_t* strides[2] = {in.strides().data(), out.strides().data()};
-  Loader<C> li = loader_for<C>(in.scalar_type());
-  Storer<R> so = storer_for<R>(out.scalar_type());
-  ETKIT_KERNEL_CHECK(context, li && so, "unsupported dtype (%s -> %s)",
-                     to_string(in.scalar_type()), to_string(out.scalar_type()));
-  const void* pi = in.data();
-  void* po = out.data();
-  for_each_index<2>(in.dim(), in.sizes().data(), strides,
-                    [&](const int64_t* o) { so(po, o[1], op(li(pi, o[0]))); });
-  return Ok{};
-}
-}  // namespace detail
-
 /// One side a single value (a Scalar argument, a one-element tensor) and
 /// the other laid out as `out`: that value loaded once, in C, and the other
 /// side read straight when it is in C (the same values binary_map's general
@@ -187,8 +134,18 @@ Status binary_map(KernelContext& context, const Tensor& a, const Tensor& b, Tens
     });
     return Ok{};
   }
-  return detail::mixed_binary_map<C, R>(context, a, b, out, rank, sizes, strides,
-                                        detail::OpRef<R, C, C>::of(op));
+  Loader<C> la = loader_for<C>(a.scalar_type());
+  Loader<C> lb = loader_for<C>(b.scalar_type());
+  Storer<R> so = storer_for<R>(out.scalar_type());
+  ETKIT_KERNEL_CHECK(context, la && lb && so, "unsupported dtype (%s, %s -> %s)",
+                     to_string(a.scalar_type()), to_string(b.scalar_type()),
+                     to_string(out.scalar_type()));
+  const void* pa = a.data();
+  const void* pb = b.data();
+  void* po = out.data();
+  for_each_index<3>(rank, sizes, strides,
+                    [&](const int64_t* o) { so(po, o[2], op(la(pa, o[0]), lb(pb, o[1]))); });
+  return Ok{};
 }
 
 /// out = op(in), computing in C. `out` takes in's shape.
@@ -206,7 +163,16 @@ Status unary_map(KernelContext& context, const Tensor& in, Tensor& out, Op op) {
     });
     return Ok{};
   }
-  return detail::mixed_unary_map<C, R>(context, in, out, detail::OpRef<R, C>::of(op));
+  const int64_t* strides[2] = {in.strides().data(), out.strides().data()};
+  Loader<C> li = loader_for<C>(in.scalar_type());
+  Storer<R> so = storer_for<R>(out.scalar_type());
+  ETKIT_KERNEL_CHECK(context, li && so, "unsupported dtype (%s -> %s)",
+                     to_string(in.scalar_type()), to_string(out.scalar_type()));
+  const void* pi = in.data();
+  void* po = out.data();
+  for_each_index<2>(in.dim(), in.sizes().data(), strides,
+                    [&](const int64_t* o) { so(po, o[1], op(li(pi, o[0]))); });
+  return Ok{};
 }
 
 /// Wrapping integer arithmetic (ATen wraps on overflow; C++ signed
