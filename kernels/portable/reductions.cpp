@@ -10,39 +10,28 @@
 namespace etkit::kernels {
 namespace {
 
-// Reductions accumulate in double for a floating out and in int64 (wrapping
-// like ATen) otherwise, and store each result through the out's dtype: one
-// body per (input dtype, accumulator), not per (input, out) pair, which
-// keeps this file's compile time and code size down. The out must be one
-// of dispatch_real_bool's dtypes.
-Status check_accumulated_out(const KernelContext& context, const Tensor& out) {
-  if (!visit_real_bool(out.scalar_type(), [](auto) {})) {
-    return detail::unsupported_dtype(context, out.scalar_type());
-  }
-  return Ok{};
-}
-
-// Calls f(I{}, Acc{}) for the input's dtype and the out's accumulator.
+// Calls f(I{}, O{}) for the input's and the out's dtypes. Sum, mean and
+// prod share one body per such pair (their overloads and the mean flag are
+// runtime arguments), which keeps this file's compile time and code size
+// down; the out stays typed, so that its stores cannot alias the walk's
+// state and the loops compile as tightly as one per op would.
 template <typename F>
-Status dispatch_input_and_accumulator(KernelContext& context, const Tensor& in, const Tensor& out,
-                                      F&& f) {
-  ETKIT_TRY(check_accumulated_out(context, out));
-  const bool floating_out = is_floating(out.scalar_type());
+Status dispatch_input_and_out(KernelContext& context, const Tensor& in, const Tensor& out, F&& f) {
   return dispatch_real_bool(context, in.scalar_type(), [&](auto in_tag) {
-    if (floating_out) {
-      f(in_tag, double{});
-    } else {
-      f(in_tag, int64_t{});
-    }
+    return dispatch_real_bool(context, out.scalar_type(), [&](auto out_tag) { f(in_tag, out_tag); });
   });
 }
 
-template <typename I, typename Acc>
+// Floats accumulate in double, integers in int64 (wrapping like ATen).
+template <typename O>
+using Accumulator = std::conditional_t<std::is_floating_point_v<O>, double, int64_t>;
+
+template <typename I, typename O>
 void sum_into(const KernelContext& context, const Reduction& r, const Tensor& in, bool mean,
               Tensor& out) {
+  using Acc = Accumulator<O>;
   const I* x = in.data_as<const I>();
-  void* y = out.data();
-  const Storer<Acc> store = storer_for<Acc>(out.scalar_type());
+  O* y = out.data_as<O>();
   for_each_output(context, r, out, [&](int64_t in_offset, int64_t out_offset) {
     Acc sum = walk<Acc>(r, x + in_offset, Acc(0), [](Acc a, I v) {
       if constexpr (std::is_integral_v<Acc>) {
@@ -54,7 +43,7 @@ void sum_into(const KernelContext& context, const Reduction& r, const Tensor& in
     if constexpr (std::is_floating_point_v<Acc>) {
       if (mean) sum /= Acc(r.reduced_count);
     }
-    store(y, out_offset, sum);
+    y[out_offset] = convert<O>(sum);
   });
 }
 
@@ -74,8 +63,8 @@ Status sum_or_mean_impl(KernelContext& context, const Tensor& in, const IntList&
   Reduction r;
   ETKIT_TRY(plan_reduction(context, in, dims, dims.size == 0, keepdim, r));
   ETKIT_TRY(resize_output(context, out, Span<const int64_t>(r.out_sizes, size_t(r.out_rank))));
-  return dispatch_input_and_accumulator(context, in, out, [&](auto in_tag, auto acc_tag) {
-    sum_into<decltype(in_tag), decltype(acc_tag)>(context, r, in, mean, out);
+  return dispatch_input_and_out(context, in, out, [&](auto in_tag, auto out_tag) {
+    sum_into<decltype(in_tag), decltype(out_tag)>(context, r, in, mean, out);
   });
 }
 
@@ -256,14 +245,13 @@ Status extreme_all(KernelContext& context, Span<Value*> args) {
   });
 }
 
-template <typename I, typename Acc>
+template <typename I, typename O>
 void prod_into(const KernelContext& context, const Reduction& r, const Tensor& in, Tensor& out) {
+  using Acc = Accumulator<O>;
   const I* x = in.data_as<const I>();
-  void* y = out.data();
-  const Storer<Acc> store = storer_for<Acc>(out.scalar_type());
+  O* y = out.data_as<O>();
   for_each_output(context, r, out, [&](int64_t in_offset, int64_t out_offset) {
-    store(y, out_offset,
-          walk<Acc>(r, x + in_offset, Acc(1), [](Acc a, I v) { return wrap_mul(a, convert<Acc>(v)); }));
+    y[out_offset] = convert<O>(walk<Acc>(r, x + in_offset, Acc(1), [](Acc a, I v) { return wrap_mul(a, convert<Acc>(v)); }));
   });
 }
 
@@ -284,8 +272,8 @@ Status prod_out(KernelContext& context, Span<Value*> args) {
   Reduction r;
   ETKIT_TRY(plan_reduction(context, in, reduced.dims, reduced.all, reduced.keepdim, r));
   ETKIT_TRY(resize_output(context, out, Span<const int64_t>(r.out_sizes, size_t(r.out_rank))));
-  return dispatch_input_and_accumulator(context, in, out, [&](auto in_tag, auto acc_tag) {
-    prod_into<decltype(in_tag), decltype(acc_tag)>(context, r, in, out);
+  return dispatch_input_and_out(context, in, out, [&](auto in_tag, auto out_tag) {
+    prod_into<decltype(in_tag), decltype(out_tag)>(context, r, in, out);
   });
 }
 
