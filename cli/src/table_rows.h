@@ -17,6 +17,7 @@
 #include "etkit/inspector/event_table.h"
 #include "etkit/inspector/event_text.h"
 #include "etkit/inspector/numeric_gap.h"
+#include "fixed_text.h"
 
 namespace etkit::cli {
 
@@ -91,8 +92,7 @@ class StatText {
   explicit StatText(int decimals) : decimals_(decimals) {}
   std::string_view operator()(double value) {
     if (!have_text_ || std::memcmp(&value, &formatted_, sizeof(value)) != 0) {
-      const auto result = std::to_chars(text_, text_ + sizeof(text_), value, std::chars_format::fixed, decimals_);
-      length_ = result.ec == std::errc() ? size_t(result.ptr - text_) : 0;
+      length_ = fixed_text(value, decimals_, text_, sizeof(text_));
       formatted_ = value;
       have_text_ = true;
     }

@@ -37,6 +37,15 @@ void TableSource::for_each_row(const std::function<void(const Row&)>& visit) {
 }
 
 void TableSource::write_rows(Output& out, const std::function<void(std::string&, const Row&)>& format) {
+  if (!widened_.empty()) {
+    std::string text;
+    for (const inspector::EventBlock& block : widened_) {
+      text.clear();
+      kept_rows(block, [&](const Row& row) { format(text, row); });
+      out.add(text);
+    }
+    return;
+  }
   if (top_ > 0) {
     std::string line;
     for_each_row([&](const Row& row) {
@@ -68,6 +77,19 @@ void TableSource::write_rows(Output& out, const std::function<void(std::string&,
 void TableSource::widen(ColumnWidths& widths) {
   if (top_ > 0) {
     for_each_row([&](const Row& row) { widths.add(row); });
+    return;
+  }
+  // A trace of few blocks and rows keeps its blocks: their statistics cost
+  // the table's time when a block has thousands of runs (a profiling run's
+  // one block materialized twice was a fifth of it), and kept they are
+  // little memory. Many blocks stream in both passes, on the workers.
+  constexpr size_t kKeptBlocks = 64;
+  constexpr size_t kKeptRows = size_t{1} << 16;
+  size_t rows = 0;
+  for (size_t b = 0; b < grouped_.block_count(); ++b) rows += grouped_.event_count(b);
+  if (grouped_.block_count() <= kKeptBlocks && rows <= kKeptRows && rows > 0) {
+    std::vector<Row> kept = all_rows(widened_);
+    for (const Row& row : kept) widths.add(row);
     return;
   }
   std::vector<ColumnWidths> workers(inspector::default_block_workers(), widths);

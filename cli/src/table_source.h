@@ -31,7 +31,9 @@ class TableSource {
   /// Every kept row through `format`, its text appended to `out` in order:
   /// formatted on the workers when every row is wanted, else on this thread.
   void write_rows(Output& out, const std::function<void(std::string&, const Row&)>& format);
-  /// Widens `widths` to every kept row's cells.
+  /// Widens `widths` to every kept row's cells. A trace of few rows (most
+  /// often one block of many runs) keeps its blocks for write_rows, which
+  /// then formats them without materializing them again.
   void widen(ColumnWidths& widths);
   /// Every kept row at once, for sorting; `blocks` holds what they point to.
   std::vector<Row> all_rows(std::vector<inspector::EventBlock>& blocks);
@@ -48,6 +50,7 @@ class TableSource {
   size_t top_;
   std::vector<size_t> unmatched_;  // per block
   std::vector<inspector::EventBlock> storage_;  // the workers' blocks, reused from pass to pass
+  std::vector<inspector::EventBlock> widened_;  // every block, when widen kept them
 };
 
 }  // namespace etkit::cli

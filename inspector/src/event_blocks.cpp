@@ -27,9 +27,11 @@ namespace {
 void display_name_into(std::string& out, std::string_view name, int64_t delegate_int, std::string_view delegate_str) {
   if (delegate_int != -1 && name.empty()) {
     out = std::to_string(delegate_int);
-  } else {
-    out.assign(delegate_int == -1 && !delegate_str.empty() ? delegate_str : name);
+    return;
   }
+  const std::string_view text = delegate_int == -1 && !delegate_str.empty() ? delegate_str : name;
+  // Most often the name already there: the last block's event at this place.
+  if (std::string_view(out) != text) out.assign(text);
 }
 
 // Upstream's elapsed time, including its 32-bit wraparound rule.

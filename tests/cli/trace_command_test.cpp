@@ -89,16 +89,15 @@ void expect_nested(const nlohmann::json& trace, const std::string& label) {
   }
 }
 
-TEST(TableCommand, ManyBlocksPrintAsOneWorkerPrintsThem) {
-  // 700 runs, each with its own bundled input index (one block per run):
-  // enough blocks for the table to split them over workers and chunks.
-  // Its rows must equal the sequential path's (--top large).
+// A trace of `runs` runs, each with its own bundled input index (one block
+// per run) of four operator calls with their kernel events.
+std::string trace_of_runs(int runs) {
   uint64_t ticks = 0;
   etdump::ETDumpGenOptions options;
-  options.event_capacity = 700 * 9;
+  options.event_capacity = size_t(runs) * 9;
   options.clock = {[](void* c) { return *static_cast<uint64_t*>(c) += 37; }, &ticks, 1.0};
   etdump::ETDumpGen gen(options);
-  for (int run = 0; run < 700; ++run) {
+  for (int run = 0; run < runs; ++run) {
     gen.create_event_block("Execute");
     gen.set_bundled_input_index(run);
     for (int op = 0; op < 4; ++op) {
@@ -109,16 +108,25 @@ TEST(TableCommand, ManyBlocksPrintAsOneWorkerPrintsThem) {
     }
   }
   auto bytes = gen.serialize();
-  ASSERT_TRUE(bytes.ok());
-  const std::string trace = test::write_temp("many_blocks.etdp", *bytes);
-  for (const char* format : {"text", "csv", "markdown"}) {
-    const auto parallel = etinspect({"table", trace, "--format", format});
-    const auto sequential = etinspect({"table", trace, "--format", format, "--top", "1000000"});
-    ASSERT_EQ(parallel.exit_code, 0) << parallel.err;
-    EXPECT_EQ(parallel.out, sequential.out) << format;
-    // 700 blocks x 4 kernel rows, plus the header (and markdown's rule).
-    const size_t lines = size_t(std::count(parallel.out.begin(), parallel.out.end(), '\n'));
-    EXPECT_EQ(lines, 700u * 4 + (std::string(format) == "markdown" ? 2 : 1)) << format;
+  EXPECT_TRUE(bytes.ok());
+  return test::write_temp("blocks_" + std::to_string(runs) + ".etdp", bytes.ok() ? *bytes : std::vector<uint8_t>{});
+}
+
+TEST(TableCommand, ManyBlocksPrintAsOneWorkerPrintsThem) {
+  // 40 blocks, few enough for the table to keep them between its two
+  // passes, and 700, which it streams over workers and chunks twice: the
+  // rows of both must equal the sequential path's (--top large).
+  for (int runs : {40, 700}) {
+    const std::string trace = trace_of_runs(runs);
+    for (const char* format : {"text", "csv", "markdown"}) {
+      const auto parallel = etinspect({"table", trace, "--format", format});
+      const auto sequential = etinspect({"table", trace, "--format", format, "--top", "1000000"});
+      ASSERT_EQ(parallel.exit_code, 0) << parallel.err;
+      EXPECT_EQ(parallel.out, sequential.out) << runs << " blocks, " << format;
+      // A block's 4 kernel rows, plus the header (and markdown's rule).
+      const size_t lines = size_t(std::count(parallel.out.begin(), parallel.out.end(), '\n'));
+      EXPECT_EQ(lines, size_t(runs) * 4 + (std::string(format) == "markdown" ? 2 : 1)) << format;
+    }
   }
 }
 
