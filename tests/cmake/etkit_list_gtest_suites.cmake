@@ -9,7 +9,7 @@ endif()
 string(REPLACE ";" "\\;" listing "${listing}")
 string(REPLACE "\n" ";" lines "${listing}")
 string(REPLACE "|" ";" environment "${ENVIRONMENT}")
-set(script "# Written by cmake/etkit_list_gtest_suites.cmake from ${BINARY}; do not edit.\n")
+set(script "# Written by tests/cmake/etkit_list_gtest_suites.cmake from ${BINARY}; do not edit.\n")
 set(suites 0)
 foreach(line IN LISTS lines)
   # A suite line starts in column 0 and ends with '.', before any comment
