@@ -261,7 +261,7 @@ TimelineTrack run_of(const std::string& name, double start, std::vector<double> 
   return track;
 }
 
-TEST(TimelineLanes, ConsecutiveRunsOfOneBlockShareALane) {
+TEST(TimelineLanes, RunBaseNamesGiveConsecutiveRunsOfOneBlockOneLaneIndex) {
   EXPECT_EQ(run_base_name("Execute #12"), "Execute");
   EXPECT_EQ(run_base_name("Prefill #3"), "Prefill");
   EXPECT_EQ(run_base_name("Default #0"), "Default");
