@@ -7,11 +7,11 @@
 #include <cmath>
 
 #include "etkit/gui/workspace.h"
+#include "palette.h"
 
 namespace etkit::gui {
 namespace {
 
-constexpr ImU32 kText = IM_COL32(20, 20, 20, 255);
 constexpr float kLeft = 64;
 
 // Blue - white - red over [-range, range]; grey for padding.
@@ -182,7 +182,7 @@ void GapCanvas::draw_chart(const Chart& c) {
       list->AddLine(ImVec2(c.x0, y), ImVec2(c.x1, y), IM_COL32(225, 225, 225, 255));
       char label[24];
       std::snprintf(label, sizeof(label), "1e%d", int(std::lround(std::log10(d))));
-      list->AddText(ImVec2(6, y - 7), kText, label);
+      list->AddText(ImVec2(6, y - 7), kCanvasText, label);
     }
   } else {
     for (int i = 0; i <= 5; ++i) {
@@ -191,7 +191,7 @@ void GapCanvas::draw_chart(const Chart& c) {
       list->AddLine(ImVec2(c.x0, y), ImVec2(c.x1, y), IM_COL32(225, 225, 225, 255));
       char label[24];
       std::snprintf(label, sizeof(label), "%.3g", v);
-      list->AddText(ImVec2(6, y - 7), kText, label);
+      list->AddText(ImVec2(6, y - 7), kCanvasText, label);
     }
   }
   // The first divergence, marked across the chart.
@@ -263,7 +263,7 @@ void GapCanvas::draw_tensors(float top) {
   std::snprintf(title, sizeof(title), "%s [%s]   mse %.3g   snr %.1f dB   cosine %.6f   max abs %.3g",
                 gap_row_label(row).c_str(), sizes.c_str(), row.metrics.mse, row.metrics.snr_db, row.metrics.cosine,
                 row.metrics.max_abs);
-  list->AddText(ImVec2(8, top), kText, title);
+  list->AddText(ImVec2(8, top), kCanvasText, title);
   if (!image_) {
     list->AddText(ImVec2(8, top + 20), IM_COL32(110, 110, 110, 255), image_problem_.c_str());
     return;
@@ -276,7 +276,7 @@ void GapCanvas::draw_tensors(float top) {
   const char* captions[3] = {"actual", "reference", "|actual - reference|"};
   for (int i = 0; i < 3; ++i) {
     const float x = 16 + float(i) * (panel + 16);
-    list->AddText(ImVec2(x, top + 22), kText, captions[i]);
+    list->AddText(ImVec2(x, top + 22), kCanvasText, captions[i]);
     list->AddImage(reinterpret_cast<ImTextureID>(static_cast<intptr_t>(textures_[i])), ImVec2(x, top + 40),
                    ImVec2(x + iw, top + 40 + ih));
     list->AddRect(ImVec2(x, top + 40), ImVec2(x + iw, top + 40 + ih), IM_COL32(160, 160, 160, 255));

@@ -14,7 +14,6 @@ namespace etkit::gui {
 namespace {
 
 constexpr float kMargin = 56;  // room for the byte axis
-constexpr ImU32 kText = IM_COL32(20, 20, 20, 255);
 
 std::string sizes_text(const TensorShape& shape) {
   std::string text = to_string(shape.scalar_type) + std::string("[");
@@ -110,7 +109,7 @@ void MemoryCanvas::draw() {
                       " planned tensors, coloured by producing op;  black: bytes alive per step,  red: arena size,  "
                       "dashed: peak";
   if (!memory.errors.empty()) title += ", " + std::to_string(memory.errors.size()) + " PLANNING ERROR(S)";
-  list->AddText(ImVec2(8, 8), memory.errors.empty() ? kText : IM_COL32(200, 30, 30, 255), title.c_str());
+  list->AddText(ImVec2(8, 8), memory.errors.empty() ? kCanvasText : IM_COL32(200, 30, 30, 255), title.c_str());
   draw_legend(30);
   for (const Plot& plot : plots()) draw_plot(plot);
   const ImVec2 mouse = ImGui::GetIO().MousePos;
@@ -146,7 +145,7 @@ void MemoryCanvas::draw_legend(float y) {
     std::snprintf(text, sizeof(text), "%s %.0f%%", inspector::short_op_name(entry.producer).c_str(),
                   total > 0 ? 100.0 * double(entry.bytes) / double(total) : 0.0);
     list->AddRectFilled(ImVec2(x, y + 2), ImVec2(x + 10, y + 12), palette_colour(entry.colour, 230));
-    list->AddText(ImVec2(x + 14, y), kText, text);
+    list->AddText(ImVec2(x + 14, y), kCanvasText, text);
     x += 22 + ImGui::CalcTextSize(text).x;
   }
 }
@@ -166,7 +165,7 @@ void MemoryCanvas::draw_plot(const Plot& plot) {
                 plot.best_fit || arena.best_fit >= arena.size
                     ? ""
                     : ("; best fit " + format_bytes(arena.best_fit)).c_str());
-  list->AddText(ImVec2(plot.x0, plot.y0 - 17), kText, label);
+  list->AddText(ImVec2(plot.x0, plot.y0 - 17), kCanvasText, label);
   list->AddRectFilled(ImVec2(plot.x0, plot.y0), ImVec2(plot.x1, plot.y1), IM_COL32(248, 248, 248, 255));
   const std::vector<MemoryRect>& rects = plot.best_fit ? arena.best_fit_plan : arena.planned;
   for (const MemoryRect& r : rects) {
@@ -184,8 +183,8 @@ void MemoryCanvas::draw_plot(const Plot& plot) {
   }
   if (!curve.empty()) list->AddPolyline(curve.data(), int(curve.size()), IM_COL32(30, 30, 30, 255), 0, 1.5f);
   list->AddRect(ImVec2(plot.x0, plot.y0), ImVec2(plot.x1, plot.y1), IM_COL32(150, 150, 150, 255));
-  list->AddText(ImVec2(plot.x0 - kMargin + 2, plot.y0), kText, format_bytes(extent).c_str());
-  list->AddText(ImVec2(plot.x0 - kMargin + 2, plot.y1 - 14), kText, "0");
+  list->AddText(ImVec2(plot.x0 - kMargin + 2, plot.y0), kCanvasText, format_bytes(extent).c_str());
+  list->AddText(ImVec2(plot.x0 - kMargin + 2, plot.y1 - 14), kCanvasText, "0");
   // The peak: a dashed line at its step, named.
   if (!plot.best_fit && arena.peak > 0) {
     const float px = x_of(double(arena.peak_step) + 0.5);
@@ -201,7 +200,7 @@ void MemoryCanvas::draw_plot(const Plot& plot) {
   for (size_t step : model_->step_ticks(8)) {
     const float x = x_of(double(step));
     list->AddLine(ImVec2(x, plot.y1), ImVec2(x, plot.y1 + 4), IM_COL32(150, 150, 150, 255));
-    list->AddText(ImVec2(x - 6, plot.y1 + 5), kText, std::to_string(step).c_str());
+    list->AddText(ImVec2(x - 6, plot.y1 + 5), kCanvasText, std::to_string(step).c_str());
   }
 }
 

@@ -15,9 +15,8 @@
 namespace etkit::gui {
 namespace {
 
-constexpr float kLeft = 70, kRight = 16, kTop = 56, kBottom = 42;
+constexpr float kPlotLeft = 70, kPlotRight = 16, kPlotTop = 56, kPlotBottom = 42;
 constexpr float kPhaseStrip = 5;  // under the axis: which steps are prefill
-constexpr ImU32 kText = IM_COL32(20, 20, 20, 255);
 constexpr ImU32 kAxis = IM_COL32(120, 120, 120, 255);
 constexpr ImU32 kPrefill = IM_COL32(230, 140, 40, 255);
 constexpr ImU32 kDecode = IM_COL32(50, 110, 200, 255);
@@ -46,7 +45,7 @@ void StepsCanvas::set_workspace(const Workspace* workspace) {
 }
 
 StepsCanvas::Plot StepsCanvas::plot() const {
-  return {kLeft, kTop, float(width()) - kRight, float(height()) - kBottom};
+  return {kPlotLeft, kPlotTop, float(width()) - kPlotRight, float(height()) - kPlotBottom};
 }
 
 std::optional<size_t> StepsCanvas::step_at(float x, float y) const {
@@ -72,7 +71,7 @@ void StepsCanvas::draw() {
     list->AddText(ImVec2((size.x - text.x) / 2, (size.y - text.y) / 2), IM_COL32(110, 110, 110, 255), hint);
     return;
   }
-  list->AddText(ImVec2(8, 8), kText, chart_.title().c_str());
+  list->AddText(ImVec2(8, 8), kCanvasText, chart_.title().c_str());
   const Plot p = plot();
   draw_axes(p);
   const float bar = (p.x1 - p.x0) / float(steps.size());
@@ -85,9 +84,9 @@ void StepsCanvas::draw() {
   for (size_t i = 0; i < steps.size(); i += chart_.label_every(bar, 80)) {
     const float x = p.x0 + bar * (float(i) + 0.5f);
     list->AddLine(ImVec2(x, p.y1 + kPhaseStrip), ImVec2(x, p.y1 + kPhaseStrip + 4), kAxis);
-    list->AddText(ImVec2(x - 8, p.y1 + kPhaseStrip + 6), kText, std::to_string(steps[i].context).c_str());
+    list->AddText(ImVec2(x - 8, p.y1 + kPhaseStrip + 6), kCanvasText, std::to_string(steps[i].context).c_str());
   }
-  list->AddText(ImVec2(p.x1 - 190, p.y1 + kPhaseStrip + 22), kText, "context (tokens after the step)");
+  list->AddText(ImVec2(p.x1 - 190, p.y1 + kPhaseStrip + 22), kCanvasText, "context (tokens after the step)");
   draw_legend(p);
   const ImVec2 mouse = ImGui::GetIO().MousePos;
   if (const auto hit = step_at(mouse.x, mouse.y)) draw_step_tooltip(*hit);
@@ -100,7 +99,7 @@ void StepsCanvas::draw_axes(const Plot& p) {
   for (double value : chart_.latency_ticks()) {
     const float y = p.y_of(chart_.height_fraction(value));
     list->AddLine(ImVec2(p.x0 - 4, y), ImVec2(p.x0, y), kAxis);
-    list->AddText(ImVec2(4, y - 7), kText, tick_label(value, chart_.tick_step()).c_str());
+    list->AddText(ImVec2(4, y - 7), kCanvasText, tick_label(value, chart_.tick_step()).c_str());
   }
 }
 
@@ -143,7 +142,7 @@ void StepsCanvas::draw_legend(const Plot& p) {
     const float width = 16 + ImGui::CalcTextSize(text.c_str()).x + 14;
     if (x + width > p.x1) return;
     list->AddRectFilled(ImVec2(x, 32), ImVec2(x + 12, 44), colour);
-    list->AddText(ImVec2(x + 16, 30), kText, text.c_str());
+    list->AddText(ImVec2(x + 16, 30), kCanvasText, text.c_str());
     x += width;
   };
   if (!by_op()) {

@@ -29,7 +29,6 @@ constexpr float kRowHeight = 18;
 constexpr float kTrackGap = 4;
 constexpr double kMinPixels = 3;  // narrower events fold (Tracy's rule)
 constexpr LaneMetrics kLaneMetrics{kHeaderHeight, kRowHeight, kTrackGap};
-constexpr ImU32 kText = IM_COL32(20, 20, 20, 255);
 constexpr ImU32 kFolded = IM_COL32(170, 170, 170, 255);
 constexpr ImU32 kHatch = IM_COL32(120, 120, 120, 255);
 
@@ -340,7 +339,7 @@ void TimelineCanvas::draw_ruler() {
       list->AddLine(ImVec2(mx, kRulerHeight - 4), ImVec2(mx, kRulerHeight - 1), IM_COL32(170, 170, 170, 255));
     }
     const std::string label = tick_label(k * step, step);
-    if (x + 3 + ImGui::CalcTextSize(label.c_str()).x < labels_end) list->AddText(ImVec2(x + 3, 4), kText, label.c_str());
+    if (x + 3 + ImGui::CalcTextSize(label.c_str()).x < labels_end) list->AddText(ImVec2(x + 3, 4), kCanvasText, label.c_str());
   }
   list->AddRectFilled(ImVec2(labels_end, 2), ImVec2(w, kRulerHeight - 9), IM_COL32(245, 245, 245, 255));
   list->AddText(ImVec2(w - size.x - 6, 4), IM_COL32(110, 110, 110, 255), from.c_str());
@@ -367,7 +366,7 @@ void TimelineCanvas::draw_track(const LaneTrack& ref, size_t t, float top) {
       }
       list->PopClipRect();
       const std::string count = std::to_string(item.count) + " events";
-      if (x1 - x0 > ImGui::CalcTextSize(count.c_str()).x + 8) clipped_text(list, x0, x1, y0, kText, count.c_str());
+      if (x1 - x0 > ImGui::CalcTextSize(count.c_str()).x + 8) clipped_text(list, x0, x1, y0, kCanvasText, count.c_str());
       continue;
     }
     const TimelineEvent& event = track.events[item.first_event];
@@ -381,7 +380,7 @@ void TimelineCanvas::draw_track(const LaneTrack& ref, size_t t, float top) {
       list->AddRect(ImVec2(a.x - 1, a.y - 1), ImVec2(b.x + 1, b.y + 1), IM_COL32(0, 0, 0, 255), 0, 0, 2.5f);
     }
     const std::string label = workspace_->event_label(track, event);
-    if (clipped_text(list, x0, x1, y0, match ? kText : IM_COL32(20, 20, 20, 110), label.c_str())) {
+    if (clipped_text(list, x0, x1, y0, match ? kCanvasText : IM_COL32(20, 20, 20, 110), label.c_str())) {
       ++labels_drawn_;
     }
   }
@@ -399,7 +398,7 @@ void TimelineCanvas::draw_folded_runs(double start, double end, size_t runs, flo
   for (float hx = x0 - kRowHeight; hx < x1; hx += 6) list->AddLine(ImVec2(hx, b.y), ImVec2(hx + kRowHeight, a.y), kHatch);
   list->PopClipRect();
   const std::string count = std::to_string(runs) + (runs == 1 ? " run" : " runs");
-  if (x1 - x0 > ImGui::CalcTextSize(count.c_str()).x + 8) clipped_text(list, x0, x1, y0, kText, count.c_str());
+  if (x1 - x0 > ImGui::CalcTextSize(count.c_str()).x + 8) clipped_text(list, x0, x1, y0, kCanvasText, count.c_str());
 }
 
 void TimelineCanvas::draw_lane_header(size_t lane, float top) {
@@ -433,7 +432,7 @@ void TimelineCanvas::draw_lane_header(size_t lane, float top) {
   if (typical_ && std::find(runs.begin(), runs.end(), *typical_) != runs.end() && !first.baseline) {
     title += "   (opened at " + lanes_.track(*typical_).track->name + ", a run of median length)";
   }
-  list->AddText(ImVec2(6, top + 3), kText, title.c_str());
+  list->AddText(ImVec2(6, top + 3), kCanvasText, title.c_str());
 }
 
 void TimelineCanvas::draw_range() {
@@ -504,7 +503,7 @@ void TimelineCanvas::draw_summary() {
   for (const KeyTime& k : summary_->keys) total += k.ns;
   if (total <= 0) return;
   const std::string title = track.name + " ops " + format_duration(total) + ":";
-  list->AddText(ImVec2(6, y0 + 4), kText, title.c_str());
+  list->AddText(ImVec2(6, y0 + 4), kCanvasText, title.c_str());
   // Op types read as the events' labels do ("convolution", not "aten.convolution.default").
   const auto shown = [this](const std::string& key) {
     return summary_->mode == ColourBy::kOpType ? inspector::short_op_name(key) : key;
@@ -529,7 +528,7 @@ void TimelineCanvas::draw_summary() {
     const float x1 = x + float(ns / total) * (bar1 - bar0);
     list->AddRectFilled(ImVec2(x, y0 + 4), ImVec2(x1, y1 - 5),
                         palette_colour(palette_index(key, TimelineStyle::kPaletteSize)));
-    clipped_text(list, x, x1, y0 + 2, kText, shown(key).c_str());
+    clipped_text(list, x, x1, y0 + 2, kCanvasText, shown(key).c_str());
     x = x1;
   }
   x = bar1 + 12;
@@ -539,7 +538,7 @@ void TimelineCanvas::draw_summary() {
     const ImU32 swatch = shares[i].key.empty() ? IM_COL32(200, 200, 200, 255)
                                                : palette_colour(palette_index(shares[i].key, TimelineStyle::kPaletteSize));
     list->AddRectFilled(ImVec2(x, y0 + 6), ImVec2(x + 12, y0 + 18), swatch);
-    list->AddText(ImVec2(x + 16, y0 + 4), kText, label.c_str());
+    list->AddText(ImVec2(x + 16, y0 + 4), kCanvasText, label.c_str());
     x += width;
   }
 }
