@@ -10,6 +10,7 @@
 #include <random>
 
 #include "../../kernels/cortex_m/cmsis_arithmetic.h"
+#include "cmsis_test_tensors.h"
 #include "op_runner.h"
 
 namespace etkit {
@@ -18,16 +19,10 @@ namespace {
 using test::OpRunner;
 namespace cmsis = kernels::cmsis;
 
-at::Tensor int8(std::vector<int64_t> values, at::IntArrayRef sizes, at::ScalarType type = at::kChar) {
-  return at::tensor(values, at::kLong).to(type).reshape(sizes).contiguous();
-}
-at::Tensor int32(std::vector<int64_t> values) { return at::tensor(values, at::kLong).to(at::kInt); }
-std::vector<int64_t> values_of(const at::Tensor& t) {
-  at::Tensor flat = t.contiguous().to(at::kLong).flatten();
-  return std::vector<int64_t>(flat.data_ptr<int64_t>(), flat.data_ptr<int64_t>() + flat.numel());
-}
-
-constexpr int32_t kHalf = 1 << 30;  // Q31 0.5
+using test::int8;
+using test::int32;
+using test::kHalf;
+using test::values_of;
 
 TEST(CmsisFixedPoint, ExpAndReciprocalMatchPublishedValues) {
   // Input -> output pairs of CMSIS-NN's arm_nn_exp_on_negative_values and
