@@ -3,13 +3,23 @@
 #include <algorithm>
 #include <cstring>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+#include "etkit/kernels/fast_math.h"
+
 namespace etkit::kernels {
 namespace {
 
 constexpr int64_t kLanes = kGemmPanelColumns;
 // Per-tap column bounds live on the stack; wider kernels take im2col.
 constexpr int64_t kMaxKernelWidth = 16;
+// Kernels of up to this many taps pack through per-panel tap plans (a 7 x 7
+// stem's 49 fit); larger ones fill their panels run by run.
+constexpr int64_t kMaxPlannedTaps = 49;
 bool column_packer_allowed = true;
+ColumnRowCopy row_copy_choice = ColumnRowCopy::kBest;
 
 // A panel's pixels inside one output row: `len` pixels from (oh, ow), at
 // lane `lane` of the panel.
@@ -70,31 +80,168 @@ struct TapCursor {
       if (++kh == s.k_h) kh = 0, ++c;
     }
   }
+  int64_t tap(const ConvShape& s) const { return kh * s.k_w + kw; }
 };
 
-// A panel whose sixteen pixels are one output row's: most rows of the
-// panel are sixteen consecutive (or evenly strided) input values, copied
-// without the per-run bookkeeping.
-void pack_one_row_panel(const ConvShape& s, const float* image, const TapColumns* taps, const Run& run,
-                        int64_t p0, int64_t kc, float* __restrict out) {
+// What one tap (kh, kw) puts in a panel's row, the same for every input
+// channel: segments of lanes, segment i's lane l reading the channel at
+// offset[i] + l * step (offset[i] is where lane 0 would read; it can lie
+// outside the channel, and only the segment's lanes are read). Every other
+// lane is zero. Planned once per panel, a row is then a few masked loads
+// instead of the runs' bookkeeping, which cost a sixth of ResNet-18.
+struct TapPlan {
+  int count;
+  uint32_t lanes[kLanes];   ///< the segment's lanes as bits
+  int64_t offset[kLanes];
+  bool whole() const { return count == 1 && lanes[0] == 0xFFFFu; }
+};
+
+void plan_tap(const ConvShape& s, int64_t kh, const TapColumns& tap, const Run* runs, int run_count,
+              TapPlan& plan) {
   const int64_t step = s.stride_w * s.is[3];
-  const int64_t ih0 = run.oh * s.stride_h - s.pad_h;
+  plan.count = 0;
+  for (int r = 0; r < run_count; ++r) {
+    const Run& run = runs[r];
+    const int64_t ih = run.oh * s.stride_h - s.pad_h + kh * s.dil_h;
+    if (ih < 0 || ih >= s.in_h) continue;
+    const int64_t end = run.ow + run.len;
+    const int64_t lo = std::clamp(tap.lo, run.ow, end), hi = std::clamp(tap.hi, lo, end);
+    if (lo == hi) continue;
+    const int64_t first_lane = run.lane + lo - run.ow;
+    plan.lanes[plan.count] = ((1u << (hi - lo)) - 1u) << first_lane;
+    plan.offset[plan.count] = ih * s.is[2] + tap.shift * s.is[3] + lo * step - first_lane * step;
+    ++plan.count;
+  }
+}
+
+// The address of element `offset` of `channel`, formed as an integer: a
+// segment's lane 0 can lie before the channel, where pointer arithmetic
+// would be undefined.
+inline const float* at_offset(const float* channel, int64_t offset) {
+  return reinterpret_cast<const float*>(reinterpret_cast<uintptr_t>(channel) +
+                                        static_cast<uintptr_t>(offset) * sizeof(float));
+}
+
+void copy_row_plain(const TapPlan& plan, const float* channel, int64_t step, float* __restrict dst) {
+  for (int64_t lane = 0; lane < kLanes; ++lane) dst[lane] = 0.0f;
+  for (int i = 0; i < plan.count; ++i) {
+    for (int64_t lane = 0; lane < kLanes; ++lane) {
+      if (plan.lanes[i] >> lane & 1u) dst[lane] = *at_offset(channel, plan.offset[i] + lane * step);
+    }
+  }
+}
+
+// Rows [p0, p0 + kc) of one panel through its tap plans, each row by `copy`.
+template <typename Copy>
+__attribute__((always_inline)) inline void pack_planned_rows(const ConvShape& s, const float* image,
+                                                             const TapPlan* plans, int64_t p0, int64_t kc,
+                                                             float* __restrict out, Copy copy) {
+  const int64_t step = s.stride_w * s.is[3];
   TapCursor tap(s, p0);
   for (int64_t p = 0; p < kc; ++p, tap.next(s)) {
-    float* __restrict dst = out + p * kLanes;
+    copy(plans[tap.tap(s)], image + tap.c * s.is[1], step, out + p * kLanes);
+  }
+}
+
+void pack_planned_plain(const ConvShape& s, const float* image, const TapPlan* plans, int64_t p0, int64_t kc,
+                        float* out) {
+  pack_planned_rows(s, image, plans, p0, kc, out, copy_row_plain);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+// Sixteen lanes as two eight-lane halves, each segment one masked load per
+// half (lanes outside the mask read nothing and load zero; the segments'
+// lanes are disjoint, so OR joins them). Other steps than 1 go lane by lane.
+ETKIT_AVX2_FMA inline __m256i half_mask(uint32_t bits) {
+  const __m256i lane_bits = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+  return _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(int(bits)), lane_bits), lane_bits);
+}
+
+ETKIT_AVX2_FMA void pack_planned_avx2(const ConvShape& s, const float* image, const TapPlan* plans, int64_t p0,
+                                      int64_t kc, float* out) {
+  if (s.stride_w * s.is[3] != 1) return pack_planned_plain(s, image, plans, p0, kc, out);
+  TapCursor tap(s, p0);
+  for (int64_t p = 0; p < kc; ++p, tap.next(s)) {
+    const TapPlan& plan = plans[tap.tap(s)];
     const float* channel = image + tap.c * s.is[1];
-    const TapColumns& columns = taps[tap.kw];
-    const int64_t ih = ih0 + tap.kh * s.dil_h;
-    if (ih >= 0 && ih < s.in_h && run.ow >= columns.lo && run.ow + kLanes <= columns.hi) {
-      const float* src = channel + ih * s.is[2] + columns.shift * s.is[3] + run.ow * step;
-      if (step == 1) {
-        std::memcpy(dst, src, sizeof(float) * kLanes);
-      } else {
-        for (int64_t lane = 0; lane < kLanes; ++lane) dst[lane] = src[lane * step];
-      }
+    float* dst = out + p * kLanes;
+    if (plan.whole()) {
+      const float* src = channel + plan.offset[0];
+      _mm256_storeu_ps(dst, _mm256_loadu_ps(src));
+      _mm256_storeu_ps(dst + 8, _mm256_loadu_ps(src + 8));
       continue;
     }
-    fill_panel_row(s, channel, tap.kh, columns, &run, 1, dst);
+    __m256 low = _mm256_setzero_ps(), high = _mm256_setzero_ps();
+    for (int i = 0; i < plan.count; ++i) {
+      const float* src = at_offset(channel, plan.offset[i]);
+      low = _mm256_or_ps(low, _mm256_maskload_ps(src, half_mask(plan.lanes[i] & 0xFFu)));
+      high = _mm256_or_ps(high, _mm256_maskload_ps(at_offset(src, 8), half_mask(plan.lanes[i] >> 8)));
+    }
+    _mm256_storeu_ps(dst, low);
+    _mm256_storeu_ps(dst + 8, high);
+  }
+}
+
+// All sixteen lanes in one register: a segment is one masked load at step
+// 1; at step 2 two masked loads of the 32 values under its lanes and one
+// permute that keeps every second. Other steps go lane by lane.
+__attribute__((target("avx512f,bmi2"))) void pack_planned_avx512(const ConvShape& s, const float* image,
+                                                            const TapPlan* plans, int64_t p0, int64_t kc,
+                                                            float* out) {
+  const int64_t step = s.stride_w * s.is[3];
+  if (step != 1 && step != 2) return pack_planned_plain(s, image, plans, p0, kc, out);
+  const __m512i evens = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  TapCursor tap(s, p0);
+  for (int64_t p = 0; p < kc; ++p, tap.next(s)) {
+    const TapPlan& plan = plans[tap.tap(s)];
+    const float* channel = image + tap.c * s.is[1];
+    __m512 row = _mm512_setzero_ps();
+    for (int i = 0; i < plan.count; ++i) {
+      const float* src = at_offset(channel, plan.offset[i]);
+      const __mmask16 lanes = static_cast<__mmask16>(plan.lanes[i]);
+      if (step == 1) {
+        row = _mm512_mask_loadu_ps(row, lanes, src);
+        continue;
+      }
+      // Lane l reads value 2l of the 32 from src: bit 2l of the pair of loads.
+      const uint32_t spread = _pdep_u32(plan.lanes[i], 0x55555555u);
+      const __m512 even_low = _mm512_maskz_loadu_ps(static_cast<__mmask16>(spread), src);
+      const __m512 even_high = _mm512_maskz_loadu_ps(static_cast<__mmask16>(spread >> 16), at_offset(src, 16));
+      row = _mm512_mask_mov_ps(row, lanes, _mm512_permutex2var_ps(even_low, evens, even_high));
+    }
+    _mm512_storeu_ps(out + p * kLanes, row);
+  }
+}
+
+bool cpu_has_avx512_bmi2() {
+  static const bool has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("bmi2");
+  return has;
+}
+#endif
+
+// One panel's rows through its tap plans, by the widest copy the core runs
+// (or the one a test chose).
+void pack_planned(const ConvShape& s, const float* image, const TapPlan* plans, int64_t p0, int64_t kc,
+                  float* out) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (row_copy_choice == ColumnRowCopy::kBest && cpu_has_avx512_bmi2()) {
+    return pack_planned_avx512(s, image, plans, p0, kc, out);
+  }
+  if (row_copy_choice != ColumnRowCopy::kPlain && cpu_has_avx2_fma()) {
+    return pack_planned_avx2(s, image, plans, p0, kc, out);
+  }
+#endif
+  pack_planned_plain(s, image, plans, p0, kc, out);
+}
+
+// A panel's rows run by run, for kernels with more taps than plans kept.
+void pack_runs(const ConvShape& s, const float* image, const TapColumns* taps, const Run* runs, int count,
+               int64_t p0, int64_t kc, float* out) {
+  TapCursor tap(s, p0);
+  for (int64_t p = 0; p < kc; ++p, tap.next(s)) {
+    float* dst = out + p * kLanes;
+    for (int64_t lane = 0; lane < kLanes; ++lane) dst[lane] = 0.0f;
+    fill_panel_row(s, image + tap.c * s.is[1], tap.kh, taps[tap.kw], runs, count, dst);
   }
 }
 
@@ -103,20 +250,19 @@ void pack_conv_columns(const void* state, int64_t p0, int64_t kc, int64_t j0, in
   const ConvShape& s = *columns.shape;
   TapColumns taps[kMaxKernelWidth];
   fill_tap_columns(s, taps);
+  const bool planned = s.k_h * s.k_w <= kMaxPlannedTaps;
+  TapPlan plans[kMaxPlannedTaps];
   for (int64_t jr = 0; jr < nc; jr += kLanes, out += kc * kLanes) {
-    const int64_t lanes = std::min(kLanes, nc - jr);
     Run runs[kLanes];
-    const int count = split_runs(s, j0 + jr, lanes, runs);
-    if (count == 1 && lanes == kLanes) {
-      pack_one_row_panel(s, columns.image, taps, runs[0], p0, kc, out);
+    const int count = split_runs(s, j0 + jr, std::min(kLanes, nc - jr), runs);
+    if (!planned) {
+      pack_runs(s, columns.image, taps, runs, count, p0, kc, out);
       continue;
     }
-    TapCursor tap(s, p0);
-    for (int64_t p = 0; p < kc; ++p, tap.next(s)) {
-      float* dst = out + p * kLanes;
-      fill_panel_row(s, columns.image + tap.c * s.is[1], tap.kh, taps[tap.kw], runs, count, dst);
-      for (int64_t lane = lanes; lane < kLanes; ++lane) dst[lane] = 0.0f;
+    for (int64_t kh = 0; kh < s.k_h; ++kh) {
+      for (int64_t kw = 0; kw < s.k_w; ++kw) plan_tap(s, kh, taps[kw], runs, count, plans[kh * s.k_w + kw]);
     }
+    pack_planned(s, columns.image, plans, p0, kc, out);
   }
 }
 
@@ -136,6 +282,8 @@ bool conv_columns_suit(const ConvShape& s) {
 }
 
 void conv_allow_column_packer(bool allow) { column_packer_allowed = allow; }
+
+void conv_choose_column_row_copy(ColumnRowCopy choice) { row_copy_choice = choice; }
 
 PanelPacker conv_column_packer(const ConvColumns& columns) { return {&pack_conv_columns, &columns}; }
 

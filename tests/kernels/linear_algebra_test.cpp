@@ -260,7 +260,9 @@ TEST(Convolution, DepthwiseOutputsAreTheirTapsAddedInOrder) {
 // so the bits are the im2col path's. Panels that cross output rows, outputs
 // narrower than a panel, strides, padding past the kernel's reach,
 // dilation, groups, channels-last input and output, 1-D, the widest kernel
-// the packer takes (16) and products longer than one 256-row block.
+// the packer takes (16), kernels of more taps than it plans (8 x 7), a
+// stride of 3, outputs of fewer columns than a panel's rows, and products
+// longer than one 256-row block; each through every way of copying a row.
 TEST(Convolution, ColumnsPackedFromTheImageGiveTheBitsOfIm2col) {
   std::mt19937_64 rng(kernel_test_seed() + 31);
   const std::vector<ConvCase> cases = {
@@ -272,6 +274,9 @@ TEST(Convolution, ColumnsPackedFromTheImageGiveTheBitsOfIm2col) {
       {{1, 6, 7, 40}, {5, 6, 1, 16}, {1, 1}, {0, 7}, {1, 1}, 1, false, {0, 0}, true},
       {{1, 4, 12, 12}, {6, 4, 1, 1}, {2, 2}, {0, 0}, {1, 1}, 1, false, {0, 0}, true},
       {{2, 6, 50}, {8, 3, 5}, {2}, {2}, {1}, 2, false, {0}, true},
+      {{1, 2, 13, 11}, {4, 2, 8, 7}, {1, 2}, {3, 2}, {1, 1}, 1, false, {0, 0}, true},
+      {{1, 4, 9, 40}, {6, 4, 3, 3}, {1, 3}, {1, 1}, {1, 1}, 1, false, {0, 0}, true},
+      {{1, 3, 5, 3}, {4, 3, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, false, {0, 0}, true},
   };
   for (const ConvCase& c : cases) {
     for (at::MemoryFormat format : {at::MemoryFormat::Contiguous, at::MemoryFormat::ChannelsLast}) {
@@ -282,14 +287,20 @@ TEST(Convolution, ColumnsPackedFromTheImageGiveTheBitsOfIm2col) {
       const at::Tensor bias = random_tensor(rng, {c.weight[0]}, at::kFloat);
       const auto sizes = at::convolution(input, weight, c10::nullopt, c.stride, c.padding, c.dilation, false,
                                          c.output_padding, c.groups).sizes().vec();
-      const at::Tensor packed = run_convolution(c, input, weight, bias, sizes, format).contiguous();
       kernels::conv_allow_column_packer(false);
       const at::Tensor im2col = run_convolution(c, input, weight, bias, sizes, format).contiguous();
       kernels::conv_allow_column_packer(true);
-      ASSERT_TRUE(packed.defined() && im2col.defined());
-      EXPECT_EQ(std::memcmp(packed.data_ptr(), im2col.data_ptr(), size_t(packed.nbytes())), 0)
-          << "input " << at::IntArrayRef(c.input) << " weight " << at::IntArrayRef(c.weight) << " format "
-          << format;
+      ASSERT_TRUE(im2col.defined());
+      for (kernels::ColumnRowCopy copy :
+           {kernels::ColumnRowCopy::kBest, kernels::ColumnRowCopy::kAvx2, kernels::ColumnRowCopy::kPlain}) {
+        kernels::conv_choose_column_row_copy(copy);
+        const at::Tensor packed = run_convolution(c, input, weight, bias, sizes, format).contiguous();
+        kernels::conv_choose_column_row_copy(kernels::ColumnRowCopy::kBest);
+        ASSERT_TRUE(packed.defined());
+        EXPECT_EQ(std::memcmp(packed.data_ptr(), im2col.data_ptr(), size_t(packed.nbytes())), 0)
+            << "input " << at::IntArrayRef(c.input) << " weight " << at::IntArrayRef(c.weight) << " format "
+            << format << " row copy " << int(copy);
+      }
     }
   }
 }

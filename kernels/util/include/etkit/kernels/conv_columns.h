@@ -45,6 +45,12 @@ bool conv_columns_suit(const ConvShape& s);
 /// Not thread-safe: set it before running.
 void conv_allow_column_packer(bool allow);
 
+/// How the packer copies a panel's rows: the widest vectors the core has
+/// (the default), at most AVX2, or element by element; the same bytes in
+/// every case, for tests that compare them. Not thread-safe.
+enum class ColumnRowCopy { kBest, kAvx2, kPlain };
+void conv_choose_column_row_copy(ColumnRowCopy choice);
+
 /// The packer of `columns`' im2col matrix (it must outlive the gemm call).
 PanelPacker conv_column_packer(const ConvColumns& columns);
 
