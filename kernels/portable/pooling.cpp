@@ -144,7 +144,9 @@ bool max_pool_rows_vectorize(const MaxPoolPlanes& p) {
 
 // Eight interior outputs of a row at a time, from `interior.start` while
 // eight fit before `interior.end`, by max_window's rule lane by lane (a
-// lane takes a value greater than its best, or NaN). Returns the first
+// lane takes a value greater than its best, or NaN); the row's last eight
+// interior outputs once more where fewer remain (an output is a function
+// of the input alone: written twice, the same bytes). Returns the first
 // column it left.
 __attribute__((always_inline)) inline int64_t max_pool_interior_body(const MaxPoolPlanes& p, const float* plane,
                                                                      WindowSpan rows, WindowSpan interior,
@@ -152,8 +154,14 @@ __attribute__((always_inline)) inline int64_t max_pool_interior_body(const MaxPo
   const PoolGeometry& g = p.g;
   const int64_t iw = p.in.size[3], step = g.sw * p.in.stride[3];
   const Int8 lane_columns = Int8{0, 1, 2, 3, 4, 5, 6, 7} * int32_t(g.sw);
+  const bool dense = p.out.stride[3] == 1 && p.indices.stride[3] == 1;
   int64_t x0 = interior.start;
-  for (; x0 + 8 <= interior.end; x0 += 8) {
+  for (bool last = false; !last; x0 += 8) {
+    if (x0 + 8 > interior.end) {
+      if (x0 == interior.end || interior.end - interior.start < 8) break;
+      x0 = interior.end - 8;
+      last = true;
+    }
     const int64_t w0 = x0 * g.sw - g.pw;
     Float8 best = splat(-INFINITY);
     Int8 best_index = int32_t(rows.start * iw + w0) + lane_columns;
@@ -177,12 +185,21 @@ __attribute__((always_inline)) inline int64_t max_pool_interior_body(const MaxPo
         best_index = take ? int32_t(h * iw + w) + lane_columns : best_index;
       }
     }
+    if (dense) {
+      typedef int64_t Long4 __attribute__((vector_size(32)));
+      const Long4 low = __builtin_convertvector(__builtin_shufflevector(best_index, best_index, 0, 1, 2, 3), Long4);
+      const Long4 high = __builtin_convertvector(__builtin_shufflevector(best_index, best_index, 4, 5, 6, 7), Long4);
+      store8(out_row + x0, best);
+      std::memcpy(index_row + x0, &low, sizeof low);
+      std::memcpy(index_row + x0 + 4, &high, sizeof high);
+      continue;
+    }
     for (int lane = 0; lane < 8; ++lane) {
       out_row[(x0 + lane) * p.out.stride[3]] = best[lane];
       index_row[(x0 + lane) * p.indices.stride[3]] = best_index[lane];
     }
   }
-  return x0;
+  return std::max(x0, interior.start);
 }
 
 ETKIT_AVX2_FMA int64_t max_pool_interior_avx2(const MaxPoolPlanes& p, const float* plane, WindowSpan rows,
