@@ -3,7 +3,10 @@
 // matrix products and convolutions also etkit's GFLOP/s and its share of
 // the core's FMA peak, measured first (fma_peak.h).
 //
-//   kernel_bench [--quick] [--only products|convolutions|portable|transposes|attention]
+//   kernel_bench [--quick] [--eight-wide] [--only products|convolutions|portable|transposes|attention]
+//
+// --eight-wide runs the GEMM's 256-bit tiles on a core with AVX-512: what a
+// core without it runs, measured here.
 
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
@@ -272,6 +275,7 @@ int main(int argc, char** argv) {
   std::string only;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0) quick = true;
+    if (std::strcmp(argv[i], "--eight-wide") == 0) etkit::kernels::gemm_allow_wide_tiles(false);
     if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc) only = argv[++i];
   }
   const std::vector<std::pair<std::string, std::function<void()>>> sections = {

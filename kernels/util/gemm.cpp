@@ -31,12 +31,20 @@ size_t packed_bytes() {
 }
 
 // Packs rows [i0, i0+mc) x cols [p0, p0+kc) of A into MR-row micro-panels:
-// panel-major, then k, then row. Rows past the edge are zero.
+// panel-major, then k, then row. Rows past the edge are zero. A row-major A
+// (a layer's weights, most often from memory) is read in row segments too
+// short for the hardware prefetcher: each panel asks for the next one's.
 template <typename T>
 void pack_a(const MatrixView<const T>& a, int64_t i0, int64_t mc, int64_t p0, int64_t kc, T* out) {
+  constexpr int64_t kLineValues = 64 / sizeof(T);
   for (int64_t ir = 0; ir < mc; ir += kMR) {
     const int64_t mr = std::min(kMR, mc - ir);
+    const int64_t next_rows = a.col_stride == 1 ? std::clamp<int64_t>(mc - ir - kMR, 0, kMR) : 0;
+    const T* next = next_rows > 0 ? a.data + (i0 + ir + kMR) * a.row_stride + p0 : nullptr;
     for (int64_t p = 0; p < kc; ++p) {
+      if (p % kLineValues == 0) {
+        for (int64_t r = 0; r < next_rows; ++r) __builtin_prefetch(next + r * a.row_stride + p);
+      }
       const T* src = a.data + (i0 + ir) * a.row_stride + (p0 + p) * a.col_stride;
       for (int64_t r = 0; r < mr; ++r) out[r] = src[r * a.row_stride];
       for (int64_t r = mr; r < kMR; ++r) out[r] = T(0);
@@ -121,37 +129,64 @@ __attribute__((always_inline)) inline void micro_kernel_f32_body(int64_t kc, con
   }
 }
 
+// Where the AVX2 and 512-bit tiles read A's six rows: a packed micro-panel
+// (value (r, p) at a[p * kMR + r]), or A's rows in place (row r at
+// rows[r], its values contiguous). In place spares the packing pass, which
+// costs as much as the tiles where A is a layer's weights read once per
+// inference; the values, and so the bits, are the same.
+// fetch_ahead(p): asks for the next 16 values from p of the rows the
+// following tile reads. In place they are a layer's weights, most often
+// straight from memory in short row segments the hardware prefetcher does
+// not follow: the last layers of ResNet-18 waited on them at a third of
+// the FMA rate.
+struct PackedRows {
+  const float* a;
+  float at(int r, int64_t p) const { return a[p * kMR + r]; }
+  void fetch_ahead(int64_t /*p*/) const {}
+};
+struct RowsInPlace {
+  const float* rows[kMR];
+  const float* next[kMR];  ///< the following tile's rows; null: none
+  float at(int r, int64_t p) const { return rows[r][p]; }
+  // Always inlined: as a call of its own GCC finds it free of side effects
+  // (a prefetch has none it models) and drops it.
+  __attribute__((always_inline)) void fetch_ahead(int64_t p) const {
+    if (next[0] == nullptr) return;
+    for (int r = 0; r < kMR; ++r) __builtin_prefetch(next[r] + p);
+  }
+};
+
 #if defined(__x86_64__)
 // The same tile with intrinsics: GCC builds the generic body's broadcast
 // from scalar inserts and spills accumulators, at a third of peak.
-ETKIT_AVX2_FMA void micro_kernel_f32_avx2(int64_t kc, const float* __restrict a, const float* __restrict b,
-                                          float* c, int64_t rs, int64_t cs, int64_t mr, int64_t nr,
-                                          float alpha) {
+template <typename Rows>
+ETKIT_AVX2_FMA void micro_kernel_f32_avx2(int64_t kc, const Rows a, const float* __restrict b, float* c,
+                                          int64_t rs, int64_t cs, int64_t mr, int64_t nr, float alpha) {
   __m256 c00 = _mm256_setzero_ps(), c01 = _mm256_setzero_ps(), c10 = _mm256_setzero_ps(),
          c11 = _mm256_setzero_ps(), c20 = _mm256_setzero_ps(), c21 = _mm256_setzero_ps(),
          c30 = _mm256_setzero_ps(), c31 = _mm256_setzero_ps(), c40 = _mm256_setzero_ps(),
          c41 = _mm256_setzero_ps(), c50 = _mm256_setzero_ps(), c51 = _mm256_setzero_ps();
   for (int64_t p = 0; p < kc; ++p) {
+    if (p % 16 == 0) a.fetch_ahead(p);
     const __m256 b0 = _mm256_load_ps(b), b1 = _mm256_load_ps(b + 8);
-    __m256 av = _mm256_broadcast_ss(a + 0);
+    __m256 av = _mm256_set1_ps(a.at(0, p));
     c00 = _mm256_fmadd_ps(av, b0, c00);
     c01 = _mm256_fmadd_ps(av, b1, c01);
-    av = _mm256_broadcast_ss(a + 1);
+    av = _mm256_set1_ps(a.at(1, p));
     c10 = _mm256_fmadd_ps(av, b0, c10);
     c11 = _mm256_fmadd_ps(av, b1, c11);
-    av = _mm256_broadcast_ss(a + 2);
+    av = _mm256_set1_ps(a.at(2, p));
     c20 = _mm256_fmadd_ps(av, b0, c20);
     c21 = _mm256_fmadd_ps(av, b1, c21);
-    av = _mm256_broadcast_ss(a + 3);
+    av = _mm256_set1_ps(a.at(3, p));
     c30 = _mm256_fmadd_ps(av, b0, c30);
     c31 = _mm256_fmadd_ps(av, b1, c31);
-    av = _mm256_broadcast_ss(a + 4);
+    av = _mm256_set1_ps(a.at(4, p));
     c40 = _mm256_fmadd_ps(av, b0, c40);
     c41 = _mm256_fmadd_ps(av, b1, c41);
-    av = _mm256_broadcast_ss(a + 5);
+    av = _mm256_set1_ps(a.at(5, p));
     c50 = _mm256_fmadd_ps(av, b0, c50);
     c51 = _mm256_fmadd_ps(av, b1, c51);
-    a += kMR;
     b += kNR;
   }
   alignas(32) float acc[kMR][kNR];
@@ -183,36 +218,12 @@ ETKIT_AVX2_FMA void micro_kernel_f32_avx2(int64_t kc, const float* __restrict a,
   }
 }
 #else
-void micro_kernel_f32_avx2(int64_t kc, const float* a, const float* b, float* c, int64_t rs, int64_t cs,
-                           int64_t mr, int64_t nr, float alpha) {
-  micro_kernel_f32_body(kc, a, b, c, rs, cs, mr, nr, alpha);
+template <typename Rows>
+void micro_kernel_f32_avx2(int64_t kc, const Rows a, const float* b, float* c, int64_t rs, int64_t cs, int64_t mr,
+                           int64_t nr, float alpha) {
+  micro_kernel_f32_body(kc, a.a, b, c, rs, cs, mr, nr, alpha);
 }
 #endif
-// Where the 512-bit tiles read A's six rows: a packed micro-panel
-// (value (r, p) at a[p * kMR + r]), or A's rows in place (row r at
-// rows[r], its values contiguous). In place spares the packing pass, which
-// costs as much as the tiles where A is a layer's weights read once per
-// inference; the values, and so the bits, are the same.
-// fetch_ahead(p): asks for the next 16 values from p of the rows the
-// following tile reads. In place they are a layer's weights, most often
-// straight from memory in short row segments the hardware prefetcher does
-// not follow: the last layers of ResNet-18 waited on them at a third of
-// the FMA rate.
-struct PackedRows {
-  const float* a;
-  float at(int r, int64_t p) const { return a[p * kMR + r]; }
-  void fetch_ahead(int64_t /*p*/) const {}
-};
-struct RowsInPlace {
-  const float* rows[kMR];
-  const float* next[kMR];  ///< the following tile's rows; null: none
-  float at(int r, int64_t p) const { return rows[r][p]; }
-  void fetch_ahead(int64_t p) const {
-    if (next[0] == nullptr) return;
-    for (int r = 0; r < kMR; ++r) __builtin_prefetch(next[r] + p);
-  }
-};
-
 #if defined(__x86_64__) && defined(__GNUC__)
 // Two adjacent full 6 x 16 tiles at once in 512-bit registers: twelve
 // accumulators keep both FMA units of an AVX-512 core busy (one 6 x 16
@@ -341,7 +352,7 @@ template <>
 void micro_kernel<float>(int64_t kc, const float* __restrict a, const float* __restrict b, float* c,
                          int64_t row_stride, int64_t col_stride, int64_t mr, int64_t nr, float alpha) {
   if (cpu_has_avx2_fma()) {
-    micro_kernel_f32_avx2(kc, a, b, c, row_stride, col_stride, mr, nr, alpha);
+    micro_kernel_f32_avx2(kc, PackedRows{a}, b, c, row_stride, col_stride, mr, nr, alpha);
   } else {
     micro_kernel_f32_baseline(kc, a, b, c, row_stride, col_stride, mr, nr, alpha);
   }
@@ -481,8 +492,9 @@ void multiply_panels(const T* packed_a, const T* packed_b, int64_t mc, int64_t n
 }
 
 // A's rows [i0, i0 + mc) read in place from column p0 (A's values contiguous
-// along a row) times packed B, by the 512-bit tiles. A tile's rows past A's
-// last repeat it: read, never stored.
+// along a row) times packed B, by the 512-bit tiles or else the AVX2 ones
+// (packing A once per column block was a tenth of ResNet-18 on them). A
+// tile's rows past A's last repeat it: read, never stored.
 inline void multiply_a_in_place(const MatrixView<const float>& a, int64_t i0, int64_t mc, int64_t p0,
                                 const float* packed_b, int64_t nc, int64_t kc, float* c, int64_t row_stride,
                                 float alpha) {
@@ -499,12 +511,25 @@ inline void multiply_a_in_place(const MatrixView<const float>& a, int64_t i0, in
     }
     return rows;
   };
-  multiply_panels_wide(rows_of, packed_b, mc, nc, kc, c, row_stride, alpha);
+  if (wide_tiles_enabled && cpu_has_avx512()) {
+    multiply_panels_wide(rows_of, packed_b, mc, nc, kc, c, row_stride, alpha);
+    return;
+  }
+#if defined(__x86_64__)
+  for (int64_t jr = 0; jr < nc; jr += kNR) {
+    const float* panel_b = packed_b + (jr / kNR) * kc * kNR;
+    for (int64_t ir = 0; ir < mc; ir += kMR) {
+      micro_kernel_f32_avx2(kc, rows_of(ir, jr == 0), panel_b, c + ir * row_stride + jr, row_stride, 1,
+                            std::min(kMR, mc - ir), std::min(kNR, nc - jr), alpha);
+    }
+  }
+#endif
 }
 
-// Whether gemm's float tiles read A in place rather than packed.
+// Whether gemm's float tiles read A in place rather than packed: a
+// row-major A, where the core runs the AVX2 or the 512-bit tiles.
 bool reads_a_in_place(const MatrixView<const float>& a, const MatrixView<float>& c) {
-  return a.col_stride == 1 && c.col_stride == 1 && wide_tiles_enabled && cpu_has_avx512();
+  return a.col_stride == 1 && c.col_stride == 1 && ((wide_tiles_enabled && cpu_has_avx512()) || cpu_has_avx2_fma());
 }
 
 // Where gemm_impl gets B's panels: a strided matrix it packs itself, or a
