@@ -131,21 +131,16 @@ void copy_row_plain(const TapPlan& plan, const float* channel, int64_t step, flo
   }
 }
 
-// Rows [p0, p0 + kc) of one panel through its tap plans, each row by `copy`.
-template <typename Copy>
-__attribute__((always_inline)) inline void pack_planned_rows(const ConvShape& s, const float* image,
-                                                             const TapPlan* plans, int64_t p0, int64_t kc,
-                                                             float* __restrict out, Copy copy) {
+// Rows [p0, p0 + kc) of one panel through its tap plans, element by element.
+// The vector variants below walk the rows themselves: a loop shared through a
+// template could not call their target-specific intrinsics.
+void pack_planned_plain(const ConvShape& s, const float* image, const TapPlan* plans, int64_t p0, int64_t kc,
+                        float* out) {
   const int64_t step = s.stride_w * s.is[3];
   TapCursor tap(s, p0);
   for (int64_t p = 0; p < kc; ++p, tap.next(s)) {
-    copy(plans[tap.tap(s)], image + tap.c * s.is[1], step, out + p * kLanes);
+    copy_row_plain(plans[tap.tap(s)], image + tap.c * s.is[1], step, out + p * kLanes);
   }
-}
-
-void pack_planned_plain(const ConvShape& s, const float* image, const TapPlan* plans, int64_t p0, int64_t kc,
-                        float* out) {
-  pack_planned_rows(s, image, plans, p0, kc, out, copy_row_plain);
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
