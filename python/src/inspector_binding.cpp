@@ -87,11 +87,17 @@ class ObjectColumns {
       : array_(py::dtype("O"), std::vector<py::ssize_t>{py::ssize_t(columns), py::ssize_t(rows)}),
         slots_(static_cast<PyObject**>(array_.mutable_data())),
         rows_(rows),
-        next_(columns, 0) {}
+        next_(columns, 0),
+        filled_with_none_(columns * rows > 0 && slots_[0] != nullptr) {}
   void push(size_t column, py::object item) {
     if (next_.at(column) == rows_) throw std::logic_error("ObjectColumns: more rows than counted");
     PyObject*& slot = slots_[column * rows_ + next_[column]++];
-    Py_XDECREF(slot);  // numpy may have filled it with None
+    // numpy either fills a new object array with None or leaves it zeroed
+    // (calloc). Zeroed, a slot is written without being read first: a read
+    // maps the shared zero page, and the write after it is then a copy-on-write
+    // fault with a TLB shootdown to every core running one of our threads (a
+    // tenth of a million-row dataframe's time in perf).
+    if (filled_with_none_) Py_XDECREF(slot);
     slot = item.release().ptr();  // the array takes our reference
   }
   /// The whole block; every row of every column must have been pushed.
@@ -111,6 +117,7 @@ class ObjectColumns {
   PyObject** slots_;
   size_t rows_;
   std::vector<size_t> next_;
+  bool filled_with_none_;
 
   void check_filled() const {
     for (size_t filled : next_) {
