@@ -239,6 +239,9 @@ __attribute__((target("avx512f"))) void micro_kernel_f32_pair_avx512(int64_t kc,
   __m512 l0 = _mm512_setzero_ps(), l1 = _mm512_setzero_ps(), l2 = _mm512_setzero_ps(), l3 = _mm512_setzero_ps(),
          l4 = _mm512_setzero_ps(), l5 = _mm512_setzero_ps(), r0 = _mm512_setzero_ps(), r1 = _mm512_setzero_ps(),
          r2 = _mm512_setzero_ps(), r3 = _mm512_setzero_ps(), r4 = _mm512_setzero_ps(), r5 = _mm512_setzero_ps();
+  for (int r = 0; r < mr; ++r) {
+    for (int line : {0, 16, 31}) _mm_prefetch(reinterpret_cast<const char*>(c + r * rs + line), _MM_HINT_T0);
+  }
   for (int64_t p = 0; p < kc; ++p) {
     if (p % 16 == 0) a.fetch_ahead(p);
     const __m512 left = _mm512_load_ps(b0), right = _mm512_load_ps(b1);
@@ -326,6 +329,66 @@ __attribute__((target("avx512f"))) void micro_kernel_f32_tall_avx512(int64_t kc,
   }
 }
 
+// 256- and 128-bit lanes for the narrow tail tiles below.
+template <int W>
+struct NarrowLanes;
+template <>
+struct NarrowLanes<8> {
+  using V = __m256;
+  static ETKIT_AVX2_FMA V zero() { return _mm256_setzero_ps(); }
+  static ETKIT_AVX2_FMA V splat(float x) { return _mm256_set1_ps(x); }
+  static ETKIT_AVX2_FMA V load(const float* b) { return _mm256_load_ps(b); }
+  static ETKIT_AVX2_FMA V fma(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
+  static ETKIT_AVX2_FMA __m256i mask(int64_t nr) {
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32(int(nr)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  }
+  static ETKIT_AVX2_FMA V load(const float* c, __m256i m) { return _mm256_maskload_ps(c, m); }
+  static ETKIT_AVX2_FMA void store(float* c, __m256i m, V v) { _mm256_maskstore_ps(c, m, v); }
+};
+template <>
+struct NarrowLanes<4> {
+  using V = __m128;
+  static ETKIT_AVX2_FMA V zero() { return _mm_setzero_ps(); }
+  static ETKIT_AVX2_FMA V splat(float x) { return _mm_set1_ps(x); }
+  static ETKIT_AVX2_FMA V load(const float* b) { return _mm_load_ps(b); }
+  static ETKIT_AVX2_FMA V fma(V a, V b, V c) { return _mm_fmadd_ps(a, b, c); }
+  static ETKIT_AVX2_FMA __m128i mask(int64_t nr) {
+    return _mm_cmpgt_epi32(_mm_set1_epi32(int(nr)), _mm_setr_epi32(0, 1, 2, 3));
+  }
+  static ETKIT_AVX2_FMA V load(const float* c, __m128i m) { return _mm_maskload_ps(c, m); }
+  static ETKIT_AVX2_FMA void store(float* c, __m128i m, V v) { _mm_maskstore_ps(c, m, v); }
+};
+
+// The last columns of a block when they are at most W (8 or 4): `Groups`
+// stacked groups of six rows in W-lane registers, where a 16-lane tile
+// computed a whole panel for them (a 7 x 7 convolution's 49th column, a
+// 14 x 14 one's last four; FMAs of any width run at the same rate). C's
+// first `nr` columns and `mr` rows; the same fused multiply-adds per
+// element as every other tile.
+template <int W, int Groups, typename Rows>
+ETKIT_AVX2_FMA void micro_kernel_f32_narrow(int64_t kc, const Rows top, const Rows bottom, const float* __restrict b,
+                                            float* c, int64_t rs, int64_t mr, int64_t nr, float alpha) {
+  using L = NarrowLanes<W>;
+  typename L::V upper[6], lower[6];
+  for (int r = 0; r < 6; ++r) upper[r] = lower[r] = L::zero();
+  for (int64_t p = 0; p < kc; ++p) {
+    const typename L::V bv = L::load(b);
+#pragma GCC unroll 6
+    for (int r = 0; r < 6; ++r) {
+      upper[r] = L::fma(L::splat(top.at(r, p)), bv, upper[r]);
+      if constexpr (Groups == 2) lower[r] = L::fma(L::splat(bottom.at(r, p)), bv, lower[r]);
+    }
+    b += kNR;
+  }
+  const typename L::V scale = L::splat(alpha);
+  const auto columns = L::mask(nr);
+  for (int r = 0; r < mr; ++r) {
+    float* row = c + r * rs;
+    const typename L::V acc = r < 6 ? upper[r] : lower[r - 6];
+    L::store(row, columns, L::fma(acc, scale, L::load(row, columns)));
+  }
+}
+
 bool wide_tiles_enabled = true;
 bool cpu_has_avx512() {
   static const bool has = __builtin_cpu_supports("avx512f") && cpu_has_avx2_fma();
@@ -339,6 +402,8 @@ void micro_kernel_f32_avx512(int64_t, const Rows, const float*, float*, int64_t,
 template <typename Rows>
 void micro_kernel_f32_tall_avx512(int64_t, const Rows, const Rows, const float*, float*, int64_t, int64_t, int64_t,
                                   float) {}
+template <int W, int Groups, typename Rows>
+void micro_kernel_f32_narrow(int64_t, const Rows, const Rows, const float*, float*, int64_t, int64_t, int64_t, float) {}
 bool wide_tiles_enabled = false;
 bool cpu_has_avx512() { return false; }
 #endif
@@ -436,6 +501,30 @@ void row_times_columns(const T* a, MatrixView<const T> b, T* __restrict c, T alp
   }
 }
 
+// The block's last panel when it has at most 8 columns, in 8- or 4-lane
+// tiles of twelve rows, then six for what is left.
+template <typename RowsOf>
+void multiply_narrow_tail(const RowsOf& rows_of, const float* panel_b, int64_t mc, int64_t kc, float* c,
+                          int64_t row_stride, int64_t nr, float alpha) {
+  const auto tiles = [&](auto lanes) {
+    constexpr int W = decltype(lanes)::value;
+    int64_t ir = 0;
+    for (; ir + kMR < mc; ir += 2 * kMR) {
+      micro_kernel_f32_narrow<W, 2>(kc, rows_of(ir, false), rows_of(ir + kMR, false), panel_b,
+                                    c + ir * row_stride, row_stride, std::min(2 * kMR, mc - ir), nr, alpha);
+    }
+    if (ir < mc) {
+      const auto rows = rows_of(ir, false);
+      micro_kernel_f32_narrow<W, 1>(kc, rows, rows, panel_b, c + ir * row_stride, row_stride, mc - ir, nr, alpha);
+    }
+  };
+  if (nr <= 4) {
+    tiles(std::integral_constant<int, 4>{});
+  } else {
+    tiles(std::integral_constant<int, 8>{});
+  }
+}
+
 // A block (mc rows) times packed B (nc columns) into C's block at `c` with
 // contiguous rows, where the core has 512-bit FMAs: two tiles at once and
 // the last columns in stacked 512-bit tiles. rows_of(ir, fetch_next) says
@@ -455,6 +544,10 @@ void multiply_panels_wide(const RowsOf& rows_of, const float* packed_b, int64_t 
   for (; jr < nc; jr += kNR) {
     const float* panel_b = packed_b + (jr / kNR) * kc * kNR;
     const int64_t nr = std::min(kNR, nc - jr);
+    if (nr <= 8) {
+      multiply_narrow_tail(rows_of, panel_b, mc, kc, c + jr, row_stride, nr, alpha);
+      continue;
+    }
     int64_t ir = 0;
     for (; ir + kMR < mc; ir += 2 * kMR) {
       micro_kernel_f32_tall_avx512(kc, rows_of(ir, false), rows_of(ir + kMR, false), panel_b, c + ir * row_stride + jr,

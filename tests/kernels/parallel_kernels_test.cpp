@@ -127,8 +127,10 @@ TEST(ParallelKernels, OneRowTimesTransposedWeightsIsExactOnAnySplit) {
 // suite as skipped only when all its tests were.
 TEST(WideTiles, GiveTheBitsOfEightWideTiles) {
   if (!kernels::gemm_uses_wide_tiles()) GTEST_SKIP() << "this core has no AVX-512: gemm runs 8-wide tiles only";
+  // The last three: a block's last panel of 1, 8 and 4 columns (the narrow
+  // tail tiles), under twelve rows and past them.
   const std::vector<std::array<int64_t, 3>> shapes = {{37, 211, 300}, {6, 64, 1024}, {64, 96, 33}, {13, 31, 7},
-                                                             {200, 512, 600}};
+                                                      {200, 512, 600}, {13, 49, 200}, {9, 40, 50}, {5, 20, 17}};
   for (const auto& [m, n, k] : shapes) {
     for (float beta : {0.0f, 0.25f}) {
       for (bool transposed_a : {false, true}) {
