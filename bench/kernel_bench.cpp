@@ -223,7 +223,10 @@ void bench_scan_and_select_ops() {
 void bench_transposes() {
   using etkit::test::OpRunner;
   std::printf("%-12s %-34s %10s %10s %7s\n", "op", "shape", "etkit ms", "memcpy ms", "ratio");
-  for (auto sizes : std::vector<std::array<int64_t, 4>>{{1, 1, 1024, 1024}, {1, 3, 224, 224}}) {
+  // 1x1000x1x1280: a classifier's 1000x1280 weight transposed (permute_copy
+  // before addmm in exported programs), each run.
+  for (auto sizes : std::vector<std::array<int64_t, 4>>{{1, 1, 1024, 1024}, {1, 3, 224, 224}, {1, 64, 56, 56},
+                                                        {1, 1000, 1, 1280}}) {
     for (bool to_nhwc : {true, false}) {
       const std::vector<int64_t> perm = to_nhwc ? std::vector<int64_t>{0, 2, 3, 1} : std::vector<int64_t>{0, 3, 1, 2};
       const at::Tensor x = to_nhwc ? at::randn({sizes[0], sizes[1], sizes[2], sizes[3]})

@@ -279,5 +279,23 @@ TEST(Copies, NchwNhwcPermutesMatchLibtorchOnEveryPath) {
   }
 }
 
+// 2-D transposes of 4-byte words (a classifier's weight before addmm):
+// whole 16 x 16 tiles go through 8 x 8 register blocks, partial ones with
+// sides of 8 too, the others element by element; floats and integers
+// alike must come through as the same bits.
+TEST(Copies, TransposesOfFourByteWordsMatchLibtorchInWholeAndPartialTiles) {
+  std::mt19937_64 rng(test::kernel_test_seed());
+  for (at::ScalarType type : {at::kFloat, at::kInt}) {
+    for (auto [rows, cols] : std::vector<std::pair<int64_t, int64_t>>{{64, 48}, {40, 24}, {33, 130}, {200, 17}, {8, 8}}) {
+      const at::Tensor x = test::random_tensor(rng, {rows, cols}, type, -1000, 1000);
+      const at::Tensor expected = x.t().contiguous();
+      test::OpRunner op("aten::t_copy.out");
+      op.tensor(x).out(type, expected.sizes()).returned();
+      ASSERT_EQ(op.run(), "");
+      EXPECT_TRUE(op.result().equal(expected)) << at::toString(type) << " " << rows << "x" << cols;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace etkit
