@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <functional>
+
+#include "etkit/kernels/elementwise.h"
 #include "op_runner.h"
 
 namespace etkit::test {
@@ -69,6 +73,49 @@ TEST(UnaryOps, MatchAtenOnFloatsAndPromotedIntegers) {
       EXPECT_TRUE(tensors_close(runner.result(), expected, c.rtol, 1e-7))
           << c.name << " " << dtype;
     }
+  }
+}
+
+// Float maps run a second build of their loop on AVX2 cores (dense_map):
+// the same operations, so the same bits as the baseline loop, over edge
+// values and a length that leaves a vector remainder. A multiply-add fused
+// there (gelu, batch norm's x * alpha + beta) would show.
+TEST(UnaryOps, AvxLoopsGiveTheBaselineLoopsBits) {
+  if (!kernels::cpu_has_avx2()) GTEST_SKIP() << "this core has no AVX2: the baseline loop is the only one";
+  std::mt19937_64 rng(kernel_test_seed() + 12);
+  at::Tensor in = random_tensor(rng, {3, 4, 87}, at::kFloat, -9, 9);
+  in.view(-1).slice(0, 0, 36).copy_(edge_input(rng, at::kFloat).view(-1));
+  // Positive: a negative variance makes every scale NaN, and where both
+  // operands are NaN which one comes out is the compiler's operand order.
+  const at::Tensor stats = random_tensor(rng, {4}, at::kFloat, 0, 1).abs() + 0.1;
+  const std::vector<std::pair<std::string, std::function<void(OpRunner&)>>> cases = {
+      {"aten::relu.out", [&](OpRunner& r) { r.tensor(in); }},
+      {"aten::hardtanh.out", [&](OpRunner& r) { r.tensor(in).real(0.0).real(6.0); }},
+      {"aten::gelu.out", [&](OpRunner& r) { r.tensor(in).string("tanh"); }},
+      {"aten::silu.out", [&](OpRunner& r) { r.tensor(in); }},
+      {"aten::sigmoid.out", [&](OpRunner& r) { r.tensor(in); }},
+      {"aten::_native_batch_norm_legit_no_training.out",
+       [&](OpRunner& r) { r.tensor(in).tensor(stats).tensor(-stats).tensor(stats * 0.5).tensor(stats).real(0.1).real(1e-5); }},
+  };
+  for (const auto& [op, arguments] : cases) {
+    std::vector<at::Tensor> results;
+    for (bool avx : {true, false}) {
+      kernels::dense_map_avx2_allowed() = avx;
+      OpRunner runner(op);
+      arguments(runner);
+      runner.out(at::kFloat, in.sizes());
+      if (op.find("batch_norm") != std::string::npos) {
+        runner.out(at::kFloat, {0}).out(at::kFloat, {0}).outs_as_list();
+      } else {
+        runner.returned();
+      }
+      const std::string error = runner.run();
+      kernels::dense_map_avx2_allowed() = true;
+      ASSERT_EQ(error, "") << op;
+      results.push_back(runner.result());
+    }
+    ASSERT_EQ(results[0].numel(), in.numel()) << op;
+    EXPECT_EQ(std::memcmp(results[0].data_ptr(), results[1].data_ptr(), size_t(in.numel()) * sizeof(float)), 0) << op;
   }
 }
 

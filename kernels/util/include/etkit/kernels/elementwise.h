@@ -7,6 +7,7 @@
 
 #include <type_traits>
 
+#include "etkit/kernels/cpu_features.h"
 #include "etkit/kernels/kernel_util.h"
 #include "etkit/kernels/parallel.h"
 
@@ -26,6 +27,41 @@ void for_dense_elements(const KernelContext& context, int64_t n, Body&& body) {
   } else {
     body(int64_t{0}, n);
   }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+template <typename In, typename Out, typename Op>
+__attribute__((target("avx2"))) void dense_map_avx2(const In* in, Out* out, int64_t begin, int64_t end,
+                                                     const Op& op) {
+  for (int64_t i = begin; i < end; ++i) out[i] = op(in[i]);
+}
+#endif
+
+/// Whether dense_map may take its AVX2 loop (true unless a test turned it
+/// off to compare the two loops' bits).
+inline bool& dense_map_avx2_allowed() {
+  static bool allowed = true;
+  return allowed;
+}
+
+/// out[i] = op(in[i]) over [begin, end). Float to float, the loop is
+/// compiled a second time for AVX2 (without FMA, so no multiply-add is
+/// fused: the same operations and bits, eight lanes at a time where the
+/// baseline build has four) and chosen at run time; ReLU6 and clamps were
+/// a seventh of MobileNetV2. (Where both operands of an operation are NaN,
+/// which of the two comes out follows the compiler's operand order, which
+/// the two builds may differ in.)
+template <typename In, typename Out, typename Op>
+void dense_map(const In* in, Out* out, int64_t begin, int64_t end, const Op& op) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if constexpr (std::is_same_v<In, float> && std::is_same_v<Out, float>) {
+    if (cpu_has_avx2() && dense_map_avx2_allowed()) {
+      dense_map_avx2(in, out, begin, end, op);
+      return;
+    }
+  }
+#endif
+  for (int64_t i = begin; i < end; ++i) out[i] = op(in[i]);
 }
 
 template <typename T>
@@ -158,9 +194,7 @@ Status unary_map(KernelContext& context, const Tensor& in, Tensor& out, Op op) {
   if (typed && same_dense_layout(in, out)) {
     const C* pi = in.data_as<const C>();
     R* po = out.data_as<R>();
-    for_dense_elements<C>(context, out.numel(), [&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) po[i] = op(pi[i]);
-    });
+    for_dense_elements<C>(context, out.numel(), [&](int64_t begin, int64_t end) { dense_map(pi, po, begin, end, op); });
     return Ok{};
   }
   const int64_t* strides[2] = {in.strides().data(), out.strides().data()};
