@@ -76,11 +76,12 @@ TEST(UnaryOps, MatchAtenOnFloatsAndPromotedIntegers) {
   }
 }
 
-// Float maps run a second build of their loop on AVX2 cores (dense_map):
-// the same operations, so the same bits as the baseline loop, over edge
-// values and a length that leaves a vector remainder. A multiply-add fused
-// there (gelu, batch norm's x * alpha + beta) would show.
-TEST(UnaryOps, AvxLoopsGiveTheBaselineLoopsBits) {
+// Float maps run a second build of their loop on AVX2 cores (dense_map,
+// dense_zip): the same operations, so the same bits as the baseline loop,
+// over edge values and a length that leaves a vector remainder. A
+// multiply-add fused there (gelu, batch norm's x * alpha + beta, add's
+// a + alpha * b) would show in an optimized build.
+TEST(ElementwiseMaps, AvxLoopsGiveTheBaselineLoopsBits) {
   if (!kernels::cpu_has_avx2()) GTEST_SKIP() << "this core has no AVX2: the baseline loop is the only one";
   std::mt19937_64 rng(kernel_test_seed() + 12);
   at::Tensor in = random_tensor(rng, {3, 4, 87}, at::kFloat, -9, 9);
@@ -88,12 +89,17 @@ TEST(UnaryOps, AvxLoopsGiveTheBaselineLoopsBits) {
   // Positive: a negative variance makes every scale NaN, and where both
   // operands are NaN which one comes out is the compiler's operand order.
   const at::Tensor stats = random_tensor(rng, {4}, at::kFloat, 0, 1).abs() + 0.1;
+  const at::Tensor other = random_tensor(rng, in.sizes(), at::kFloat, 0, 1), single = at::full({1}, 0.3f);
   const std::vector<std::pair<std::string, std::function<void(OpRunner&)>>> cases = {
       {"aten::relu.out", [&](OpRunner& r) { r.tensor(in); }},
       {"aten::hardtanh.out", [&](OpRunner& r) { r.tensor(in).real(0.0).real(6.0); }},
       {"aten::gelu.out", [&](OpRunner& r) { r.tensor(in).string("tanh"); }},
       {"aten::silu.out", [&](OpRunner& r) { r.tensor(in); }},
       {"aten::sigmoid.out", [&](OpRunner& r) { r.tensor(in); }},
+      {"aten::add.out", [&](OpRunner& r) { r.tensor(in).tensor(other).real(0.7); }},
+      {"aten::mul.out", [&](OpRunner& r) { r.tensor(other).tensor(in); }},
+      {"aten::sub.out", [&](OpRunner& r) { r.tensor(in).tensor(single).real(1.5); }},
+      {"aten::div.out", [&](OpRunner& r) { r.tensor(single).tensor(in); }},
       {"aten::_native_batch_norm_legit_no_training.out",
        [&](OpRunner& r) { r.tensor(in).tensor(stats).tensor(-stats).tensor(stats * 0.5).tensor(stats).real(0.1).real(1e-5); }},
   };

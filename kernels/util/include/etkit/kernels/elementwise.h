@@ -35,10 +35,15 @@ __attribute__((target("avx2"))) void dense_map_avx2(const In* in, Out* out, int6
                                                      const Op& op) {
   for (int64_t i = begin; i < end; ++i) out[i] = op(in[i]);
 }
+template <typename In, typename Out, typename Op>
+__attribute__((target("avx2"))) void dense_zip_avx2(const In* a, const In* b, Out* out, int64_t begin, int64_t end,
+                                                     const Op& op) {
+  for (int64_t i = begin; i < end; ++i) out[i] = op(a[i], b[i]);
+}
 #endif
 
-/// Whether dense_map may take its AVX2 loop (true unless a test turned it
-/// off to compare the two loops' bits).
+/// Whether dense_map and dense_zip may take their AVX2 loops (true unless a
+/// test turned them off to compare the two loops' bits).
 inline bool& dense_map_avx2_allowed() {
   static bool allowed = true;
   return allowed;
@@ -62,6 +67,20 @@ void dense_map(const In* in, Out* out, int64_t begin, int64_t end, const Op& op)
   }
 #endif
   for (int64_t i = begin; i < end; ++i) out[i] = op(in[i]);
+}
+
+/// out[i] = op(a[i], b[i]) over [begin, end), as dense_map.
+template <typename In, typename Out, typename Op>
+void dense_zip(const In* a, const In* b, Out* out, int64_t begin, int64_t end, const Op& op) {
+#if defined(__x86_64__) && defined(__GNUC__)
+  if constexpr (std::is_same_v<In, float> && std::is_same_v<Out, float>) {
+    if (cpu_has_avx2() && dense_map_avx2_allowed()) {
+      dense_zip_avx2(a, b, out, begin, end, op);
+      return;
+    }
+  }
+#endif
+  for (int64_t i = begin; i < end; ++i) out[i] = op(a[i], b[i]);
 }
 
 template <typename T>
@@ -124,9 +143,9 @@ bool one_value_operand(const KernelContext& context, const Tensor& a, const Tens
     R* po = out.data_as<R>();
     for_dense_elements<C>(context, out.numel(), [&](int64_t begin, int64_t end) {
       if (single_b) {
-        for (int64_t i = begin; i < end; ++i) po[i] = op(pf[i], value);
+        dense_map(pf, po, begin, end, [&](C x) { return op(x, value); });
       } else {
-        for (int64_t i = begin; i < end; ++i) po[i] = op(value, pf[i]);
+        dense_map(pf, po, begin, end, [&](C x) { return op(value, x); });
       }
     });
     return true;
@@ -150,9 +169,7 @@ Status binary_map(KernelContext& context, const Tensor& a, const Tensor& b, Tens
     const C* pa = a.data_as<const C>();
     const C* pb = b.data_as<const C>();
     R* po = out.data_as<R>();
-    for_dense_elements<C>(context, out.numel(), [&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) po[i] = op(pa[i], pb[i]);
-    });
+    for_dense_elements<C>(context, out.numel(), [&](int64_t begin, int64_t end) { dense_zip(pa, pb, po, begin, end, op); });
     return Ok{};
   }
   if (one_value_operand<C>(context, a, b, out, op)) return Ok{};
