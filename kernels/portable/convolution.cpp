@@ -202,38 +202,64 @@ ETKIT_AVX2_FMA inline void depthwise_block_f32(const ConvShape& s, const PhasePl
   for (int v = 0; v < kVectors; ++v) _mm256_storeu_ps(dst + ow + 8 * v, acc[v]);
 }
 
-// Output columns [ow, ow + 8) (those below out_w) where some taps reach the
-// padding: each tap is added in the lanes where it reads inside the row
-// and skipped in the others (a masked load reads nothing there), so every
-// output gets the same sequence as an interior one, less the padding's taps.
-ETKIT_AVX2_FMA void depthwise_edge_block_f32(const ConvShape& s, const PhasePlanes& phases, const int64_t* tap_offsets,
-                                             const float* taps, int64_t oh, int64_t ow, float* dst) {
+// N blocks of eight output columns at ows[0..N) (those below out_w), where
+// some taps may reach the padding: each tap is added in the lanes where it
+// reads inside the row and skipped in the others (a masked load reads
+// nothing there), so every output gets the same sequence as an interior
+// one, less the padding's taps. The blocks go tap by tap in lockstep: each
+// is a chain of dependent multiply-adds and blends, and alone one waited
+// on the last (a row's two edge blocks were most of MobileNetV2's
+// depthwise time).
+template <int N>
+ETKIT_AVX2_FMA void depthwise_masked_blocks_f32(const ConvShape& s, const PhasePlanes& phases,
+                                                const int64_t* tap_offsets, const float* taps, int64_t oh,
+                                                const int64_t* ows, float* dst) {
   const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-  const __m256i column = _mm256_add_epi32(_mm256_set1_epi32(int32_t(ow)), lane);
-  const __m256i in_output = _mm256_cmpgt_epi32(_mm256_set1_epi32(int32_t(s.out_w)), column);
-  __m256 acc = _mm256_maskload_ps(dst + ow, in_output);
-  const __m256i first_input = _mm256_mullo_epi32(column, _mm256_set1_epi32(int32_t(s.stride_w)));
+  __m256i in_output[N], first_input[N];
+  __m256 acc[N];
+  for (int j = 0; j < N; ++j) {
+    const __m256i column = _mm256_add_epi32(_mm256_set1_epi32(int32_t(ows[j])), lane);
+    in_output[j] = _mm256_cmpgt_epi32(_mm256_set1_epi32(int32_t(s.out_w)), column);
+    acc[j] = _mm256_maskload_ps(dst + ows[j], in_output[j]);
+    first_input[j] = _mm256_mullo_epi32(column, _mm256_set1_epi32(int32_t(s.stride_w)));
+  }
   for (int64_t kh = 0; kh < s.k_h; ++kh) {
     const int64_t ih = oh * s.stride_h - s.pad_h + kh * s.dil_h;
     if (ih < 0 || ih >= s.in_h) continue;
-    const float* row = phases.data + ih * phases.row_stride + ow;
+    const float* row = phases.data + ih * phases.row_stride;
     for (int64_t kw = 0; kw < s.k_w; ++kw) {
-      const __m256i iw = _mm256_add_epi32(first_input, _mm256_set1_epi32(int32_t(kw * s.dil_w - s.pad_w)));
-      const __m256i inside = _mm256_and_si256(
-          in_output, _mm256_andnot_si256(_mm256_cmpgt_epi32(_mm256_setzero_si256(), iw),
-                                         _mm256_cmpgt_epi32(_mm256_set1_epi32(int32_t(s.in_w)), iw)));
-      const __m256 x = _mm256_maskload_ps(row + tap_offsets[kw], inside);
-      const __m256 sum = _mm256_fmadd_ps(_mm256_set1_ps(taps[kh * s.k_w + kw]), x, acc);
-      acc = _mm256_blendv_ps(acc, sum, _mm256_castsi256_ps(inside));
+      const __m256 w = _mm256_set1_ps(taps[kh * s.k_w + kw]);
+      const __m256i shift = _mm256_set1_epi32(int32_t(kw * s.dil_w - s.pad_w));
+      for (int j = 0; j < N; ++j) {
+        const __m256i iw = _mm256_add_epi32(first_input[j], shift);
+        const __m256i inside = _mm256_and_si256(
+            in_output[j], _mm256_andnot_si256(_mm256_cmpgt_epi32(_mm256_setzero_si256(), iw),
+                                              _mm256_cmpgt_epi32(_mm256_set1_epi32(int32_t(s.in_w)), iw)));
+        const __m256 x = _mm256_maskload_ps(row + ows[j] + tap_offsets[kw], inside);
+        acc[j] = _mm256_blendv_ps(acc[j], _mm256_fmadd_ps(w, x, acc[j]), _mm256_castsi256_ps(inside));
+      }
     }
   }
-  _mm256_maskstore_ps(dst + ow, in_output, acc);
+  for (int j = 0; j < N; ++j) _mm256_maskstore_ps(dst + ows[j], in_output[j], acc[j]);
+}
+
+ETKIT_AVX2_FMA void depthwise_masked_blocks_f32(const ConvShape& s, const PhasePlanes& phases,
+                                                const int64_t* tap_offsets, const float* taps, int64_t oh,
+                                                const int64_t* ows, int count, float* dst) {
+  switch (count) {
+    case 1: return depthwise_masked_blocks_f32<1>(s, phases, tap_offsets, taps, oh, ows, dst);
+    case 2: return depthwise_masked_blocks_f32<2>(s, phases, tap_offsets, taps, oh, ows, dst);
+    case 3: return depthwise_masked_blocks_f32<3>(s, phases, tap_offsets, taps, oh, ows, dst);
+    case 4: return depthwise_masked_blocks_f32<4>(s, phases, tap_offsets, taps, oh, ows, dst);
+    default: return;
+  }
 }
 
 // One output row of one plane with contiguous rows, in blocks of eight
 // columns: outputs stay in registers across all k_h x k_w taps (the
-// generic body re-reads and re-writes the row once per tap), blocks whose
-// taps all read inside the row unmasked, four at a time where they can.
+// generic body re-reads and re-writes the row once per tap), runs of four
+// blocks whose taps all read inside the row unmasked, the other blocks
+// (edges, and interior ones short of a run) masked, up to four at once.
 // Every output is its bias, then w * x fused into it tap by tap, kh then
 // kw, the padding's taps skipped: the generic body's sequence as the
 // release build compiles it with AVX2 and FMA (contracted), so those bits
@@ -242,19 +268,22 @@ ETKIT_AVX2_FMA void depthwise_row_f32_avx2(const ConvShape& s, const PhasePlanes
                                            const float* taps, int64_t oh, int64_t lo, int64_t hi,
                                            float* __restrict dst) {
   constexpr int kBlock = 4;
-  const auto interior = [lo, hi](int64_t ow, int64_t columns) { return ow >= lo && ow + columns <= hi; };
+  int64_t masked[kBlock];
+  int pending = 0;
   for (int64_t ow = 0; ow < s.out_w;) {
-    if (interior(ow, 8 * kBlock)) {
+    if (ow >= lo && ow + 8 * kBlock <= hi) {
       depthwise_block_f32<kBlock>(s, phases, tap_offsets, taps, oh, ow, dst);
       ow += 8 * kBlock;
-    } else if (interior(ow, 8)) {
-      depthwise_block_f32<1>(s, phases, tap_offsets, taps, oh, ow, dst);
-      ow += 8;
-    } else {
-      depthwise_edge_block_f32(s, phases, tap_offsets, taps, oh, ow, dst);
-      ow += 8;
+      continue;
+    }
+    masked[pending++] = ow;
+    ow += 8;
+    if (pending == kBlock) {
+      depthwise_masked_blocks_f32(s, phases, tap_offsets, taps, oh, masked, pending, dst);
+      pending = 0;
     }
   }
+  depthwise_masked_blocks_f32(s, phases, tap_offsets, taps, oh, masked, pending, dst);
 }
 #endif
 
