@@ -7,8 +7,8 @@
 #include <immintrin.h>
 #endif
 
+#include "etkit/kernels/cpu_features.h"
 #include "etkit/kernels/elementwise.h"
-#include "etkit/kernels/fast_math.h"
 #include "etkit/kernels/parallel.h"
 
 namespace etkit::kernels {
@@ -79,14 +79,13 @@ __attribute__((target("avx"))) void transpose_8x8_words(const uint32_t* in, int6
 
 // A tile of transpose_block: out[i * out_stride_b + k] = in[i + k * in_stride_a]
 // for i in [b0, b1), k in [a0, a1). Full tiles of 4-byte words go through
-// 8 x 8 register blocks where the core has AVX.
+// 8 x 8 register blocks where the core has AVX2 (the blocks need only AVX).
 template <typename Word>
 void transpose_tile(const Word* in, Word* out, int64_t in_stride_a, int64_t out_stride_b, int64_t a0, int64_t a1,
                     int64_t b0, int64_t b1) {
 #if defined(__x86_64__) && defined(__GNUC__)
   if constexpr (sizeof(Word) == 4) {
-    static const bool has_avx = __builtin_cpu_supports("avx");
-    if (has_avx && (a1 - a0) % 8 == 0 && (b1 - b0) % 8 == 0) {
+    if (cpu_has_avx2() && (a1 - a0) % 8 == 0 && (b1 - b0) % 8 == 0) {
       for (int64_t i = b0; i < b1; i += 8) {
         for (int64_t k = a0; k < a1; k += 8) {
           transpose_8x8_words(reinterpret_cast<const uint32_t*>(in + i + k * in_stride_a), in_stride_a,
