@@ -21,6 +21,7 @@ set(ETKIT_KERNELS_PORTABLE_SOURCES
   ${ETKIT_KERNELS_DIR}/portable/complex_ops.cpp
   ${ETKIT_KERNELS_DIR}/portable/convolution.cpp
   ${ETKIT_KERNELS_DIR}/portable/creation_ops.cpp
+  ${ETKIT_KERNELS_DIR}/portable/depthwise_rows.cpp
   ${ETKIT_KERNELS_DIR}/portable/distance_ops.cpp
   ${ETKIT_KERNELS_DIR}/portable/grid_sampler.cpp
   ${ETKIT_KERNELS_DIR}/portable/index_ops.cpp

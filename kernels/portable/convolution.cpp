@@ -5,6 +5,7 @@
 // pixels sized to the kernel scratch. No call allocates.
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <type_traits>
 
@@ -12,6 +13,7 @@
 #include <immintrin.h>
 #endif
 
+#include "depthwise_rows.h"
 #include "etkit/kernels/conv_columns.h"
 #include "etkit/kernels/elementwise.h"
 #include "etkit/kernels/fast_math.h"
@@ -43,16 +45,17 @@ void strides_4d(const Tensor& t, int64_t* s) {
   }
 }
 
+// Output planes [first, last) of the n * out_c set to their bias (zero
+// without one), what every path then adds its products to.
 template <typename T>
-void fill_bias(const ConvShape& s, const Tensor* bias, T* out) {
+void fill_bias(const ConvShape& s, const Tensor* bias, T* out, int64_t first, int64_t last) {
   const T* pb = bias ? bias->data_as<const T>() : nullptr;
-  for (int64_t n = 0; n < s.n; ++n)
-    for (int64_t c = 0; c < s.out_c; ++c) {
-      const T v = pb ? pb[c * bias->stride(0)] : T(0);
-      for (int64_t h = 0; h < s.out_h; ++h)
-        for (int64_t w = 0; w < s.out_w; ++w)
-          out[n * s.os[0] + c * s.os[1] + h * s.os[2] + w * s.os[3]] = v;
-    }
+  for (int64_t plane = first; plane < last; ++plane) {
+    const int64_t n = plane / s.out_c, c = plane % s.out_c;
+    const T v = pb ? pb[c * bias->stride(0)] : T(0);
+    for (int64_t h = 0; h < s.out_h; ++h)
+      for (int64_t w = 0; w < s.out_w; ++w) out[n * s.os[0] + c * s.os[1] + h * s.os[2] + w * s.os[3]] = v;
+  }
 }
 
 // col[(c, kh, kw)][p] for output rows [row0, row0 + nrows): the input tap
@@ -88,12 +91,14 @@ void im2col_rows(const ConvShape& s, const T* in_g, int64_t channels, int64_t ro
 }
 
 // Depthwise (one input channel per group): a direct stencil, since a GEMM
-// with one row and k_h*k_w columns is all overhead.
-// Depthwise: one input plane per output plane. Each output row takes all
+// with one row and k_h*k_w columns is all overhead; float32 takes the
+// vector path of depthwise_rows.h where it can. The generic stencil: one
+// input plane per output plane. Each output row takes all
 // k_h x k_w taps while it is in L1; the column range [lo, hi) of each tap is
 // where it reads inside the input row (padding columns contribute nothing).
-// Output planes [first, last) of the n * out_c (a worker's share).
-template <typename T>
+// Output planes [first, last) of the n * out_c (a worker's share). Fused:
+// each w * x + y one fused multiply-add, as the vector path computes it.
+template <typename T, bool Fused = false>
 __attribute__((always_inline)) inline void conv_depthwise_body(const ConvShape& s, const T* in,
                                                                const T* weight, const int64_t* ws,
                                                                T* out, int64_t first, int64_t last) {
@@ -114,7 +119,9 @@ __attribute__((always_inline)) inline void conv_depthwise_body(const ConvShape& 
             const T w = weight[oc * ws[0] + kh * ws[2] + kw * ws[3]];
             const auto [lo, hi, shift] = tap_columns(s, kw);
             const T* __restrict src = plane + ih * s.is[2] + shift * s.is[3];
-            if (ostep == 1 && step == 1) {
+            if constexpr (Fused) {
+              for (int64_t ow = lo; ow < hi; ++ow) dst[ow * ostep] = std::fma(w, src[ow * step], dst[ow * ostep]);
+            } else if (ostep == 1 && step == 1) {
               for (int64_t ow = lo; ow < hi; ++ow) dst[ow] += w * src[ow];
             } else if (ostep == 1 && step == 2) {
               for (int64_t ow = lo; ow < hi; ++ow) dst[ow] += w * src[2 * ow];
@@ -127,222 +134,34 @@ __attribute__((always_inline)) inline void conv_depthwise_body(const ConvShape& 
     }
 }
 
-#if defined(__x86_64__)
-// Output columns [lo, hi) whose every tap reads inside the input row.
-void interior_columns(const ConvShape& s, int64_t& lo, int64_t& hi) {
-  lo = std::min(s.out_w, (s.pad_w + s.stride_w - 1) / s.stride_w);
-  const int64_t last = s.in_w - 1 - (s.k_w - 1) * s.dil_w + s.pad_w;  // the largest ow * stride allowed
-  hi = last < 0 ? lo : std::clamp(last / s.stride_w + 1, lo, s.out_w);
+// The stencil with the vector path's fused multiply-adds, for the shapes
+// that path does not take: the same rounding on one core whatever the
+// shape or the build's optimization (GCC contracts w * x + y only when it
+// optimizes).
+ETKIT_AVX2_FMA void conv_depthwise_body_fma(const ConvShape& s, const float* in, const float* weight,
+                                            const int64_t* ws, float* out, int64_t first, int64_t last) {
+  conv_depthwise_body<float, true>(s, in, weight, ws, out, first, last);
 }
 
-// An input plane as `stride` phase planes, phase r holding its columns
-// r, r + stride, …: at stride 2 the even and the odd columns apart, so the
-// eight inputs a tap needs for eight outputs are one contiguous load. At
-// stride 1 the plane itself.
-struct PhasePlanes {
-  const float* data;
-  int64_t row_stride;    ///< between rows of one phase
-  int64_t phase_stride;  ///< between phases
-  /// Input column ow * stride + offset is (ow + q) * stride + r: column
-  /// ow + q of phase r, this far from column ow of phase 0.
-  int64_t offset_of(const ConvShape& s, int64_t offset) const {
-    const int64_t r = ((offset % s.stride_w) + s.stride_w) % s.stride_w;
-    return r * phase_stride + (offset - r) / s.stride_w;
-  }
-};
-
-ETKIT_AVX2_FMA PhasePlanes split_phases(const ConvShape& s, const float* plane, float* scratch) {
-  if (s.stride_w == 1) return {plane, s.is[2], 0};
-  // Stride 2 (the only other one this path takes): sixteen columns at a
-  // time into eight even and eight odd ones.
-  const int64_t width = (s.in_w + 1) / 2;
-  float* even = scratch;
-  float* odd = scratch + s.in_h * width;
-  for (int64_t ih = 0; ih < s.in_h; ++ih) {
-    const float* row = plane + ih * s.is[2];
-    float* even_row = even + ih * width;
-    float* odd_row = odd + ih * width;
-    int64_t j = 0;
-    for (; 2 * j + 16 <= s.in_w; j += 8) {
-      const __m256 a = _mm256_loadu_ps(row + 2 * j), b = _mm256_loadu_ps(row + 2 * j + 8);
-      // a0 a2 b0 b2 a4 a6 b4 b6 and a1 a3 b1 b3 a5 a7 b5 b7, then the 64-bit lanes in order.
-      const __m256 evens = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));
-      const __m256 odds = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1));
-      _mm256_storeu_ps(even_row + j, _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(evens), _MM_SHUFFLE(3, 1, 2, 0))));
-      _mm256_storeu_ps(odd_row + j, _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(odds), _MM_SHUFFLE(3, 1, 2, 0))));
-    }
-    for (; 2 * j < s.in_w; ++j) {
-      even_row[j] = row[2 * j];
-      if (2 * j + 1 < s.in_w) odd_row[j] = row[2 * j + 1];
-    }
-  }
-  return {scratch, width, s.in_h * width};
-}
-
-// Output columns [ow, ow + 8 * kVectors), all of whose taps read inside the
-// row: kVectors independent fused chains, which hide the multiply-add's
-// latency (one chain of k_h x k_w dependent FMAs would wait on each).
-// `tap_offsets[kw]`: where tap kw's inputs start in the phase planes, less
-// ow (PhasePlanes::offset_of).
-template <int kVectors>
-ETKIT_AVX2_FMA inline void depthwise_block_f32(const ConvShape& s, const PhasePlanes& phases, const int64_t* tap_offsets,
-                                               const float* taps, int64_t oh, int64_t ow, float* __restrict dst) {
-  __m256 acc[kVectors];
-  for (int v = 0; v < kVectors; ++v) acc[v] = _mm256_loadu_ps(dst + ow + 8 * v);
-  for (int64_t kh = 0; kh < s.k_h; ++kh) {
-    const int64_t ih = oh * s.stride_h - s.pad_h + kh * s.dil_h;
-    if (ih < 0 || ih >= s.in_h) continue;
-    const float* row = phases.data + ih * phases.row_stride + ow;
-    for (int64_t kw = 0; kw < s.k_w; ++kw) {
-      const __m256 w = _mm256_set1_ps(taps[kh * s.k_w + kw]);
-      const float* x = row + tap_offsets[kw];
-      for (int v = 0; v < kVectors; ++v) acc[v] = _mm256_fmadd_ps(w, _mm256_loadu_ps(x + 8 * v), acc[v]);
-    }
-  }
-  for (int v = 0; v < kVectors; ++v) _mm256_storeu_ps(dst + ow + 8 * v, acc[v]);
-}
-
-// N blocks of eight output columns at ows[0..N) (those below out_w), where
-// some taps may reach the padding: each tap is added in the lanes where it
-// reads inside the row and skipped in the others (a masked load reads
-// nothing there), so every output gets the same sequence as an interior
-// one, less the padding's taps. The blocks go tap by tap in lockstep: each
-// is a chain of dependent multiply-adds and blends, and alone one waited
-// on the last (a row's two edge blocks were most of MobileNetV2's
-// depthwise time).
-template <int N>
-ETKIT_AVX2_FMA void depthwise_masked_blocks_f32(const ConvShape& s, const PhasePlanes& phases,
-                                                const int64_t* tap_offsets, const float* taps, int64_t oh,
-                                                const int64_t* ows, float* dst) {
-  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-  __m256i in_output[N], first_input[N];
-  __m256 acc[N];
-  for (int j = 0; j < N; ++j) {
-    const __m256i column = _mm256_add_epi32(_mm256_set1_epi32(int32_t(ows[j])), lane);
-    in_output[j] = _mm256_cmpgt_epi32(_mm256_set1_epi32(int32_t(s.out_w)), column);
-    acc[j] = _mm256_maskload_ps(dst + ows[j], in_output[j]);
-    first_input[j] = _mm256_mullo_epi32(column, _mm256_set1_epi32(int32_t(s.stride_w)));
-  }
-  for (int64_t kh = 0; kh < s.k_h; ++kh) {
-    const int64_t ih = oh * s.stride_h - s.pad_h + kh * s.dil_h;
-    if (ih < 0 || ih >= s.in_h) continue;
-    const float* row = phases.data + ih * phases.row_stride;
-    for (int64_t kw = 0; kw < s.k_w; ++kw) {
-      const __m256 w = _mm256_set1_ps(taps[kh * s.k_w + kw]);
-      const __m256i shift = _mm256_set1_epi32(int32_t(kw * s.dil_w - s.pad_w));
-      for (int j = 0; j < N; ++j) {
-        const __m256i iw = _mm256_add_epi32(first_input[j], shift);
-        const __m256i inside = _mm256_and_si256(
-            in_output[j], _mm256_andnot_si256(_mm256_cmpgt_epi32(_mm256_setzero_si256(), iw),
-                                              _mm256_cmpgt_epi32(_mm256_set1_epi32(int32_t(s.in_w)), iw)));
-        const __m256 x = _mm256_maskload_ps(row + ows[j] + tap_offsets[kw], inside);
-        acc[j] = _mm256_blendv_ps(acc[j], _mm256_fmadd_ps(w, x, acc[j]), _mm256_castsi256_ps(inside));
-      }
-    }
-  }
-  for (int j = 0; j < N; ++j) _mm256_maskstore_ps(dst + ows[j], in_output[j], acc[j]);
-}
-
-ETKIT_AVX2_FMA void depthwise_masked_blocks_f32(const ConvShape& s, const PhasePlanes& phases,
-                                                const int64_t* tap_offsets, const float* taps, int64_t oh,
-                                                const int64_t* ows, int count, float* dst) {
-  switch (count) {
-    case 1: return depthwise_masked_blocks_f32<1>(s, phases, tap_offsets, taps, oh, ows, dst);
-    case 2: return depthwise_masked_blocks_f32<2>(s, phases, tap_offsets, taps, oh, ows, dst);
-    case 3: return depthwise_masked_blocks_f32<3>(s, phases, tap_offsets, taps, oh, ows, dst);
-    case 4: return depthwise_masked_blocks_f32<4>(s, phases, tap_offsets, taps, oh, ows, dst);
-    default: return;
-  }
-}
-
-// One output row of one plane with contiguous rows, in blocks of eight
-// columns: outputs stay in registers across all k_h x k_w taps (the
-// generic body re-reads and re-writes the row once per tap), runs of four
-// blocks whose taps all read inside the row unmasked, the other blocks
-// (edges, and interior ones short of a run) masked, up to four at once.
-// Every output is its bias, then w * x fused into it tap by tap, kh then
-// kw, the padding's taps skipped: the generic body's sequence as the
-// release build compiles it with AVX2 and FMA (contracted), so those bits
-// stay, and a debug build now gives them too.
-ETKIT_AVX2_FMA void depthwise_row_f32_avx2(const ConvShape& s, const PhasePlanes& phases, const int64_t* tap_offsets,
-                                           const float* taps, int64_t oh, int64_t lo, int64_t hi,
-                                           float* __restrict dst) {
-  constexpr int kBlock = 4;
-  int64_t masked[kBlock];
-  int pending = 0;
-  for (int64_t ow = 0; ow < s.out_w;) {
-    if (ow >= lo && ow + 8 * kBlock <= hi) {
-      depthwise_block_f32<kBlock>(s, phases, tap_offsets, taps, oh, ow, dst);
-      ow += 8 * kBlock;
-      continue;
-    }
-    masked[pending++] = ow;
-    ow += 8;
-    if (pending == kBlock) {
-      depthwise_masked_blocks_f32(s, phases, tap_offsets, taps, oh, masked, pending, dst);
-      pending = 0;
-    }
-  }
-  depthwise_masked_blocks_f32(s, phases, tap_offsets, taps, oh, masked, pending, dst);
-}
-#endif
-
-// `scratch`: the worker's, for the phase planes (stride 2).
-ETKIT_AVX2_FMA void conv_depthwise_f32_avx2(const ConvShape& s, const float* in, const float* weight,
-                                            const int64_t* ws, float* out, int64_t first, int64_t last,
-                                            Span<uint8_t> scratch) {
-#if defined(__x86_64__)
-  constexpr int64_t kMaxTaps = 64;
-  const size_t phase_bytes =
-      s.stride_w == 1 ? 0 : sizeof(float) * size_t(s.stride_w * s.in_h * ((s.in_w + s.stride_w - 1) / s.stride_w));
-  const bool rows = s.is[3] == 1 && s.os[3] == 1 && (s.stride_w == 1 || s.stride_w == 2) &&
-                    s.k_h * s.k_w <= kMaxTaps && phase_bytes <= scratch.size() &&
-                    s.in_w < (int64_t{1} << 28) && s.out_w < (int64_t{1} << 28);  // lane columns in 32 bits
-  if (rows) {
-    int64_t lo = 0, hi = 0;
-    interior_columns(s, lo, hi);
-    const int64_t multiplier = s.out_c / s.groups;
-    float* phase_scratch = reinterpret_cast<float*>(scratch.data());
-    const float* split = nullptr;  // the input plane phases holds
-    PhasePlanes phases{};
-    for (int64_t plane_index = first; plane_index < last; ++plane_index) {
-      const int64_t n = plane_index / s.out_c, oc = plane_index % s.out_c;
-      const float* plane = in + n * s.is[0] + (oc / multiplier) * s.is[1];
-      float* dst_plane = out + n * s.os[0] + oc * s.os[1];
-      // Output planes sharing an input plane (a depth multiplier) split it once.
-      if (plane != split) {
-        phases = split_phases(s, plane, phase_scratch);
-        split = plane;
-      }
-      int64_t tap_offsets[kMaxTaps];
-      for (int64_t kw = 0; kw < s.k_w; ++kw) tap_offsets[kw] = phases.offset_of(s, kw * s.dil_w - s.pad_w);
-      float taps[kMaxTaps];
-      for (int64_t kh = 0; kh < s.k_h; ++kh) {
-        for (int64_t kw = 0; kw < s.k_w; ++kw) taps[kh * s.k_w + kw] = weight[oc * ws[0] + kh * ws[2] + kw * ws[3]];
-      }
-      for (int64_t oh = 0; oh < s.out_h; ++oh) {
-        depthwise_row_f32_avx2(s, phases, tap_offsets, taps, oh, lo, hi, dst_plane + oh * s.os[2]);
-      }
-    }
-    return;
-  }
-#endif
-  (void)scratch;
-  conv_depthwise_body(s, in, weight, ws, out, first, last);
-}
-
-// Planes are independent: spread over the workers.
+// Planes are independent: spread over the workers, each filling its own
+// planes with their bias first where the stencil adds to them (the vector
+// path starts its tiles from the bias instead).
 template <typename T>
-void conv_depthwise(const ConvShape& s, const T* in, const T* weight, const int64_t* ws, T* out,
+void conv_depthwise(const ConvShape& s, const T* in, const T* weight, const int64_t* ws, const Tensor* bias, T* out,
                     const KernelContext& context) {
   const int64_t plane_work = s.out_h * s.out_w * s.k_h * s.k_w;
   parallel_ranges(context, s.n * s.out_c, 1, plane_work > 0 ? (int64_t{1} << 16) / plane_work + 2 : 0,
                   [&](Span<uint8_t> scratch, int64_t first, int64_t last) {
                     if constexpr (std::is_same_v<T, float>) {
-                      if (cpu_has_avx2_fma()) {
-                        conv_depthwise_f32_avx2(s, in, weight, ws, out, first, last, scratch);
+                      if (cpu_has_avx2_fma() && depthwise_rows_suit(s, scratch.size())) {
+                        conv_depthwise_rows_f32(s, in, weight, ws, bias ? bias->data_as<const float>() : nullptr,
+                                                bias ? bias->stride(0) : 0, out, first, last, scratch);
                         return;
                       }
+                    }
+                    fill_bias<T>(s, bias, out, first, last);
+                    if constexpr (std::is_same_v<T, float>) {
+                      if (cpu_has_avx2_fma()) return conv_depthwise_body_fma(s, in, weight, ws, out, first, last);
                     }
                     conv_depthwise_body(s, in, weight, ws, out, first, last);
                   });
@@ -555,12 +374,15 @@ Status convolution_out(KernelContext& context, Span<Value*> args) {
   // Integer convolutions wrap as ATen's (two's complement).
   ETKIT_TRY(dispatch_real(context, type, [&](auto tag) {
     using T = decltype(tag);
-    fill_bias<T>(s, bias, out.data_as<T>());
+    if (s.groups > 1 && s.in_c == s.groups && !transposed) {
+      conv_depthwise<T>(s, input.data_as<const T>(), weight.data_as<const T>(), ws, bias, out.data_as<T>(),
+                        context);
+      return;
+    }
+    fill_bias<T>(s, bias, out.data_as<T>(), 0, s.n * s.out_c);
     if (transposed) {
       conv_transposed<T>(s, input.data_as<const T>(), weight.data_as<const T>(), ws,
                          out.data_as<T>());
-    } else if (s.groups > 1 && s.in_c == s.groups) {
-      conv_depthwise<T>(s, input.data_as<const T>(), weight.data_as<const T>(), ws, out.data_as<T>(), context);
     } else {
       conv_forward<T>(s, input.data_as<const T>(), weight.data_as<const T>(), ws, out.data_as<T>(), context);
     }
