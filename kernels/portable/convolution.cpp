@@ -379,7 +379,10 @@ Status convolution_out(KernelContext& context, Span<Value*> args) {
                         context);
       return;
     }
-    fill_bias<T>(s, bias, out.data_as<T>(), 0, s.n * s.out_c);
+    // Over the workers: for a pointwise convolution of a large image this
+    // pass over the output was a third of its time, on one core.
+    parallel_ranges(context, s.n * s.out_c, 1, min_items_for(s.n * s.out_c, s.n * s.out_c * s.out_h * s.out_w),
+                    [&](Span<uint8_t>, int64_t first, int64_t last) { fill_bias<T>(s, bias, out.data_as<T>(), first, last); });
     if (transposed) {
       conv_transposed<T>(s, input.data_as<const T>(), weight.data_as<const T>(), ws,
                          out.data_as<T>());
