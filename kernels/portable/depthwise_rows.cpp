@@ -129,132 +129,6 @@ struct DepthwisePlane {
   float* dst;  ///< the output plane
 };
 
-// The tap row each of the R output rows from `top` takes from input row
-// ih (kh * k_w into the taps), or null where ih feeds no tap of it.
-template <int R>
-inline bool tap_rows_of(const DepthwisePlane& p, int64_t top, int64_t ih, const float* (&rows)[R]) {
-  const ConvShape& s = p.s;
-  bool any = false;
-  for (int r = 0; r < R; ++r) {
-    const int64_t d = ih - top - r * s.stride_h;  // kh * dil_h, if a tap
-    const int64_t kh = s.dil_h == 1 ? d : d / s.dil_h;
-    const bool hit = d >= 0 && kh < s.k_h && (s.dil_h == 1 || d % s.dil_h == 0);
-    rows[r] = hit ? p.taps + kh * s.k_w : nullptr;
-    any |= hit;
-  }
-  return any;
-}
-
-// Output rows [oh0, oh0 + R) by columns [ow, ow + V * kWidth): R x V
-// accumulators from the bias; each input row under them is loaded once per
-// tap column and fused into every output row it feeds, rows in order, so
-// each output still takes its taps kh then kw. Unmasked: every tap of
-// these columns reads inside the row and every column is an output.
-// Masked: the taps reading outside the row are skipped lane by lane and
-// the lanes past out_w are not stored.
-template <typename L, int R, int V, bool Masked>
-ETKIT_AVX2_FMA void depthwise_tile(const DepthwisePlane& p, int64_t oh0, int64_t ow) {
-  const ConvShape& s = p.s;
-  constexpr int64_t W = L::kWidth;
-  typename L::V acc[R][V];
-  for (int r = 0; r < R; ++r)
-    for (int v = 0; v < V; ++v) acc[r][v] = L::splat(p.bias);
-  typename L::Mask inside[Masked ? kMaxTaps : 1][V];
-  if constexpr (Masked) {
-    for (int64_t kw = 0; kw < s.k_w; ++kw)
-      for (int v = 0; v < V; ++v)
-        inside[kw][v] = L::both(L::within(ow + v * W, 1, s.out_w),
-                                L::within((ow + v * W) * s.stride_w + kw * s.dil_w - s.pad_w, s.stride_w, s.in_w));
-  }
-  const int64_t top = oh0 * s.stride_h - s.pad_h;  // output row oh0's input row for kh = 0
-  const int64_t end = std::min(s.in_h, top + (R - 1) * s.stride_h + (s.k_h - 1) * s.dil_h + 1);
-  for (int64_t ih = std::max<int64_t>(top, 0); ih < end; ++ih) {
-    const float* tap_rows[R];
-    if (!tap_rows_of<R>(p, top, ih, tap_rows)) continue;
-    const float* row = p.phases.data + ih * p.phases.row_stride + ow;
-    for (int64_t kw = 0; kw < s.k_w; ++kw) {
-      typename L::V x[V];
-      for (int v = 0; v < V; ++v) {
-        if constexpr (Masked) x[v] = L::load(row + p.tap_offsets[kw] + v * W, inside[kw][v]);
-        else x[v] = L::load(row + p.tap_offsets[kw] + v * W);
-      }
-      for (int r = 0; r < R; ++r) {
-        if (tap_rows[r] == nullptr) continue;
-        const typename L::V w = L::splat(tap_rows[r][kw]);
-        for (int v = 0; v < V; ++v) {
-          if constexpr (Masked) acc[r][v] = L::fma(inside[kw][v], w, x[v], acc[r][v]);
-          else acc[r][v] = L::fma(w, x[v], acc[r][v]);
-        }
-      }
-    }
-  }
-  for (int r = 0; r < R; ++r) {
-    float* out_row = p.dst + (oh0 + r) * s.os[2] + ow;
-    for (int v = 0; v < V; ++v) {
-      if constexpr (Masked) L::store(out_row + v * W, L::within(ow + v * W, 1, s.out_w), acc[r][v]);
-      else L::store(out_row + v * W, acc[r][v]);
-    }
-  }
-}
-
-// depthwise_tile for 3 x 3 taps, undilated rows, row stride SH: the input
-// rows and their output rows known at compile time, so a row's three tap
-// columns are loaded once and fused into up to three output rows without a
-// test per tap (MobileNet's depthwise convolutions, all of them).
-template <typename L, int R, int V, bool Masked, int SH>
-ETKIT_AVX2_FMA void depthwise_tile3(const DepthwisePlane& p, int64_t oh0, int64_t ow) {
-  const ConvShape& s = p.s;
-  constexpr int64_t W = L::kWidth;
-  constexpr int kInputRows = (R - 1) * SH + 3;
-  typename L::V acc[R][V];
-  for (int r = 0; r < R; ++r)
-    for (int v = 0; v < V; ++v) acc[r][v] = L::splat(p.bias);
-  typename L::Mask inside[3][V];
-  if constexpr (Masked) {
-    for (int kw = 0; kw < 3; ++kw)
-      for (int v = 0; v < V; ++v)
-        inside[kw][v] = L::both(L::within(ow + v * W, 1, s.out_w),
-                                L::within((ow + v * W) * s.stride_w + kw * s.dil_w - s.pad_w, s.stride_w, s.in_w));
-  }
-  const int64_t top = oh0 * SH - s.pad_h;
-#pragma GCC unroll 16
-  for (int i = 0; i < kInputRows; ++i) {
-    const int64_t ih = top + i;
-    if (ih < 0 || ih >= s.in_h) continue;
-    const float* row = p.phases.data + ih * p.phases.row_stride + ow;
-    typename L::V x[3][V];
-#pragma GCC unroll 3
-    for (int kw = 0; kw < 3; ++kw) {
-#pragma GCC unroll 4
-      for (int v = 0; v < V; ++v) {
-        if constexpr (Masked) x[kw][v] = L::load(row + p.tap_offsets[kw] + v * W, inside[kw][v]);
-        else x[kw][v] = L::load(row + p.tap_offsets[kw] + v * W);
-      }
-    }
-#pragma GCC unroll 4
-    for (int r = 0; r < R; ++r) {
-      const int kh = i - r * SH;
-      if (kh < 0 || kh > 2) continue;
-#pragma GCC unroll 3
-      for (int kw = 0; kw < 3; ++kw) {
-        const typename L::V w = L::splat(p.taps[kh * 3 + kw]);
-#pragma GCC unroll 4
-        for (int v = 0; v < V; ++v) {
-          if constexpr (Masked) acc[r][v] = L::fma(inside[kw][v], w, x[kw][v], acc[r][v]);
-          else acc[r][v] = L::fma(w, x[kw][v], acc[r][v]);
-        }
-      }
-    }
-  }
-  for (int r = 0; r < R; ++r) {
-    float* out_row = p.dst + (oh0 + r) * s.os[2] + ow;
-    for (int v = 0; v < V; ++v) {
-      if constexpr (Masked) L::store(out_row + v * W, L::within(ow + v * W, 1, s.out_w), acc[r][v]);
-      else L::store(out_row + v * W, acc[r][v]);
-    }
-  }
-}
-
 // Which tile a plane's stencil runs: any taps, or 3 x 3 at row stride 1 or 2.
 enum class Stencil { kAny, kThreeByThree1, kThreeByThree2 };
 
@@ -264,59 +138,54 @@ Stencil stencil_of(const ConvShape& s) {
   return s.stride_h == 2 ? Stencil::kThreeByThree2 : Stencil::kAny;
 }
 
-template <typename L, int R, int V, bool Masked, Stencil K>
-ETKIT_AVX2_FMA inline void tile(const DepthwisePlane& p, int64_t oh0, int64_t ow) {
-  if constexpr (K == Stencil::kThreeByThree1) depthwise_tile3<L, R, V, Masked, 1>(p, oh0, ow);
-  else if constexpr (K == Stencil::kThreeByThree2) depthwise_tile3<L, R, V, Masked, 2>(p, oh0, ow);
-  else depthwise_tile<L, R, V, Masked>(p, oh0, ow);
-}
 
-// Output rows [oh0, oh0 + R) across the plane, in tiles: unmasked two- and
-// one-vector tiles over the interior columns [lo, hi), where the last of
-// them, short of a vector, is one tile ending at hi over columns already
-// done (it stores the same values, each tile starting from the bias), and
-// masked tiles at the edges and where the row is too narrow.
-template <typename L, int R, Stencil K>
-ETKIT_AVX2_FMA void depthwise_rows(const DepthwisePlane& p, int64_t oh0, int64_t lo, int64_t hi) {
-  constexpr int64_t W = L::kWidth;
-  const int64_t out_w = p.s.out_w;
-  for (int64_t ow = 0; ow < out_w;) {
-    if (ow >= lo && ow + 2 * W <= hi) {
-      tile<L, R, 2, false, K>(p, oh0, ow);
-      ow += 2 * W;
-    } else if (ow >= lo && ow + W <= hi) {
-      tile<L, R, 1, false, K>(p, oh0, ow);
-      ow += W;
-    } else if (ow >= lo && ow < hi && hi - W >= lo && out_w - ow > W) {
-      tile<L, R, 1, false, K>(p, oh0, hi - W);
-      ow = hi;
-    } else {
-      tile<L, R, 1, true, K>(p, oh0, ow);
-      ow += W;
-    }
+// Sixteen float lanes in 512-bit registers, and masks in mask registers:
+// a masked load reads nothing outside its lanes and a masked multiply-add
+// leaves the others, so the edges cost little more than the interior.
+#define ETKIT_AVX512 __attribute__((target("avx2,fma,avx512f")))
+struct Lanes16 {
+  static constexpr int64_t kWidth = 16;
+  using V = __m512;
+  using Mask = __mmask16;
+  static ETKIT_AVX512 V splat(float x) { return _mm512_set1_ps(x); }
+  static ETKIT_AVX512 V load(const float* p) { return _mm512_loadu_ps(p); }
+  static ETKIT_AVX512 V load(const float* p, Mask m) { return _mm512_maskz_loadu_ps(m, p); }
+  static ETKIT_AVX512 void store(float* p, V v) { _mm512_storeu_ps(p, v); }
+  static ETKIT_AVX512 void store(float* p, Mask m, V v) { _mm512_mask_storeu_ps(p, m, v); }
+  static ETKIT_AVX512 V fma(V w, V x, V acc) { return _mm512_fmadd_ps(w, x, acc); }
+  static ETKIT_AVX512 V fma(Mask m, V w, V x, V acc) { return _mm512_mask3_fmadd_ps(w, x, acc, m); }
+  static ETKIT_AVX512 Mask within(int64_t first, int64_t step, int64_t end) {
+    const __m512i at = _mm512_add_epi32(
+        _mm512_set1_epi32(int32_t(first)),
+        _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                           _mm512_set1_epi32(int32_t(step))));
+    return _mm512_cmpge_epi32_mask(at, _mm512_setzero_si512()) & _mm512_cmplt_epi32_mask(at, _mm512_set1_epi32(int32_t(end)));
   }
-}
+  static ETKIT_AVX512 Mask both(Mask a, Mask b) { return Mask(a & b); }
+};
+#undef ETKIT_AVX512
 
-template <Stencil K>
-ETKIT_AVX2_FMA void depthwise_plane(const DepthwisePlane& p, int64_t lo, int64_t hi) {
-  constexpr int kRows = 4;
-  const int64_t out_h = p.s.out_h;
-  int64_t oh = 0;
-  for (; oh + kRows <= out_h; oh += kRows) depthwise_rows<Lanes8, kRows, K>(p, oh, lo, hi);
-  switch (out_h - oh) {
-    case 3: return depthwise_rows<Lanes8, 3, K>(p, oh, lo, hi);
-    case 2: return depthwise_rows<Lanes8, 2, K>(p, oh, lo, hi);
-    case 1: return depthwise_rows<Lanes8, 1, K>(p, oh, lo, hi);
-    default: return;
-  }
-}
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
+namespace lanes8 {
+using Lanes = Lanes8;
+#include "depthwise_tiles.inc"
+}  // namespace lanes8
+#pragma GCC pop_options
 
-ETKIT_AVX2_FMA void depthwise_plane(const DepthwisePlane& p, int64_t lo, int64_t hi) {
-  switch (stencil_of(p.s)) {
-    case Stencil::kThreeByThree1: return depthwise_plane<Stencil::kThreeByThree1>(p, lo, hi);
-    case Stencil::kThreeByThree2: return depthwise_plane<Stencil::kThreeByThree2>(p, lo, hi);
-    default: return depthwise_plane<Stencil::kAny>(p, lo, hi);
-  }
+#pragma GCC push_options
+#pragma GCC target("avx2,fma,avx512f")
+namespace lanes16 {
+using Lanes = Lanes16;
+#include "depthwise_tiles.inc"
+}  // namespace lanes16
+#pragma GCC pop_options
+
+bool wide_tiles_allowed = true;
+
+bool use_wide_tiles() {
+  static const bool has = __builtin_cpu_supports("avx512f");
+  return has && wide_tiles_allowed;
 }
 
 }  // namespace
@@ -346,11 +215,16 @@ ETKIT_AVX2_FMA void conv_depthwise_rows_f32(const ConvShape& s, const float* in,
     }
     const DepthwisePlane p{s, phases, tap_offsets, taps, bias != nullptr ? bias[oc * bias_stride] : 0.0f,
                            out + n * s.os[0] + oc * s.os[1]};
-    depthwise_plane(p, lo, hi);
+    if (use_wide_tiles()) lanes16::depthwise_plane(p, lo, hi);
+    else lanes8::depthwise_plane(p, lo, hi);
   }
 }
 
+void conv_allow_wide_depthwise_tiles(bool allow) { wide_tiles_allowed = allow; }
+
 #else
+
+void conv_allow_wide_depthwise_tiles(bool) {}
 
 void conv_depthwise_rows_f32(const ConvShape&, const float*, const float*, const int64_t*, const float*, int64_t,
                              float*, int64_t, int64_t, Span<uint8_t>) {}

@@ -201,10 +201,64 @@ TEST(Convolution, MatchesAtenOnStridesPaddingsDilationsGroups) {
 // (depthwise_rows.cpp): heights that leave one to three rows after tiles of
 // four, widths with two- and one-vector interior tiles, an interior tail
 // short of a vector under a tile laid over columns already done (padding
-// 3 on a 3 x 3), rows too narrow for any unmasked tile, the 3 x 3 tiles at
-// row stride 1 and 2 against column stride 2 and 1 and column dilation,
+// 3 on a 3 x 3, at either lane width), rows too narrow for any unmasked
+// tile, the 3 x 3 tiles at row stride 1 and 2 against column stride 2 and
+// 1 and column dilation,
 // the general tiles (5 x 5, 1 x 7, row dilation, row stride 3), and a
-// column stride of 3, which the vector path leaves to the generic stencil.
+// column stride of 3, which the vector path leaves to the generic stencil;
+// in 16-lane tiles (cores with AVX-512) and in 8-lane ones.
+struct DepthwiseCase {
+  int64_t channels, height, width, kernel_h, kernel_w, stride_h, stride_w, padding_h, padding_w, dilation_h,
+      dilation_w;
+  bool bias;
+};
+
+// How many outputs of etkit's depthwise convolution of `c` differ from the
+// rule written out: fused multiply-adds where `fused`, else product then sum.
+size_t depthwise_mismatches(const DepthwiseCase& c, bool fused, std::mt19937_64& rng) {
+  at::Tensor input = random_tensor(rng, {1, c.channels, c.height, c.width}, at::kFloat);
+  at::Tensor weight = random_tensor(rng, {c.channels, 1, c.kernel_h, c.kernel_w}, at::kFloat);
+  at::Tensor bias = random_tensor(rng, {c.channels}, at::kFloat);
+  const int64_t out_h = (c.height + 2 * c.padding_h - c.dilation_h * (c.kernel_h - 1) - 1) / c.stride_h + 1;
+  const int64_t out_w = (c.width + 2 * c.padding_w - c.dilation_w * (c.kernel_w - 1) - 1) / c.stride_w + 1;
+  OpRunner runner("aten::convolution.out");
+  runner.tensor(input).tensor(weight);
+  if (c.bias) runner.tensor(bias); else runner.none();
+  runner.ints({c.stride_h, c.stride_w}).ints({c.padding_h, c.padding_w}).ints({c.dilation_h, c.dilation_w})
+      .boolean(false).ints({0, 0}).integer(c.channels).out(at::kFloat, {1, c.channels, out_h, out_w}).returned();
+  EXPECT_EQ(runner.run(), "");
+  const at::Tensor result = runner.result().contiguous();
+  const float* x = input.data_ptr<float>();
+  const float* w = weight.data_ptr<float>();
+  const float* out = result.data_ptr<float>();
+  size_t mismatches = 0;
+  for (int64_t ch = 0; ch < c.channels; ++ch) {
+    for (int64_t oh = 0; oh < out_h; ++oh) {
+      for (int64_t ow = 0; ow < out_w; ++ow) {
+        float acc = c.bias ? bias.data_ptr<float>()[ch] : 0.0f;
+        for (int64_t kh = 0; kh < c.kernel_h; ++kh) {
+          const int64_t ih = oh * c.stride_h - c.padding_h + kh * c.dilation_h;
+          if (ih < 0 || ih >= c.height) continue;
+          for (int64_t kw = 0; kw < c.kernel_w; ++kw) {
+            const int64_t iw = ow * c.stride_w - c.padding_w + kw * c.dilation_w;
+            if (iw < 0 || iw >= c.width) continue;
+            const float tap = w[(ch * c.kernel_h + kh) * c.kernel_w + kw];
+            const float value = x[(ch * c.height + ih) * c.width + iw];
+            if (fused) {
+              acc = std::fma(tap, value, acc);
+            } else {
+              const volatile float product = tap * value;  // volatile: never contracted into an fma
+              acc = acc + product;
+            }
+          }
+        }
+        mismatches += out[(ch * out_h + oh) * out_w + ow] != acc;
+      }
+    }
+  }
+  return mismatches;
+}
+
 TEST(Convolution, DepthwiseOutputsAreTheirTapsAddedInOrder) {
 #if defined(__x86_64__)
   const bool fused = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");  // the kernel's own test
@@ -212,12 +266,7 @@ TEST(Convolution, DepthwiseOutputsAreTheirTapsAddedInOrder) {
   const bool fused = false;
 #endif
   std::mt19937_64 rng(kernel_test_seed() + 29);
-  struct Case {
-    int64_t channels, height, width, kernel_h, kernel_w, stride_h, stride_w, padding_h, padding_w, dilation_h,
-        dilation_w;
-    bool bias;
-  };
-  const std::vector<Case> cases = {
+  const std::vector<DepthwiseCase> cases = {
       {6, 9, 29, 3, 3, 1, 1, 1, 1, 1, 1, true},      {4, 12, 35, 3, 3, 2, 2, 1, 1, 1, 1, true},
       {3, 8, 26, 5, 5, 1, 1, 4, 4, 2, 2, true},      {2, 5, 3, 3, 3, 2, 2, 2, 2, 1, 1, true},
       {3, 14, 56, 3, 3, 1, 1, 1, 1, 1, 1, false},    {2, 23, 111, 3, 3, 2, 2, 1, 1, 1, 1, true},
@@ -225,55 +274,19 @@ TEST(Convolution, DepthwiseOutputsAreTheirTapsAddedInOrder) {
       {3, 9, 29, 3, 3, 1, 1, 3, 3, 1, 1, true},      {2, 11, 40, 3, 3, 2, 1, 1, 1, 1, 1, true},
       {2, 10, 40, 3, 3, 1, 2, 1, 0, 1, 1, false},    {2, 13, 33, 3, 3, 1, 1, 1, 2, 1, 2, true},
       {2, 9, 30, 1, 7, 1, 1, 0, 3, 1, 1, true},      {2, 17, 30, 3, 3, 3, 1, 1, 1, 2, 1, true},
-      {2, 9, 31, 3, 3, 1, 3, 1, 1, 1, 1, true},
+      {2, 9, 31, 3, 3, 1, 3, 1, 1, 1, 1, true},      {2, 9, 45, 3, 3, 1, 1, 3, 3, 1, 1, true},
   };
-  for (const Case& c : cases) {
-    at::Tensor input = random_tensor(rng, {1, c.channels, c.height, c.width}, at::kFloat);
-    at::Tensor weight = random_tensor(rng, {c.channels, 1, c.kernel_h, c.kernel_w}, at::kFloat);
-    at::Tensor bias = random_tensor(rng, {c.channels}, at::kFloat);
-    const int64_t out_h = (c.height + 2 * c.padding_h - c.dilation_h * (c.kernel_h - 1) - 1) / c.stride_h + 1;
-    const int64_t out_w = (c.width + 2 * c.padding_w - c.dilation_w * (c.kernel_w - 1) - 1) / c.stride_w + 1;
-    OpRunner runner("aten::convolution.out");
-    runner.tensor(input).tensor(weight);
-    if (c.bias) runner.tensor(bias); else runner.none();
-    runner.ints({c.stride_h, c.stride_w}).ints({c.padding_h, c.padding_w})
-        .ints({c.dilation_h, c.dilation_w}).boolean(false).ints({0, 0}).integer(c.channels)
-        .out(at::kFloat, {1, c.channels, out_h, out_w}).returned();
-    ASSERT_EQ(runner.run(), "");
-    const at::Tensor result = runner.result().contiguous();
-    const float* x = input.data_ptr<float>();
-    const float* w = weight.data_ptr<float>();
-    const float* out = result.data_ptr<float>();
-    size_t mismatches = 0;
-    for (int64_t ch = 0; ch < c.channels; ++ch) {
-      for (int64_t oh = 0; oh < out_h; ++oh) {
-        for (int64_t ow = 0; ow < out_w; ++ow) {
-          float acc = c.bias ? bias.data_ptr<float>()[ch] : 0.0f;
-          for (int64_t kh = 0; kh < c.kernel_h; ++kh) {
-            const int64_t ih = oh * c.stride_h - c.padding_h + kh * c.dilation_h;
-            if (ih < 0 || ih >= c.height) continue;
-            for (int64_t kw = 0; kw < c.kernel_w; ++kw) {
-              const int64_t iw = ow * c.stride_w - c.padding_w + kw * c.dilation_w;
-              if (iw < 0 || iw >= c.width) continue;
-              const float tap = w[(ch * c.kernel_h + kh) * c.kernel_w + kw];
-              const float value = x[(ch * c.height + ih) * c.width + iw];
-              if (fused) {
-                acc = std::fma(tap, value, acc);
-              } else {
-                const volatile float product = tap * value;  // volatile: never contracted into an fma
-                acc = acc + product;
-              }
-            }
-          }
-          mismatches += out[(ch * out_h + oh) * out_w + ow] != acc;
-        }
-      }
+  for (const bool wide : {true, false}) {
+    etkit::kernels::conv_allow_wide_depthwise_tiles(wide);
+    for (const DepthwiseCase& c : cases) {
+      EXPECT_EQ(depthwise_mismatches(c, fused, rng), 0u)
+          << c.channels << "x" << c.height << "x" << c.width << " kernel " << c.kernel_h << "x" << c.kernel_w
+          << " stride " << c.stride_h << "," << c.stride_w << " padding " << c.padding_h << "," << c.padding_w
+          << " dilation " << c.dilation_h << "," << c.dilation_w << (c.bias ? "" : " no bias")
+          << (wide ? ", 16-lane tiles" : ", 8-lane tiles");
     }
-    EXPECT_EQ(mismatches, 0u) << c.channels << "x" << c.height << "x" << c.width << " kernel " << c.kernel_h << "x"
-                              << c.kernel_w << " stride " << c.stride_h << "," << c.stride_w << " padding "
-                              << c.padding_h << "," << c.padding_w << " dilation " << c.dilation_h << ","
-                              << c.dilation_w << (c.bias ? "" : " no bias");
   }
+  etkit::kernels::conv_allow_wide_depthwise_tiles(true);
 }
 
 // Float convolutions pack the gemm's column panels straight from the image

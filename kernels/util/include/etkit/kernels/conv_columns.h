@@ -45,6 +45,11 @@ bool conv_columns_suit(const ConvShape& s);
 /// Not thread-safe: set it before running.
 void conv_allow_column_packer(bool allow);
 
+/// Whether float depthwise convolutions run 16-lane tiles on cores with
+/// AVX-512 (the default; the same bits as the 8-lane ones), for tests and
+/// benches that compare both paths. Not thread-safe: set it before running.
+void conv_allow_wide_depthwise_tiles(bool allow);
+
 /// How the packer copies a panel's rows: the widest vectors the core has
 /// (the default), at most AVX2, or element by element; the same bytes in
 /// every case, for tests that compare them. Not thread-safe.
