@@ -165,21 +165,37 @@ struct Lanes16 {
 };
 #undef ETKIT_AVX512
 
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx2,fma"))), apply_to = function)
+#else
 #pragma GCC push_options
 #pragma GCC target("avx2,fma")
+#endif
 namespace lanes8 {
 using Lanes = Lanes8;
 #include "depthwise_tiles.inc"
 }  // namespace lanes8
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
 #pragma GCC pop_options
+#endif
 
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx2,fma,avx512f"))), apply_to = function)
+#else
 #pragma GCC push_options
 #pragma GCC target("avx2,fma,avx512f")
+#endif
 namespace lanes16 {
 using Lanes = Lanes16;
 #include "depthwise_tiles.inc"
 }  // namespace lanes16
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
 #pragma GCC pop_options
+#endif
 
 bool wide_tiles_allowed = true;
 
