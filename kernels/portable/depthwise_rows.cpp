@@ -18,6 +18,7 @@
 #include <immintrin.h>
 #endif
 
+#include "etkit/kernels/cpu_features.h"
 #include "etkit/kernels/fast_math.h"
 
 namespace etkit::kernels {
@@ -32,7 +33,12 @@ size_t phase_plane_bytes(const ConvShape& s) {
 
 }  // namespace
 
+// Off x86 there is no vector path: nothing suits it, so the stub below is
+// never called.
 bool depthwise_rows_suit(const ConvShape& s, size_t scratch_bytes) {
+#if !defined(__x86_64__)
+  return false;
+#endif
   return s.is[3] == 1 && s.os[3] == 1 && (s.stride_w == 1 || s.stride_w == 2) && s.k_h * s.k_w <= kMaxTaps &&
          phase_plane_bytes(s) <= scratch_bytes && s.in_w < (int64_t{1} << 28) &&
          s.out_w < (int64_t{1} << 28);  // lane columns in 32 bits
@@ -199,10 +205,7 @@ using Lanes = Lanes16;
 
 bool wide_tiles_allowed = true;
 
-bool use_wide_tiles() {
-  static const bool has = __builtin_cpu_supports("avx512f");
-  return has && wide_tiles_allowed;
-}
+bool use_wide_tiles() { return wide_tiles_allowed && cpu_has_avx512f(); }
 
 }  // namespace
 

@@ -10,6 +10,7 @@
 #include <immintrin.h>
 #endif
 
+#include "etkit/kernels/cpu_features.h"
 #include "etkit/kernels/fast_math.h"
 #include "etkit/kernels/parallel.h"
 
@@ -391,8 +392,7 @@ ETKIT_AVX2_FMA void micro_kernel_f32_narrow(int64_t kc, const Rows top, const Ro
 
 bool wide_tiles_enabled = true;
 bool cpu_has_avx512() {
-  static const bool has = __builtin_cpu_supports("avx512f") && cpu_has_avx2_fma();
-  return has;
+  return cpu_has_avx512f() && cpu_has_avx2_fma();
 }
 #else
 template <typename Rows>

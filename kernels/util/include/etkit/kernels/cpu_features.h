@@ -9,8 +9,13 @@ inline bool cpu_has_avx2() {
   static const bool supported = __builtin_cpu_supports("avx2");
   return supported;
 }
+inline bool cpu_has_avx512f() {
+  static const bool supported = __builtin_cpu_supports("avx512f");
+  return supported;
+}
 #else
 inline bool cpu_has_avx2() { return false; }
+inline bool cpu_has_avx512f() { return false; }
 #endif
 
 }  // namespace etkit::kernels
