@@ -423,6 +423,40 @@ void micro_kernel<float>(int64_t kc, const float* __restrict a, const float* __r
   }
 }
 
+// What C starts from before the products are added: beta times its
+// contents, or, when row_values is set, row i's value (RowStart).
+template <typename T>
+struct CStart {
+  T beta;
+  const T* row_values;
+  int64_t row_stride;
+  // The start of the rows from i0 on (a worker's part of C).
+  CStart from_row(int64_t i0) const {
+    return {beta, row_values ? row_values + i0 * row_stride : nullptr, row_stride};
+  }
+};
+
+template <typename T>
+CStart<T> beta_start(T beta) { return {beta, nullptr, 0}; }
+template <typename T>
+CStart<T> row_start(RowStart<T> start) { return {T(1), start.values, start.stride}; }
+
+// C's rows [i0, i0 + mc) by columns [j0, j0 + nc) set to their row's start
+// value (nothing to do when C starts from beta * C: scale_c did that).
+template <typename T>
+void fill_block(const MatrixView<T>& c, const CStart<T>& start, int64_t i0, int64_t mc, int64_t j0, int64_t nc) {
+  if (start.row_values == nullptr) return;
+  for (int64_t i = i0; i < i0 + mc; ++i) {
+    const T v = start.row_values[i * start.row_stride];
+    T* row = c.data + i * c.row_stride + j0 * c.col_stride;
+    if (c.col_stride == 1) {
+      std::fill(row, row + nc, v);
+    } else {
+      for (int64_t j = 0; j < nc; ++j) row[j * c.col_stride] = v;
+    }
+  }
+}
+
 template <typename T>
 void scale_c(MatrixView<T> c, T beta) {
   for (int64_t i = 0; i < c.rows; ++i) {
@@ -649,17 +683,20 @@ struct PackerSource {
 // computed as the whole would be: the row path rounds differently). A
 // packer's B always takes the packed path.
 template <typename T, typename Source>
-void gemm_impl(MatrixView<const T> a, const Source& b, MatrixView<T> c, T alpha, T beta,
+void gemm_impl(MatrixView<const T> a, const Source& b, MatrixView<T> c, T alpha, const CStart<T>& start,
                Span<uint8_t> scratch, bool one_row) {
-  if (beta != T(1)) scale_c(c, beta);
+  if (start.row_values == nullptr && start.beta != T(1)) scale_c(c, start.beta);
   const int64_t m = c.rows, n = c.cols, k = a.cols;
-  if (m == 0 || n == 0 || k == 0 || alpha == T(0)) return;
+  if (m == 0 || n == 0) return;
+  if (k == 0 || alpha == T(0)) return fill_block(c, start, 0, m, 0, n);
   if constexpr (std::is_same_v<Source, ViewSource<T>>) {
     if (one_row && b.view.col_stride == 1 && c.col_stride == 1) {
+      fill_block(c, start, 0, m, 0, n);
       row_times_matrix(a.data, a.col_stride, b.view, c.data, alpha);
       return;
     }
     if (one_row && a.col_stride == 1 && b.view.row_stride == 1 && c.col_stride == 1) {
+      fill_block(c, start, 0, m, 0, n);
       row_times_columns(a.data, b.view, c.data, alpha);
       return;
     }
@@ -678,6 +715,7 @@ void gemm_impl(MatrixView<const T> a, const Source& b, MatrixView<T> c, T alpha,
       b.pack(p0, kc, j0, nc, packed_b);
       for (int64_t i0 = 0; i0 < m; i0 += kMC) {
         const int64_t mc = std::min(kMC, m - i0);
+        if (p0 == 0) fill_block(c, start, i0, mc, j0, nc);
         if constexpr (std::is_same_v<T, float>) {
           if (a_in_place) {
             multiply_a_in_place(a, i0, mc, p0, packed_b, nc, kc, c.data + i0 * c.row_stride + j0, c.row_stride,
@@ -699,7 +737,7 @@ void gemm_impl(MatrixView<const T> a, const Source& b, MatrixView<T> c, T alpha,
 // blocks in the same order whatever part it is in: the bits are the
 // one-thread product's.
 template <typename T, typename Source>
-void gemm_parallel(MatrixView<const T> a, const Source& b, MatrixView<T> c, T alpha, T beta,
+void gemm_parallel(MatrixView<const T> a, const Source& b, MatrixView<T> c, T alpha, const CStart<T>& start,
                    const KernelContext& context) {
   const bool one_row = c.rows == 1;
   // Below ~2^18 multiply-adds a thread costs more than it saves.
@@ -709,14 +747,14 @@ void gemm_parallel(MatrixView<const T> a, const Source& b, MatrixView<T> c, T al
   if (c.cols >= 4 * kNR || c.rows < 4 * kMR) {
     parallel_ranges(context, c.cols, kNR, min_items, [&](Span<uint8_t> scratch, int64_t j0, int64_t j1) {
       const MatrixView<T> c_part{c.data + j0 * c.col_stride, c.rows, j1 - j0, c.row_stride, c.col_stride};
-      gemm_impl(a, b.columns(j0, j1), c_part, alpha, beta, scratch, one_row);
+      gemm_impl(a, b.columns(j0, j1), c_part, alpha, start, scratch, one_row);
     });
     return;
   }
   parallel_ranges(context, c.rows, kMR, min_items, [&](Span<uint8_t> scratch, int64_t i0, int64_t i1) {
     const MatrixView<const T> a_part{a.data + i0 * a.row_stride, i1 - i0, a.cols, a.row_stride, a.col_stride};
     const MatrixView<T> c_part{c.data + i0 * c.row_stride, i1 - i0, c.cols, c.row_stride, c.col_stride};
-    gemm_impl(a_part, b, c_part, alpha, beta, scratch, one_row);
+    gemm_impl(a_part, b, c_part, alpha, start.from_row(i0), scratch, one_row);
   });
 }
 
@@ -736,27 +774,42 @@ bool gemm_uses_wide_tiles() { return wide_tiles_enabled && cpu_has_avx512(); }
 
 void gemm(MatrixView<const float> a, MatrixView<const float> b, MatrixView<float> c, float alpha,
           float beta, Span<uint8_t> scratch) {
-  gemm_impl(a, ViewSource<float>{b}, c, alpha, beta, scratch, c.rows == 1);
+  gemm_impl(a, ViewSource<float>{b}, c, alpha, beta_start(beta), scratch, c.rows == 1);
 }
 
 void gemm(MatrixView<const double> a, MatrixView<const double> b, MatrixView<double> c,
           double alpha, double beta, Span<uint8_t> scratch) {
-  gemm_impl(a, ViewSource<double>{b}, c, alpha, beta, scratch, c.rows == 1);
+  gemm_impl(a, ViewSource<double>{b}, c, alpha, beta_start(beta), scratch, c.rows == 1);
 }
 
 void gemm(MatrixView<const float> a, MatrixView<const float> b, MatrixView<float> c, float alpha, float beta,
           const KernelContext& context) {
-  gemm_parallel(a, ViewSource<float>{b}, c, alpha, beta, context);
+  gemm_parallel(a, ViewSource<float>{b}, c, alpha, beta_start(beta), context);
 }
 
 void gemm(MatrixView<const double> a, MatrixView<const double> b, MatrixView<double> c, double alpha,
           double beta, const KernelContext& context) {
-  gemm_parallel(a, ViewSource<double>{b}, c, alpha, beta, context);
+  gemm_parallel(a, ViewSource<double>{b}, c, alpha, beta_start(beta), context);
+}
+
+void gemm(MatrixView<const float> a, MatrixView<const float> b, MatrixView<float> c, float alpha,
+          RowStart<float> start, const KernelContext& context) {
+  gemm_parallel(a, ViewSource<float>{b}, c, alpha, row_start(start), context);
+}
+
+void gemm(MatrixView<const double> a, MatrixView<const double> b, MatrixView<double> c, double alpha,
+          RowStart<double> start, const KernelContext& context) {
+  gemm_parallel(a, ViewSource<double>{b}, c, alpha, row_start(start), context);
 }
 
 void gemm(MatrixView<const float> a, const PanelPacker& b, MatrixView<float> c, float alpha, float beta,
           const KernelContext& context) {
-  gemm_parallel(a, PackerSource{&b, 0}, c, alpha, beta, context);
+  gemm_parallel(a, PackerSource{&b, 0}, c, alpha, beta_start(beta), context);
+}
+
+void gemm(MatrixView<const float> a, const PanelPacker& b, MatrixView<float> c, float alpha, RowStart<float> start,
+          const KernelContext& context) {
+  gemm_parallel(a, PackerSource{&b, 0}, c, alpha, row_start(start), context);
 }
 
 }  // namespace etkit::kernels

@@ -138,11 +138,14 @@ at::Tensor run_convolution(const ConvCase& c, const at::Tensor& input, const at:
   return error.empty() ? runner.result() : at::Tensor();
 }
 
+// `weight_format` ChannelsLast: a weight not contiguous along (ic, kh, kw),
+// which im2col's products read through a direct loop.
 void check_convolution(const ConvCase& c, at::ScalarType dtype, at::MemoryFormat format,
-                       std::mt19937_64& rng) {
+                       std::mt19937_64& rng, at::MemoryFormat weight_format = at::MemoryFormat::Contiguous) {
   at::Tensor input = random_tensor(rng, c.input, dtype);
   if (c.input.size() == 4) input = input.contiguous(format);
   at::Tensor weight = random_tensor(rng, c.weight, dtype);
+  if (c.weight.size() == 4) weight = weight.contiguous(weight_format);
   const int64_t out_channels = c.transposed ? c.weight[1] * c.groups : c.weight[0];
   at::Tensor bias = random_tensor(rng, {out_channels}, dtype);
   at::Tensor expected = at::convolution(input, weight, c.bias ? c10::optional<at::Tensor>(bias) : c10::nullopt,
@@ -155,7 +158,7 @@ void check_convolution(const ConvCase& c, at::ScalarType dtype, at::MemoryFormat
   EXPECT_TRUE(tensors_close(result, expected, gemm_tolerance(dtype, k) * 4,
                             gemm_tolerance(dtype, k) * 4))
       << "input " << at::IntArrayRef(c.input) << " weight " << at::IntArrayRef(c.weight)
-      << " groups " << c.groups << " transposed " << c.transposed << " " << dtype;
+      << " groups " << c.groups << " transposed " << c.transposed << " " << dtype << " weight " << weight_format;
 }
 
 TEST(Convolution, MatchesAtenOnStridesPaddingsDilationsGroups) {
@@ -188,6 +191,7 @@ TEST(Convolution, MatchesAtenOnStridesPaddingsDilationsGroups) {
     }
     if (c.input.size() == 4 && !c.transposed) {
       check_convolution(c, at::kFloat, at::MemoryFormat::ChannelsLast, rng);
+      check_convolution(c, at::kFloat, at::MemoryFormat::Contiguous, rng, at::MemoryFormat::ChannelsLast);
     }
   }
 }

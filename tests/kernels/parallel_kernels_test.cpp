@@ -13,8 +13,10 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "etkit/core/method.h"
@@ -89,6 +91,80 @@ TEST(ParallelKernels, GemmOverWorkersIsTheOneThreadProductBitForBit) {
       }
     }
   }
+}
+
+// C started from per-row values (RowStart: a convolution's bias) is C filled
+// with those values, then the beta-1 product, bit for bit, on any number
+// of workers and whatever C held (NaN or 77 here, never read); k == 0 and
+// alpha == 0 leave the start values alone.
+template <typename T>
+std::vector<T> started_product(int64_t m, int64_t n, int64_t k, T alpha, int64_t start_stride, bool fill_first,
+                               const ParallelRunner* runner) {
+  std::vector<T> a(size_t(m * k)), b(size_t(k * n)), starts(size_t(std::max<int64_t>(1, m * start_stride)));
+  const std::vector<float> va = values(a.size(), 0.1f), vb = values(b.size(), 0.7f), vs = values(starts.size(), 2.9f);
+  // Integers from the same curves, scaled to span a few hundred.
+  const auto convert = [](float v) { return std::is_floating_point_v<T> ? T(v) : T(std::lround(v * 100.0f)); };
+  for (size_t i = 0; i < a.size(); ++i) a[i] = convert(va[i]);
+  for (size_t i = 0; i < b.size(); ++i) b[i] = convert(vb[i]);
+  for (size_t i = 0; i < starts.size(); ++i) starts[i] = convert(vs[i]);
+  std::vector<T> c(size_t(m * n), std::is_floating_point_v<T> ? std::numeric_limits<T>::quiet_NaN() : T(77));
+  const size_t workers = runner != nullptr ? runner->workers : 1;
+  Scratch scratch(workers);
+  const Span<uint8_t> all = scratch.all(workers);
+  const KernelContext context{"gemm", Span<uint8_t>(all.data(), kKernelScratchBytes), runner, all};
+  const kernels::MatrixView<const T> av{a.data(), m, k, k, 1}, bv{b.data(), k, n, n, 1};
+  const kernels::MatrixView<T> cv{c.data(), m, n, n, 1};
+  if (fill_first) {
+    for (int64_t i = 0; i < m; ++i)
+      std::fill(c.begin() + i * n, c.begin() + (i + 1) * n, starts[size_t(i * start_stride)]);
+    kernels::gemm(av, bv, cv, alpha, T(1), context);
+  } else {
+    kernels::gemm(av, bv, cv, alpha, kernels::RowStart<T>{starts.data(), start_stride}, context);
+  }
+  return c;
+}
+
+template <typename T>
+void expect_started_products_are_filled_products() {
+  const std::vector<std::array<int64_t, 3>> shapes = {{37, 211, 300}, {301, 17, 129}, {1, 1003, 257}, {6, 64, 1024},
+                                                      {80, 600, 20}, {7, 9, 0}};
+  for (const auto& [m, n, k] : shapes) {
+    for (const T alpha : {T(1), T(0)}) {
+      for (const int64_t stride : {int64_t{1}, int64_t{0}, int64_t{3}}) {
+        const std::vector<T> filled = started_product<T>(m, n, k, alpha, stride, true, nullptr);
+        for (size_t workers : {1u, 2u, 5u}) {
+          const ParallelRunner runner = runner_of(workers);
+          const std::vector<T> started = started_product<T>(m, n, k, alpha, stride, false, &runner);
+          EXPECT_EQ(std::memcmp(filled.data(), started.data(), filled.size() * sizeof(T)), 0)
+              << m << "x" << n << "x" << k << " alpha " << double(alpha) << " start stride " << stride << " on "
+              << workers << " workers";
+        }
+      }
+    }
+  }
+}
+
+TEST(ParallelKernels, GemmStartedFromRowValuesIsTheFilledProductBitForBit) {
+  expect_started_products_are_filled_products<float>();
+  expect_started_products_are_filled_products<double>();
+  expect_started_products_are_filled_products<int32_t>();
+}
+
+// An integer product started from row values is the exact sum, wrapped.
+TEST(ParallelKernels, IntegerGemmStartedFromRowValuesWrapsTheExactSum) {
+  const int8_t a[2 * 3] = {100, -100, 7, 1, 2, 3};
+  const int8_t b[3 * 2] = {100, 1, 100, 2, -128, 3};
+  const int8_t starts[2] = {120, -5};
+  int8_t c[2 * 2] = {};
+  const KernelContext context{"gemm", Span<uint8_t>(), nullptr, Span<uint8_t>()};
+  kernels::gemm(kernels::MatrixView<const int8_t>{a, 2, 3, 3, 1}, kernels::MatrixView<const int8_t>{b, 3, 2, 2, 1},
+                kernels::MatrixView<int8_t>{c, 2, 2, 2, 1}, int8_t{1}, kernels::RowStart<int8_t>{starts, 1}, context);
+  // c00 = 100*100 - 100*100 + 7*-128 + 120 = -776, which wraps to -8 in int8;
+  // c01 = 100 - 200 + 21 + 120 = 41; c10 = 100 + 200 - 384 - 5 = -89; c11 = 1 + 4 + 9 - 5 = 9.
+  EXPECT_EQ(c[0], int8_t(-8));
+  EXPECT_EQ(c[1], int8_t(41));
+  EXPECT_EQ(c[2], int8_t(-89));
+  EXPECT_EQ(c[3], int8_t(9));
 }
 
 // One row times a weight stored [n, k] (a batch-1 linear): a dot product
